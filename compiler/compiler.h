@@ -1,0 +1,148 @@
+// Manifold's OpenCL C compiler: source -> LLVM IR (clang in-process) -> per-target binaries,
+// plus the host-CPU executor that runs a kernel's work-groups through ORC LLJIT.
+//
+// Thread safety: every free function and CpuExecutable::run may be called from several threads
+// at once. A CpuExecutable is immutable after load() and may be shared between threads.
+#pragma once
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 300
+#endif
+#include <CL/cl.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace manifold::compiler {
+
+enum class ArgKind {
+  Buffer,  // __global or __constant pointer
+  Local,   // __local pointer: the runtime passes only a size
+  Value,   // by value, including structs and vectors
+  Sampler,
+  Image,
+};
+
+struct KernelArg {
+  ArgKind kind = ArgKind::Value;
+  // Bytes of the value as set by clSetKernelArg: pointer size for buffers and local pointers.
+  size_t size = 0;
+  cl_kernel_arg_address_qualifier address = CL_KERNEL_ARG_ADDRESS_PRIVATE;
+  cl_kernel_arg_access_qualifier access = CL_KERNEL_ARG_ACCESS_NONE;
+  cl_kernel_arg_type_qualifier type_qualifier = CL_KERNEL_ARG_TYPE_NONE;
+  std::string type_name;  // e.g. "float4*", "uint", "struct Foo"
+  std::string name;       // parameter name as written in the source
+};
+
+struct KernelInfo {
+  std::string name;
+  std::vector<KernelArg> args;
+  size_t reqd_work_group_size[3] = {0, 0, 0};  // all zero: not specified
+  size_t work_group_size_hint[3] = {0, 0, 0};  // all zero: not specified
+  std::string vec_type_hint;                   // e.g. "float4"; empty: not specified
+  std::string attributes;                      // CL_KERNEL_ATTRIBUTES string
+  uint64_t local_mem_size = 0;                 // static __local variables of the kernel
+  uint64_t private_mem_size = 0;               // per work-item stack estimate
+  // False when the program was not compiled with -cl-kernel-arg-info: clGetKernelArgInfo then
+  // answers CL_KERNEL_ARG_INFO_NOT_AVAILABLE. kind and size are always valid.
+  bool arg_info_available = false;
+};
+
+// What one device supports; the compiler defines exactly these feature macros and extensions.
+struct Target {
+  std::string triple;    // e.g. "x86_64-pc-linux-gnu"
+  std::string cpu;       // e.g. "znver4"; empty: generic
+  std::string features;  // e.g. "+avx2,+fma"
+  unsigned opencl_c_version = 300;                // highest OpenCL C the device accepts
+  std::vector<std::string> opencl_c_features;    // __opencl_c_* macros to define
+  std::vector<std::string> extensions;           // cl_khr_* etc. to enable
+  bool fp64 = true;
+  bool fp16 = false;
+  bool images = false;
+};
+
+// The host CPU as the CPU device sees it: host triple, CPU name and features, the
+// __opencl_c_* features and extensions Manifold's CPU pipeline implements.
+Target host_cpu_target();
+
+// What clGetProgramInfo(CL_PROGRAM_BINARY_TYPE) reports for a binary.
+enum class BinaryType { None, CompiledObject, Library, Executable };
+
+struct BuildOutput {
+  bool success = false;
+  std::string log;              // clang diagnostics and compiler messages, as the build log
+  std::vector<uint8_t> binary;  // self-describing: round-trips through clCreateProgramWithBinary
+  std::vector<KernelInfo> kernels;
+  BinaryType type = BinaryType::None;
+};
+
+// clBuildProgram: compile and link into an executable.
+BuildOutput build(std::string_view source, std::string_view options, const Target&);
+// clCompileProgram: compile only (an object; "-create-library" is a link option, not this).
+// headers are (include name, source) pairs, found by #include "name".
+BuildOutput compile(std::string_view source, std::string_view options,
+                    const std::vector<std::pair<std::string, std::string>>& headers,
+                    const Target&);
+// clLinkProgram: objects and libraries in; "-create-library" gives a library, else an
+// executable (then every called function must be defined).
+BuildOutput link(const std::vector<std::span<const uint8_t>>& objects, std::string_view options,
+                 const Target&);
+
+// Detects CL_INVALID_BUILD_OPTIONS / CL_INVALID_COMPILER_OPTIONS / CL_INVALID_LINKER_OPTIONS.
+// Accepts the union of compile and link options (the spec lets clBuildProgram take both).
+bool options_valid(std::string_view options, std::string* why);
+
+// Reads a binary's header without JIT-compiling it (clCreateProgramWithBinary): its type,
+// kernels and the options it was built with. nullopt (with *error) when corrupt or foreign.
+struct BinaryInfo {
+  BinaryType type = BinaryType::None;
+  std::vector<KernelInfo> kernels;
+  std::string options;
+  std::string triple;
+};
+std::optional<BinaryInfo> inspect_binary(std::span<const uint8_t> binary, std::string* error);
+
+// ---- Executable code on the host CPU ----
+
+struct NDRange {
+  unsigned work_dim = 1;
+  size_t global_offset[3] = {0, 0, 0};
+  size_t global_size[3] = {1, 1, 1};
+  size_t local_size[3] = {1, 1, 1};  // enqueued local size; the last group may be smaller
+};
+
+class CpuExecutable {
+ public:
+  // JIT-compiles an Executable binary for the host CPU. nullptr (with *error) when the binary
+  // is corrupt, truncated, not an executable, or built for another target.
+  static std::unique_ptr<CpuExecutable> load(std::span<const uint8_t> binary, const Target&,
+                                             std::string* error);
+  ~CpuExecutable();
+
+  const KernelInfo* find(std::string_view name) const;
+  const std::vector<KernelInfo>& kernels() const;
+
+  // Runs all work-groups of one NDRange, spreading them over cores with tbb::parallel_for (the
+  // caller already runs inside its tbb::task_arena). Thread-safe; several runs may overlap.
+  // arg_values[i]: pointer to the argument's bytes (for Buffer args: pointer to the void*
+  // device address; NULL buffer = pointer to nullptr). local_sizes[i]: bytes for Local args
+  // (ignored for the others). printf output goes to stdout, flushed before return.
+  // An unknown kernel name does nothing (callers validate with find()).
+  void run(std::string_view kernel, const NDRange&, const void* const* arg_values,
+           const size_t* local_sizes) const;
+
+  class Impl;
+
+ private:
+  explicit CpuExecutable(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace manifold::compiler

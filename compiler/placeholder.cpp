@@ -1,0 +1,1 @@
+// Temporary translation unit until the implementation lands; nothing is implemented yet.
