@@ -1,0 +1,163 @@
+// Platform and device entry points.
+#include <algorithm>
+#include <numeric>
+
+#include "api/common.h"
+#include "api/impl.h"
+#include "core/info.h"
+#include "core/platform.h"
+
+namespace manifold::api::impl {
+namespace {
+
+void list_platforms(cl_uint num_entries, cl_platform_id* platforms, cl_uint* num_platforms) {
+  // The spec: CL_INVALID_VALUE if num_entries is 0 and platforms is not NULL, or if both
+  // num_platforms and platforms are NULL.
+  check(!(num_entries == 0 && platforms), CL_INVALID_VALUE, "num_entries is 0 but platforms is not NULL");
+  check(platforms || num_platforms, CL_INVALID_VALUE, "platforms and num_platforms are both NULL");
+  Platform& p = Platform::get();
+  if (platforms) platforms[0] = p.handle();
+  if (num_platforms) *num_platforms = 1;
+}
+
+Platform& platform_or_default(cl_platform_id id) {
+  // A NULL platform selects Manifold's (implementation-defined behaviour the spec allows).
+  return id ? *resolve<Platform>(id) : Platform::get();
+}
+
+Device* root_or_sub_device(cl_device_id id) { return resolve<Device>(id); }
+
+}  // namespace
+
+void clGetPlatformIDs(cl_uint num_entries, cl_platform_id* platforms, cl_uint* num_platforms) {
+  list_platforms(num_entries, platforms, num_platforms);
+}
+
+void clIcdGetPlatformIDsKHR(cl_uint num_entries, cl_platform_id* platforms, cl_uint* num_platforms) {
+  list_platforms(num_entries, platforms, num_platforms);
+}
+
+void clGetPlatformInfo(cl_platform_id platform, cl_platform_info param_name, size_t param_value_size,
+                       void* param_value, size_t* param_value_size_ret) {
+  Platform& p = platform_or_default(platform);
+  InfoWriter out(param_value_size, param_value, param_value_size_ret);
+  switch (param_name) {
+    case CL_PLATFORM_PROFILE: return out.string("FULL_PROFILE");
+    case CL_PLATFORM_VERSION: return out.string("OpenCL 3.0 Manifold " MANIFOLD_VERSION);
+    case CL_PLATFORM_NUMERIC_VERSION: return out.value<cl_version>(CL_MAKE_VERSION(3, 0, 0));
+    case CL_PLATFORM_NAME: return out.string(Platform::kName);
+    case CL_PLATFORM_VENDOR: return out.string(Platform::kVendor);
+    case CL_PLATFORM_EXTENSIONS: return out.string(p.extensions_string());
+    case CL_PLATFORM_EXTENSIONS_WITH_VERSION: return out.array(p.extensions());
+    case CL_PLATFORM_HOST_TIMER_RESOLUTION: return out.value<cl_ulong>(1);
+    case CL_PLATFORM_ICD_SUFFIX_KHR: return out.string(Platform::kIcdSuffix);
+    default: unknown_param("platform");
+  }
+}
+
+void clGetDeviceIDs(cl_platform_id platform, cl_device_type device_type, cl_uint num_entries,
+                    cl_device_id* devices, cl_uint* num_devices) {
+  Platform& p = platform_or_default(platform);
+  constexpr cl_device_type known = CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU |
+                                   CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_CUSTOM;
+  check(device_type == CL_DEVICE_TYPE_ALL || (device_type & ~known) == 0, CL_INVALID_DEVICE_TYPE,
+        "unknown device type");
+  check(!(num_entries == 0 && devices), CL_INVALID_VALUE, "num_entries is 0 but devices is not NULL");
+  check(devices || num_devices, CL_INVALID_VALUE, "devices and num_devices are both NULL");
+  std::vector<Device*> found = p.devices_of_type(device_type);
+  check(!found.empty(), CL_DEVICE_NOT_FOUND, "no device of the requested type");
+  if (devices)
+    for (cl_uint i = 0; i < std::min<size_t>(num_entries, found.size()); ++i) devices[i] = found[i]->handle();
+  if (num_devices) *num_devices = static_cast<cl_uint>(found.size());
+}
+
+void clGetDeviceInfo(cl_device_id device, cl_device_info param_name, size_t param_value_size,
+                     void* param_value, size_t* param_value_size_ret) {
+  get_device_info(*root_or_sub_device(device), param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+void clCreateSubDevices(cl_device_id in_device, const cl_device_partition_property* properties,
+                        cl_uint num_devices, cl_device_id* out_devices, cl_uint* num_devices_ret) {
+  Device& device = *resolve<Device>(in_device);
+  const DeviceInfo& info = device.info();
+  check(properties && properties[0] != 0, CL_INVALID_VALUE, "no partition scheme given");
+  const cl_device_partition_property kind = properties[0];
+  check(std::find(info.partition_properties.begin(), info.partition_properties.end(), kind) !=
+            info.partition_properties.end(),
+        CL_INVALID_VALUE, "the device does not support this partition scheme");
+  std::vector<cl_uint> units;
+  std::vector<cl_device_partition_property> partition_type{kind};
+  if (kind == CL_DEVICE_PARTITION_EQUALLY) {
+    const auto n = static_cast<cl_uint>(properties[1]);
+    check(n > 0, CL_INVALID_VALUE, "CL_DEVICE_PARTITION_EQUALLY needs a non-zero count");
+    const cl_uint count = std::min(info.max_compute_units / n, info.partition_max_sub_devices);
+    check(count > 0, CL_DEVICE_PARTITION_FAILED, "not enough compute units for one sub-device");
+    units.assign(count, n);
+    partition_type.push_back(properties[1]);
+  } else if (kind == CL_DEVICE_PARTITION_BY_COUNTS) {
+    const cl_device_partition_property* p = properties + 1;
+    for (; *p != CL_DEVICE_PARTITION_BY_COUNTS_LIST_END; ++p) {
+      check(*p > 0, CL_INVALID_DEVICE_PARTITION_COUNT, "a partition count is zero or negative");
+      units.push_back(static_cast<cl_uint>(*p));
+      partition_type.push_back(*p);
+    }
+    partition_type.push_back(CL_DEVICE_PARTITION_BY_COUNTS_LIST_END);
+    check(!units.empty(), CL_INVALID_DEVICE_PARTITION_COUNT, "no partition counts given");
+    check(units.size() <= info.partition_max_sub_devices, CL_INVALID_DEVICE_PARTITION_COUNT,
+          "more sub-devices than CL_DEVICE_PARTITION_MAX_SUB_DEVICES");
+    check(std::accumulate(units.begin(), units.end(), 0ull) <= info.max_compute_units,
+          CL_INVALID_DEVICE_PARTITION_COUNT, "the counts add up to more compute units than the device has");
+  } else {
+    fail(CL_INVALID_VALUE, "unknown partition scheme");
+  }
+  partition_type.push_back(0);
+  // The spec: CL_INVALID_VALUE if out_devices is not NULL and num_devices is less than the
+  // number of sub-devices created by the partition scheme.
+  check(!out_devices || num_devices >= units.size(), CL_INVALID_VALUE, "out_devices is too small");
+  if (out_devices)
+    for (size_t i = 0; i < units.size(); ++i)
+      out_devices[i] = device.create_sub_device(units[i], kind, partition_type)->handle();
+  if (num_devices_ret) *num_devices_ret = static_cast<cl_uint>(units.size());
+}
+
+void clCreateSubDevicesEXT(cl_device_id, const cl_device_partition_property_ext*, cl_uint, cl_device_id*, cl_uint*) {
+  fail(CL_INVALID_OPERATION, "cl_ext_device_fission is not supported; use clCreateSubDevices");
+}
+
+void clRetainDevice(cl_device_id device) {
+  Device* d = resolve<Device>(device);
+  if (!d->is_root()) d->retain_api();  // root devices are not reference counted
+}
+
+void clReleaseDevice(cl_device_id device) {
+  Device* d = resolve<Device>(device);
+  if (!d->is_root()) d->release_api();
+}
+
+void clRetainDeviceEXT(cl_device_id device) { impl::clRetainDevice(device); }
+void clReleaseDeviceEXT(cl_device_id device) { impl::clReleaseDevice(device); }
+
+void clGetDeviceAndHostTimer(cl_device_id device, cl_ulong* device_timestamp, cl_ulong* host_timestamp) {
+  resolve<Device>(device);
+  check(device_timestamp && host_timestamp, CL_INVALID_VALUE, "a timestamp pointer is NULL");
+  // Profiling times are host-clock nanoseconds on every device, so the two clocks coincide.
+  *host_timestamp = *device_timestamp = host_time_ns();
+}
+
+void clGetHostTimer(cl_device_id device, cl_ulong* host_timestamp) {
+  resolve<Device>(device);
+  check(host_timestamp, CL_INVALID_VALUE, "host_timestamp is NULL");
+  *host_timestamp = host_time_ns();
+}
+
+void clUnloadCompiler() {}
+void clUnloadPlatformCompiler(cl_platform_id platform) { resolve<Platform>(platform); }
+
+void* clGetExtensionFunctionAddress(const char* func_name) { return extension_function(func_name); }
+
+void* clGetExtensionFunctionAddressForPlatform(cl_platform_id platform, const char* func_name) {
+  resolve<Platform>(platform);
+  return extension_function(func_name);
+}
+
+}  // namespace manifold::api::impl

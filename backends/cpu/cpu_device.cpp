@@ -1,0 +1,195 @@
+#include "backends/cpu/cpu_device.h"
+
+#include <hwloc.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <thread>
+
+#include "backends/cpu/cpu_program.h"
+#include "backends/cpu/cpu_queue.h"
+#include "core/platform.h"
+
+namespace manifold::cpu {
+namespace {
+
+struct HostFacts {
+  std::string model = "Unknown CPU", vendor = "Unknown vendor";
+  cl_uint vendor_id = 0;
+  cl_uint cores = 1;
+  cl_uint clock_mhz = 0;
+  cl_ulong memory = 0;
+  cl_ulong l1d = 0, l2 = 0, l3 = 0;
+  cl_uint cacheline = 64;
+};
+
+std::string cpuinfo_field(const std::string& key) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(key, 0) != 0) continue;
+    auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string v = line.substr(colon + 1);
+    v.erase(0, v.find_first_not_of(" \t"));
+    return v;
+  }
+  return {};
+}
+
+HostFacts read_host() {
+  HostFacts f;
+  if (auto m = cpuinfo_field("model name"); !m.empty()) f.model = m;
+  const std::string vendor = cpuinfo_field("vendor_id");
+  if (vendor == "AuthenticAMD") f.vendor = "Advanced Micro Devices, Inc.", f.vendor_id = 0x1022;
+  else if (vendor == "GenuineIntel") f.vendor = "Intel(R) Corporation", f.vendor_id = 0x8086;
+  else if (!vendor.empty()) f.vendor = vendor;
+
+  hwloc_topology_t topo;
+  if (hwloc_topology_init(&topo) == 0 && hwloc_topology_load(topo) == 0) {
+    const int pus = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+    if (pus > 0) f.cores = static_cast<cl_uint>(pus);
+    auto cache_size = [&](hwloc_obj_type_t type) -> cl_ulong {
+      hwloc_obj_t obj = hwloc_get_obj_by_type(topo, type, 0);
+      if (!obj || !obj->attr) return 0;
+      if (type == HWLOC_OBJ_L1CACHE && obj->attr->cache.linesize) f.cacheline = obj->attr->cache.linesize;
+      return obj->attr->cache.size;
+    };
+    f.l1d = cache_size(HWLOC_OBJ_L1CACHE);
+    f.l2 = cache_size(HWLOC_OBJ_L2CACHE);
+    f.l3 = cache_size(HWLOC_OBJ_L3CACHE);
+    hwloc_topology_destroy(topo);
+  } else {
+    f.cores = std::max(1u, std::thread::hardware_concurrency());
+  }
+  // The process may be confined to fewer CPUs than the machine has (containers, taskset).
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) f.cores = std::min<cl_uint>(f.cores, CPU_COUNT(&set));
+
+  std::ifstream freq("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+  unsigned long khz = 0;
+  if (freq >> khz) f.clock_mhz = static_cast<cl_uint>(khz / 1000);
+  else if (auto mhz = cpuinfo_field("cpu MHz"); !mhz.empty()) f.clock_mhz = static_cast<cl_uint>(std::stod(mhz));
+
+  f.memory = cl_ulong(sysconf(_SC_PHYS_PAGES)) * cl_ulong(sysconf(_SC_PAGESIZE));
+  return f;
+}
+
+bool has_feature(const compiler::Target& t, const char* feature) {
+  return std::find(t.opencl_c_features.begin(), t.opencl_c_features.end(), feature) !=
+         t.opencl_c_features.end();
+}
+
+// SIMD width in bytes of the host vector unit, from the target's feature string.
+unsigned vector_bytes(const compiler::Target& t) {
+  if (t.features.find("+avx512f") != std::string::npos) return 64;
+  if (t.features.find("+avx2") != std::string::npos || t.features.find("+avx,") != std::string::npos) return 32;
+  return 16;
+}
+
+}  // namespace
+
+CpuDevice::CpuDevice() : target_(compiler::host_cpu_target()) {
+  static const HostFacts host = read_host();
+  DeviceInfo& d = info_;
+  d.type = CL_DEVICE_TYPE_CPU;
+  d.name = host.model;
+  d.vendor = host.vendor;
+  d.vendor_id = host.vendor_id;
+  d.driver_version = "Manifold " MANIFOLD_VERSION;
+  d.version_suffix = "Manifold CPU";
+  d.max_compute_units = host.cores;
+  d.max_work_group_size = 4096;
+  d.max_work_item_sizes = {4096, 4096, 4096};
+  d.max_clock_frequency = host.clock_mhz;
+  d.global_mem_size = host.memory;
+  d.max_mem_alloc_size = std::max<cl_ulong>(host.memory / 2, 128ull << 20);
+  d.global_mem_cache_type = CL_READ_WRITE_CACHE;
+  d.global_mem_cache_size = host.l3 ? host.l3 : host.l2;
+  d.global_mem_cacheline_size = host.cacheline;
+  d.local_mem_type = CL_GLOBAL;  // __local lives in ordinary (cached) memory on a CPU
+  d.local_mem_size = 512 * 1024;
+  d.max_constant_buffer_size = 1 << 20;
+  d.max_constant_args = 16;
+  d.max_parameter_size = 1024;
+  d.mem_base_addr_align = 1024;
+  d.host_unified_memory = true;
+  d.execution_capabilities = CL_EXEC_KERNEL | CL_EXEC_NATIVE_KERNEL;
+  d.queue_on_host_properties = CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
+  d.single_fp_config = CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO |
+                       CL_FP_ROUND_TO_INF | CL_FP_FMA;
+  if (target_.fp64) d.double_fp_config = d.single_fp_config;
+  const unsigned vb = vector_bytes(target_);
+  const cl_uint widths[7] = {vb, vb / 2, vb / 4, vb / 8, vb / 4, target_.fp64 ? vb / 8 : 0,
+                             target_.fp16 ? vb / 2 : 0};
+  std::copy(std::begin(widths), std::end(widths), d.preferred_vector_width);
+  std::copy(std::begin(widths), std::end(widths), d.native_vector_width);
+  d.preferred_work_group_size_multiple = vb / 4;  // floats per vector register
+  d.non_uniform_work_group_support = true;
+  d.generic_address_space_support = has_feature(target_, "__opencl_c_generic_address_space");
+  d.work_group_collective_functions_support = has_feature(target_, "__opencl_c_work_group_collective_functions");
+  if (has_feature(target_, "__opencl_c_subgroups")) d.max_num_sub_groups = 4096 / (vb / 4);
+  d.atomic_memory_capabilities = CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP;
+  if (has_feature(target_, "__opencl_c_atomic_order_acq_rel")) d.atomic_memory_capabilities |= CL_DEVICE_ATOMIC_ORDER_ACQ_REL;
+  if (has_feature(target_, "__opencl_c_atomic_order_seq_cst")) d.atomic_memory_capabilities |= CL_DEVICE_ATOMIC_ORDER_SEQ_CST;
+  if (has_feature(target_, "__opencl_c_atomic_scope_device")) d.atomic_memory_capabilities |= CL_DEVICE_ATOMIC_SCOPE_DEVICE;
+  if (has_feature(target_, "__opencl_c_atomic_scope_all_devices")) d.atomic_memory_capabilities |= CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES;
+  d.atomic_fence_capabilities = d.atomic_memory_capabilities | CL_DEVICE_ATOMIC_ORDER_ACQ_REL | CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM;
+
+  d.opencl_c_versions = {name_version("OpenCL C", CL_MAKE_VERSION(1, 0, 0)),
+                         name_version("OpenCL C", CL_MAKE_VERSION(1, 1, 0)),
+                         name_version("OpenCL C", CL_MAKE_VERSION(1, 2, 0)),
+                         name_version("OpenCL C", CL_MAKE_VERSION(3, 0, 0))};
+  for (const std::string& f : target_.opencl_c_features)
+    d.opencl_c_features.push_back(name_version(f.c_str(), CL_MAKE_VERSION(3, 0, 0)));
+  for (const std::string& e : target_.extensions)
+    d.extensions.push_back(name_version(e.c_str(), CL_MAKE_VERSION(1, 0, 0)));
+  d.extensions.push_back(name_version("cl_khr_extended_versioning", CL_MAKE_VERSION(1, 0, 0)));
+  d.extensions.push_back(name_version("cl_khr_device_uuid", CL_MAKE_VERSION(1, 0, 0)));
+  d.compiler_available = d.linker_available = true;
+
+  d.partition_max_sub_devices = host.cores;
+  d.partition_properties = {CL_DEVICE_PARTITION_EQUALLY, CL_DEVICE_PARTITION_BY_COUNTS};
+
+  // A stable identity for this CPU model (cl_khr_device_uuid): no hardware UUID exists.
+  const size_t h = std::hash<std::string>{}(d.name + d.vendor);
+  std::memcpy(d.device_uuid.data(), &h, sizeof(h));
+  const size_t hd = std::hash<std::string>{}(d.driver_version);
+  std::memcpy(d.driver_uuid.data(), &hd, sizeof(hd));
+
+  arena_.initialize(static_cast<int>(d.max_compute_units));
+}
+
+CpuDevice::CpuDevice(CpuDevice& parent, cl_uint compute_units, cl_device_partition_property,
+                     std::vector<cl_device_partition_property> partition_type)
+    : target_(parent.target_) {
+  info_ = parent.info_;
+  info_.max_compute_units = compute_units;
+  info_.partition_max_sub_devices = compute_units;
+  parent_ = Ref<Device>(&parent);
+  partition_type_ = std::move(partition_type);
+  arena_.initialize(static_cast<int>(compute_units));
+}
+
+Device* CpuDevice::create_sub_device(cl_uint compute_units, cl_device_partition_property kind,
+                                     std::vector<cl_device_partition_property> partition_type) {
+  return new CpuDevice(*this, compute_units, kind, std::move(partition_type));
+}
+
+std::shared_ptr<NativeQueue> CpuDevice::create_native_queue_impl(bool out_of_order) {
+  if (out_of_order) return std::make_shared<ConcurrentQueue>(arena_);
+  return std::make_shared<InOrderQueue>(arena_);
+}
+
+std::shared_ptr<const LoadedProgram> CpuDevice::load_program(std::span<const uint8_t> binary,
+                                                             std::string* error) {
+  auto exe = compiler::CpuExecutable::load(binary, target_, error);
+  if (!exe) return nullptr;
+  return std::make_shared<CpuProgram>(std::move(exe));
+}
+
+}  // namespace manifold::cpu

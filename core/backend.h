@@ -1,0 +1,58 @@
+// The backend interface: what a vendor stack (CPU, CUDA, HIP, Level Zero) implements.
+// Small and split by concern; OpenCL semantics (wait lists, out-of-order queues, user events,
+// cross-device dependencies) live in scheduler/ and reach backends only through NativeQueue.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/object.h"
+
+namespace manifold {
+
+class Command;
+class Device;
+
+// An in-order stream of one device: CUDA/HIP stream, Level Zero immediate command list, or a
+// worker of the CPU pool. Every command submitted runs after every command submitted earlier.
+class NativeQueue : public std::enable_shared_from_this<NativeQueue> {
+ public:
+  virtual ~NativeQueue() = default;
+
+  // Thread: the enqueueing application thread (direct path), or whichever thread completed the
+  // command's last dependency. Must not block on device work. The backend marks the command's
+  // event RUNNING and then COMPLETE (or an error) from any thread it likes, via Command::finish.
+  virtual void submit(Ref<Command> command) = 0;
+
+  // False for a backend queue that runs its commands concurrently (CPU out-of-order queues):
+  // then submission order implies nothing.
+  virtual bool orders_submissions() const { return true; }
+
+  // Thread: application (clFlush, and before any blocking wait). Makes submitted work start.
+  virtual void flush() {}
+
+  // Thread: application, before it sleeps on a command of this queue. A backend may run queued
+  // work on the calling thread instead of waking a worker (the CPU backend does: latency).
+  virtual void help_until_idle() {}
+};
+
+// A program in the form a device runs it (CPU: JIT-compiled code; CUDA: a module).
+class LoadedProgram {
+ public:
+  virtual ~LoadedProgram() = default;
+};
+
+// Discovers the devices of one vendor stack. A missing library or zero devices is not an error:
+// the driver simply contributes no devices. Thread: called once, under the platform's init.
+class Driver {
+ public:
+  virtual ~Driver() = default;
+  virtual const char* name() const = 0;
+  virtual std::vector<Device*> probe() = 0;
+};
+
+// Every compiled-in driver; defined in backends/drivers.cpp.
+std::vector<std::unique_ptr<Driver>> make_drivers();
+
+}  // namespace manifold

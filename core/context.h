@@ -1,0 +1,40 @@
+#pragma once
+
+#include <functional>
+#include <mutex>
+#include <vector>
+
+#include "core/device.h"
+#include "core/object.h"
+
+namespace manifold {
+
+using ContextNotify = void(CL_CALLBACK*)(const char*, const void*, size_t, void*);
+using ContextDestructorCallback = void(CL_CALLBACK*)(cl_context, void*);
+
+class Context : public ApiObject<_cl_context, ObjectKind::Context, CL_INVALID_CONTEXT> {
+ public:
+  Context(std::vector<Device*> devices, std::vector<cl_context_properties> properties,
+          ContextNotify notify, void* user_data);
+  ~Context() override;
+
+  const std::vector<Ref<Device>>& devices() const { return devices_; }
+  const std::vector<cl_context_properties>& properties() const { return properties_; }
+  bool has_device(const Device* d) const;
+  bool any_device(bool (*predicate)(const DeviceInfo&)) const;
+
+  // Reports an error to the application's pfn_notify (and the debug log).
+  void notify(const char* message) const;
+
+  void add_destructor_callback(ContextDestructorCallback fn, void* user_data);
+
+ private:
+  std::vector<Ref<Device>> devices_;
+  std::vector<cl_context_properties> properties_;
+  ContextNotify notify_;
+  void* notify_user_data_;
+  std::mutex mutex_;
+  std::vector<std::pair<ContextDestructorCallback, void*>> destructor_callbacks_;
+};
+
+}  // namespace manifold

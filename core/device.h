@@ -1,0 +1,152 @@
+// A device of the platform. Backends derive from Device and fill DeviceInfo with true values
+// from the hardware; clGetDeviceInfo answers from it (core/device_info.cpp).
+#pragma once
+
+#include <CL/cl.h>
+#include <CL/cl_ext.h>
+
+#include <array>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/backend.h"
+#include "core/object.h"
+
+namespace manifold {
+
+namespace compiler {
+struct Target;
+}
+
+// Everything clGetDeviceInfo reports, kept as plain values (no behaviour).
+struct DeviceInfo {
+  cl_device_type type = CL_DEVICE_TYPE_DEFAULT;
+  std::string name, vendor, driver_version, profile = "FULL_PROFILE";
+  cl_uint vendor_id = 0;
+  cl_version numeric_version = CL_MAKE_VERSION(3, 0, 0);
+  std::string version_suffix;  // after "OpenCL 3.0 "
+  std::vector<cl_name_version> extensions;
+  std::vector<cl_name_version> opencl_c_versions;
+  std::vector<cl_name_version> opencl_c_features;
+  std::vector<cl_name_version> ils;  // e.g. SPIR-V 1.0..1.4
+  std::string builtin_kernels;
+  std::string latest_conformance_version_passed = "v0000-01-01-00";
+
+  cl_uint max_compute_units = 1, max_work_item_dimensions = 3;
+  std::array<size_t, 3> max_work_item_sizes{1, 1, 1};
+  size_t max_work_group_size = 1;
+  cl_uint preferred_vector_width[7] = {};  // char short int long float double half
+  cl_uint native_vector_width[7] = {};
+  cl_uint max_clock_frequency = 0, address_bits = 64;
+  cl_ulong max_mem_alloc_size = 0, global_mem_size = 0, global_mem_cache_size = 0;
+  cl_uint global_mem_cacheline_size = 0;
+  cl_device_mem_cache_type global_mem_cache_type = CL_NONE;
+  cl_ulong max_constant_buffer_size = 64 * 1024, local_mem_size = 32 * 1024;
+  cl_device_local_mem_type local_mem_type = CL_GLOBAL;
+  cl_uint max_constant_args = 8;
+  size_t max_parameter_size = 1024;
+  cl_uint mem_base_addr_align = 1024;  // bits
+  cl_uint min_data_type_align_size = 128;
+  cl_device_fp_config single_fp_config = 0, double_fp_config = 0, half_fp_config = 0;
+  bool error_correction_support = false, host_unified_memory = false, endian_little = true;
+  bool available = true, compiler_available = true, linker_available = true;
+  size_t profiling_timer_resolution = 1;
+  cl_device_exec_capabilities execution_capabilities = CL_EXEC_KERNEL;
+  cl_command_queue_properties queue_on_host_properties = 0;
+  size_t printf_buffer_size = 1 << 20;
+  bool preferred_interop_user_sync = true;
+
+  // Images (optional in 3.0).
+  bool image_support = false;
+  cl_uint max_read_image_args = 0, max_write_image_args = 0, max_read_write_image_args = 0;
+  size_t image2d_max_width = 0, image2d_max_height = 0, image3d_max_width = 0,
+         image3d_max_height = 0, image3d_max_depth = 0, image_max_buffer_size = 0,
+         image_max_array_size = 0;
+  cl_uint max_samplers = 0, image_pitch_alignment = 0, image_base_address_alignment = 0;
+
+  // OpenCL 2.x / 3.0 optional features.
+  cl_device_svm_capabilities svm_capabilities = 0;
+  cl_uint max_pipe_args = 0, pipe_max_active_reservations = 0, pipe_max_packet_size = 0;
+  bool pipe_support = false;
+  size_t max_global_variable_size = 0, global_variable_preferred_total_size = 0;
+  cl_uint max_on_device_queues = 0, max_on_device_events = 0, queue_on_device_preferred_size = 0,
+          queue_on_device_max_size = 0;
+  cl_command_queue_properties queue_on_device_properties = 0;
+  cl_uint preferred_platform_atomic_alignment = 0, preferred_global_atomic_alignment = 0,
+          preferred_local_atomic_alignment = 0;
+  cl_uint max_num_sub_groups = 0;
+  bool sub_group_independent_forward_progress = false;
+  cl_device_atomic_capabilities atomic_memory_capabilities =
+      CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP;
+  cl_device_atomic_capabilities atomic_fence_capabilities = CL_DEVICE_ATOMIC_ORDER_RELAXED |
+                                                            CL_DEVICE_ATOMIC_ORDER_ACQ_REL |
+                                                            CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP;
+  bool non_uniform_work_group_support = false, work_group_collective_functions_support = false,
+       generic_address_space_support = false;
+  cl_device_device_enqueue_capabilities device_enqueue_capabilities = 0;
+  size_t preferred_work_group_size_multiple = 1;
+
+  // Sub-devices.
+  cl_uint partition_max_sub_devices = 0;
+  std::vector<cl_device_partition_property> partition_properties;  // empty = none
+  cl_device_affinity_domain partition_affinity_domain = 0;
+
+  // cl_khr_device_uuid / cl_khr_pci_bus_info.
+  std::array<cl_uchar, CL_UUID_SIZE_KHR> device_uuid{}, driver_uuid{};
+  bool luid_valid = false;
+  cl_device_pci_bus_info_khr pci_bus_info{};
+  bool has_pci_bus_info = false;
+};
+
+class Platform;
+
+class Device : public ApiObject<_cl_device_id, ObjectKind::Device, CL_INVALID_DEVICE> {
+ public:
+  Device() = default;
+
+  const DeviceInfo& info() const { return info_; }
+  bool is_root() const { return parent_ == nullptr; }
+  Device* parent() const { return parent_.get(); }
+  const std::vector<cl_device_partition_property>& partition_type() const { return partition_type_; }
+
+  // "CL_DEVICE_TYPE_CPU", used in messages and the `manifold` tool.
+  virtual const char* backend_name() const = 0;
+
+  // A native in-order stream for a command queue on this device. Thread: application.
+  std::shared_ptr<NativeQueue> create_native_queue(bool out_of_order) {
+    return create_native_queue_impl(out_of_order);
+  }
+
+  // The compiler target this device builds for (triple, CPU, OpenCL C features).
+  virtual const compiler::Target& compiler_target() const = 0;
+
+  // Loads an executable binary built for compiler_target(). Thread: application (the build).
+  // nullptr with *error when the device cannot load it.
+  virtual std::shared_ptr<const LoadedProgram> load_program(std::span<const uint8_t> binary,
+                                                            std::string* error) = 0;
+
+  // A sub-device with `compute_units` of this device's units (clCreateSubDevices); the caller
+  // has validated the request against DeviceInfo's partition limits. Thread: application.
+  virtual Device* create_sub_device(cl_uint compute_units, cl_device_partition_property kind,
+                                    std::vector<cl_device_partition_property> partition_type) {
+    fail(CL_DEVICE_PARTITION_FAILED, "this device cannot be partitioned");
+  }
+
+  // Host memory is directly usable by the device (CPU): buffers need no device copy.
+  virtual bool shares_host_memory() const { return false; }
+
+ protected:
+  DeviceInfo info_;
+  Ref<Device> parent_;
+  std::vector<cl_device_partition_property> partition_type_;
+
+ private:
+  virtual std::shared_ptr<NativeQueue> create_native_queue_impl(bool out_of_order) = 0;
+};
+
+// clGetDeviceInfo for any device (core/device_info.cpp).
+void get_device_info(Device& device, cl_device_info param, size_t size, void* value, size_t* size_ret);
+
+}  // namespace manifold

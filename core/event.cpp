@@ -1,0 +1,103 @@
+#include "core/event.h"
+
+#include "core/context.h"
+#include "core/platform.h"
+#include "core/queue.h"
+
+namespace manifold {
+
+Event::Event(Ref<Context> context, Ref<CommandQueue> queue, cl_command_type type)
+    : context_(std::move(context)),
+      queue_(std::move(queue)),
+      type_(type),
+      status_(type == CL_COMMAND_USER ? CL_SUBMITTED : CL_QUEUED) {}
+
+Event::~Event() {
+  // A listener left here means the event never finished (e.g. a user event released unset):
+  // its dependents fail rather than wait forever.
+  for (const Listener& l : listeners_) {
+    l.listener->dependency_resolved(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    l.listener->release();
+  }
+}
+
+void Event::set_status(cl_int new_status) {
+  std::vector<Listener> ready;
+  std::vector<Callback> fire;
+  {
+    std::lock_guard lock(mutex_);
+    const cl_int old = status_.load(std::memory_order_relaxed);
+    if (old <= CL_COMPLETE || new_status >= old) return;  // terminal, or not a step forward
+    const uint64_t now = host_time_ns();
+    if (new_status <= CL_SUBMITTED && old > CL_SUBMITTED && stamp(kSubmit) == 0) set_stamp(kSubmit, now);
+    if (new_status <= CL_RUNNING && old > CL_RUNNING && stamp(kStart) == 0) set_stamp(kStart, now);
+    if (new_status <= CL_COMPLETE) set_stamp(kEnd, now);
+    status_.store(new_status, std::memory_order_release);
+
+    // Callbacks registered for a status the event has now reached (an error reaches them all).
+    std::erase_if(callbacks_, [&](const Callback& c) {
+      if (new_status > c.on_status) return false;
+      fire.push_back(c);
+      return true;
+    });
+    if (new_status <= CL_COMPLETE) ready.swap(listeners_);
+  }
+  if (new_status <= CL_COMPLETE) status_.notify_all();
+  for (const Callback& c : fire) c.fn(handle(), new_status < 0 ? new_status : c.on_status, c.user_data);
+  for (const Listener& l : ready) {
+    l.listener->dependency_resolved(l.propagate_failure ? new_status : CL_COMPLETE);
+    l.listener->release();
+  }
+}
+
+void Event::mark_submitted(NativeQueue* queue) {
+  std::vector<Listener> ordered;
+  {
+    std::lock_guard lock(mutex_);
+    submitted_to_ = queue;
+    std::erase_if(listeners_, [&](const Listener& l) {
+      if (l.ordering_queue != queue) return false;
+      ordered.push_back(l);
+      return true;
+    });
+  }
+  for (const Listener& l : ordered) {
+    l.listener->dependency_resolved(CL_SUBMITTED);
+    l.listener->release();
+  }
+}
+
+cl_int Event::wait() const {
+  cl_int s = status();
+  while (s > CL_COMPLETE) {
+    status_.wait(s, std::memory_order_acquire);
+    s = status();
+  }
+  return s;
+}
+
+bool Event::add_listener(EventListener* listener, NativeQueue* ordering_queue,
+                         bool propagate_failure) {
+  std::lock_guard lock(mutex_);
+  if (status_.load(std::memory_order_relaxed) <= CL_COMPLETE) return false;
+  if (ordering_queue && submitted_to_ == ordering_queue) return false;
+  listener->retain();
+  listeners_.push_back({listener, ordering_queue, propagate_failure});
+  return true;
+}
+
+void Event::add_callback(cl_int on_status, EventCallback fn, void* user_data) {
+  cl_int reached;
+  {
+    std::lock_guard lock(mutex_);
+    reached = status_.load(std::memory_order_relaxed);
+    if (reached > on_status) {
+      callbacks_.push_back({on_status, fn, user_data});
+      return;
+    }
+  }
+  // Already there: call now, from the registering thread.
+  fn(handle(), reached < 0 ? reached : on_status, user_data);
+}
+
+}  // namespace manifold

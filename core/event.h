@@ -1,0 +1,99 @@
+// An event: the status of one command (or a user event), its profiling times, its callbacks,
+// and the commands that wait for it.
+//
+// No lock is held while a callback or a dependent runs, so a callback may call any entry point.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "core/object.h"
+
+namespace manifold {
+
+class Context;
+class CommandQueue;
+class NativeQueue;
+
+// Something that waits for events (a command node of the scheduler).
+class EventListener {
+ public:
+  virtual void retain() = 0;
+  virtual void release() = 0;
+  // Thread: whichever thread finished the event (a worker, or the application setting a user
+  // event). `status` is CL_COMPLETE, CL_SUBMITTED (the event's command entered the listener's
+  // own native queue, which orders it) or a negative error.
+  virtual void dependency_resolved(cl_int status) = 0;
+
+ protected:
+  ~EventListener() = default;
+};
+
+using EventCallback = void(CL_CALLBACK*)(cl_event, cl_int, void*);
+
+class Event : public ApiObject<_cl_event, ObjectKind::Event, CL_INVALID_EVENT> {
+ public:
+  // A command's event (queue set) or a user event (queue null).
+  Event(Ref<Context> context, Ref<CommandQueue> queue, cl_command_type type);
+  ~Event() override;
+
+  Context& context() const { return *context_; }
+  CommandQueue* queue() const { return queue_.get(); }
+  cl_command_type command_type() const { return type_; }
+  bool is_user_event() const { return type_ == CL_COMMAND_USER; }
+
+  cl_int status() const { return status_.load(std::memory_order_acquire); }
+  bool is_terminal() const { return status() <= CL_COMPLETE; }
+
+  // Moves the event to CL_SUBMITTED/RUNNING/COMPLETE or an error (negative), recording the
+  // profiling time, waking waiters, calling callbacks and resolving dependents. Later calls with
+  // a status at or past the current one are ignored.
+  void set_status(cl_int status);
+  // The command entered `queue`: dependents that only need ordering on that queue go now.
+  void mark_submitted(NativeQueue* queue);
+
+  // Sleeps until the event is complete or failed; returns the final status.
+  cl_int wait() const;
+
+  // Registers `listener` unless the event is already terminal, or already submitted to
+  // `ordering_queue` (non-null: the listener will be submitted to that same in-order queue,
+  // which orders the two). Returns whether the listener now waits.
+  // With `propagate_failure` false an error of this event reaches the listener as CL_COMPLETE
+  // (queue ordering, not a wait list: the spec fails only commands that list the event).
+  bool add_listener(EventListener* listener, NativeQueue* ordering_queue, bool propagate_failure);
+
+  void add_callback(cl_int on_status, EventCallback fn, void* user_data);
+
+  // Profiling (ns, host clock): QUEUED, SUBMIT, START, END.
+  enum Stamp { kQueued, kSubmit, kStart, kEnd, kStampCount };
+  uint64_t stamp(Stamp s) const { return stamps_[s].load(std::memory_order_acquire); }
+  void set_stamp(Stamp s, uint64_t ns) { stamps_[s].store(ns, std::memory_order_release); }
+
+ private:
+  struct Listener {
+    EventListener* listener;  // holds a reference
+    NativeQueue* ordering_queue;
+    bool propagate_failure;
+  };
+  struct Callback {
+    cl_int on_status;
+    EventCallback fn;
+    void* user_data;
+  };
+
+  Ref<Context> context_;
+  Ref<CommandQueue> queue_;
+  const cl_command_type type_;
+  std::atomic<cl_int> status_;
+  std::array<std::atomic<uint64_t>, kStampCount> stamps_{};
+
+  std::mutex mutex_;  // guards the lists below and submitted_to_
+  NativeQueue* submitted_to_ = nullptr;
+  std::vector<Listener> listeners_;
+  std::vector<Callback> callbacks_;
+};
+
+}  // namespace manifold

@@ -1,0 +1,50 @@
+// A kernel: a program's entry point and the argument values set so far. Enqueueing takes a
+// snapshot of the arguments, so later clSetKernelArg calls do not affect queued launches.
+#pragma once
+
+#include <mutex>
+#include <vector>
+
+#include "compiler/compiler.h"
+#include "core/memory.h"
+#include "core/object.h"
+#include "core/program.h"
+#include "core/sampler.h"
+
+namespace manifold {
+
+// One argument's value as the kernel will see it.
+struct KernelArgValue {
+  bool set = false;
+  std::vector<uint8_t> bytes;   // Value args; for buffers the (null) pointer is filled at launch
+  Ref<MemObject> buffer;        // Buffer args (null: a NULL buffer)
+  size_t local_size = 0;        // Local args
+  Ref<Sampler> sampler;         // Sampler args
+  void* svm_pointer = nullptr;  // clSetKernelArgSVMPointer
+};
+
+class Kernel : public ApiObject<_cl_kernel, ObjectKind::Kernel, CL_INVALID_KERNEL> {
+ public:
+  Kernel(Ref<Program> program, compiler::KernelInfo info);
+  Kernel(const Kernel& source);  // clCloneKernel
+  ~Kernel() override;
+
+  Program& program() const { return *program_; }
+  const compiler::KernelInfo& info() const { return info_; }
+  const std::string& name() const { return info_.name; }
+
+  // Validates and stores one argument (clSetKernelArg rules).
+  void set_arg(cl_uint index, size_t size, const void* value);
+  void set_arg_svm(cl_uint index, const void* pointer);
+
+  // Copy of every argument; throws CL_INVALID_KERNEL_ARGS when one is not set.
+  std::vector<KernelArgValue> snapshot_args() const;
+
+ private:
+  Ref<Program> program_;
+  compiler::KernelInfo info_;
+  mutable std::mutex mutex_;
+  std::vector<KernelArgValue> args_;
+};
+
+}  // namespace manifold

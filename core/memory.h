@@ -1,0 +1,74 @@
+// Memory objects. A buffer's data lives in host memory that the CPU device uses directly
+// (USE_HOST_PTR is zero-copy); devices that do not share host memory get a backing of their own
+// from the scheduler's migration layer.
+#pragma once
+
+#include <mutex>
+#include <vector>
+
+#include "core/context.h"
+#include "core/object.h"
+
+namespace manifold {
+
+using MemDestructorCallback = void(CL_CALLBACK*)(cl_mem, void*);
+
+class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_OBJECT> {
+ public:
+  // A buffer. Throws CL_MEM_OBJECT_ALLOCATION_FAILURE when the memory cannot be had.
+  MemObject(Ref<Context> context, cl_mem_flags flags, size_t size, void* host_ptr,
+            std::vector<cl_mem_properties> properties);
+  // A sub-buffer of `parent` (flags already resolved against the parent's).
+  MemObject(MemObject& parent, cl_mem_flags flags, size_t origin, size_t size);
+  ~MemObject() override;
+
+  Context& context() const { return *context_; }
+  cl_mem_object_type type() const { return CL_MEM_OBJECT_BUFFER; }
+  cl_mem_flags flags() const { return flags_; }
+  size_t size() const { return size_; }
+  void* host_ptr() const { return host_ptr_; }
+  MemObject* parent() const { return parent_.get(); }
+  size_t origin() const { return origin_; }
+  const std::vector<cl_mem_properties>& properties() const { return properties_; }
+
+  // The bytes of this object in host memory (for a sub-buffer: the parent's plus origin).
+  std::byte* host_data() const { return data_; }
+
+  // The root buffer and the offset of this object in it (for overlap checks).
+  const MemObject& root() const { return parent_ ? *parent_ : *this; }
+  size_t root_offset() const { return origin_; }
+
+  // Mapping bookkeeping, done when the map/unmap is enqueued so misuse is caught at once.
+  void* add_mapping(size_t offset, size_t size, cl_map_flags flags);
+  bool remove_mapping(void* ptr);  // false: ptr is not a mapping of this object
+  cl_uint map_count() const;
+
+  void add_destructor_callback(MemDestructorCallback fn, void* user_data);
+
+ private:
+  struct Mapping {
+    void* ptr;
+    size_t offset, size;
+    cl_map_flags flags;
+  };
+
+  Ref<Context> context_;
+  cl_mem_flags flags_;
+  size_t size_;
+  void* host_ptr_ = nullptr;
+  Ref<MemObject> parent_;
+  size_t origin_ = 0;
+  std::vector<cl_mem_properties> properties_;
+  std::byte* data_ = nullptr;
+  bool owns_data_ = false;
+
+  mutable std::mutex mutex_;
+  std::vector<Mapping> mappings_;
+  std::vector<std::pair<MemDestructorCallback, void*>> destructor_callbacks_;
+};
+
+// Default alignment of buffer storage: CL_DEVICE_MEM_BASE_ADDR_ALIGN of the CPU device, and
+// a cache line multiple so that vector loads are aligned.
+constexpr size_t kBufferAlignment = 128;
+
+}  // namespace manifold

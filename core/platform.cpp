@@ -1,0 +1,74 @@
+#include "core/platform.h"
+
+#include <time.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/log.h"
+
+namespace manifold {
+
+cl_name_version name_version(const char* name, cl_version version) {
+  cl_name_version nv{};
+  nv.version = version;
+  std::strncpy(nv.name, name, CL_NAME_VERSION_MAX_NAME_SIZE - 1);
+  return nv;
+}
+
+std::string join_names(const std::vector<cl_name_version>& list) {
+  std::string out;
+  for (const auto& nv : list) {
+    if (!out.empty()) out += ' ';
+    out += nv.name;
+  }
+  return out;
+}
+
+uint64_t host_time_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+Platform& Platform::get() {
+  // Never destroyed: applications may call into the ICD from atexit handlers and other
+  // static destructors.
+  static Platform* platform = new Platform();
+  return *platform;
+}
+
+Platform::Platform() {
+  extensions_ = {
+      name_version("cl_khr_icd", CL_MAKE_VERSION(1, 0, 0)),
+      name_version("cl_khr_extended_versioning", CL_MAKE_VERSION(1, 0, 0)),
+  };
+  drivers_ = make_drivers();
+  for (auto& driver : drivers_) {
+    std::vector<Device*> found;
+    try {
+      found = driver->probe();
+    } catch (const std::exception& e) {
+      log_debug("driver %s failed to probe: %s", driver->name(), e.what());
+    }
+    log_debug("driver %s: %zu device(s)", driver->name(), found.size());
+    devices_.insert(devices_.end(), found.begin(), found.end());
+  }
+}
+
+std::vector<Device*> Platform::devices_of_type(cl_device_type type) const {
+  std::vector<Device*> out;
+  // The default device is the first one: the CPU,.
+  if (type == CL_DEVICE_TYPE_DEFAULT) {
+    if (!devices_.empty()) out.push_back(devices_.front());
+    return out;
+  }
+  for (Device* d : devices_)
+    if (type == CL_DEVICE_TYPE_ALL || (d->info().type & type)) out.push_back(d);
+  return out;
+}
+
+std::string Platform::extensions_string() const { return join_names(extensions_); }
+
+}  // namespace manifold

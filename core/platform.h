@@ -1,0 +1,42 @@
+// The one Manifold platform: every device of every backend present on this machine.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/backend.h"
+#include "core/device.h"
+#include "core/object.h"
+
+namespace manifold {
+
+class Platform : public ApiObject<_cl_platform_id, ObjectKind::Platform, CL_INVALID_PLATFORM> {
+ public:
+  // The platform, its drivers probed on first use. Thread-safe.
+  static Platform& get();
+
+  const std::vector<Device*>& devices() const { return devices_; }
+  std::vector<Device*> devices_of_type(cl_device_type type) const;
+  const std::vector<cl_name_version>& extensions() const { return extensions_; }
+  std::string extensions_string() const;
+
+  static constexpr const char* kName = "Manifold";
+  static constexpr const char* kVendor = "Manifold Project";
+  static constexpr const char* kIcdSuffix = "MFLD";
+
+ private:
+  Platform();
+  std::vector<std::unique_ptr<Driver>> drivers_;
+  std::vector<Device*> devices_;  // root devices, alive for the process lifetime
+  std::vector<cl_name_version> extensions_;
+};
+
+// Joins cl_name_version names with spaces (CL_*_EXTENSIONS strings).
+std::string join_names(const std::vector<cl_name_version>& list);
+cl_name_version name_version(const char* name, cl_version version);
+
+// Host clock in ns (CLOCK_MONOTONIC_RAW is not used: profiling must match clGetHostTimer).
+uint64_t host_time_ns();
+
+}  // namespace manifold

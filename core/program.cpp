@@ -1,0 +1,154 @@
+#include "core/program.h"
+
+#include <algorithm>
+
+#include "core/device.h"
+
+namespace manifold {
+
+Program::Program(Ref<Context> context, Origin origin, std::string source)
+    : context_(std::move(context)), origin_(origin), source_(std::move(source)) {
+  devices_ = context_->devices();
+  builds_.resize(devices_.size());
+}
+
+Program::Program(Ref<Context> context, const std::vector<Device*>& devices,
+                 const std::vector<std::vector<uint8_t>>& binaries)
+    : context_(std::move(context)), origin_(Origin::Binary) {
+  for (size_t i = 0; i < devices.size(); ++i) {
+    devices_.emplace_back(devices[i]);
+    DeviceBuild b;
+    b.binary = binaries[i];
+    std::string error;
+    if (auto info = compiler::inspect_binary(b.binary, &error)) {
+      b.type = info->type;
+      b.kernels = std::move(info->kernels);
+      b.options = std::move(info->options);
+    }
+    builds_.push_back(std::move(b));
+  }
+}
+
+DeviceBuild Program::build_of(const Device& device) const {
+  std::lock_guard lock(mutex_);
+  for (size_t i = 0; i < devices_.size(); ++i)
+    if (devices_[i].get() == &device) return builds_[i];
+  return {};
+}
+
+std::string Program::last_build_options() const {
+  std::lock_guard lock(mutex_);
+  return last_options_;
+}
+
+std::vector<compiler::KernelInfo> Program::kernels() const {
+  std::lock_guard lock(mutex_);
+  for (const DeviceBuild& b : builds_)
+    if (b.status == CL_BUILD_SUCCESS && b.type == compiler::BinaryType::Executable) return b.kernels;
+  return {};
+}
+
+bool Program::any_executable() const {
+  std::lock_guard lock(mutex_);
+  return std::any_of(builds_.begin(), builds_.end(), [](const DeviceBuild& b) {
+    return b.status == CL_BUILD_SUCCESS && b.type == compiler::BinaryType::Executable;
+  });
+}
+
+// Runs one build step per device, sharing the work among devices with the same target.
+// `step(device) -> compiler::BuildOutput`.
+template <class Step>
+bool Program::run_step(const std::vector<Device*>& requested, const std::string& options, Step step) {
+  std::vector<size_t> indices;
+  {
+    std::lock_guard lock(mutex_);
+    check(!building_, CL_INVALID_OPERATION, "a build of this program is already running");
+    check(attached_kernels_.load() == 0, CL_INVALID_OPERATION, "kernels are attached to the program");
+    for (size_t i = 0; i < devices_.size(); ++i)
+      if (requested.empty() ||
+          std::find(requested.begin(), requested.end(), devices_[i].get()) != requested.end())
+        indices.push_back(i);
+    building_ = true;
+    last_options_ = options;
+    for (size_t i : indices) builds_[i].status = CL_BUILD_IN_PROGRESS;
+  }
+
+  bool all_ok = true;
+  std::vector<std::pair<const compiler::Target*, DeviceBuild>> done;  // per distinct target
+  std::vector<DeviceBuild> results;
+  for (size_t i : indices) {
+    Device& device = *devices_[i];
+    const compiler::Target& target = device.compiler_target();
+    DeviceBuild result;
+    auto same = std::find_if(done.begin(), done.end(), [&](auto& d) { return d.first == &target; });
+    if (same != done.end()) {
+      result = same->second;
+    } else {
+      compiler::BuildOutput out = step(device);
+      result.options = options;
+      result.log = std::move(out.log);
+      result.type = out.type;
+      result.binary = std::move(out.binary);
+      result.kernels = std::move(out.kernels);
+      result.status = out.success ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
+      done.emplace_back(&target, result);
+    }
+    if (result.status == CL_BUILD_SUCCESS && result.type == compiler::BinaryType::Executable) {
+      std::string error;
+      result.loaded = device.load_program(result.binary, &error);
+      if (!result.loaded) {
+        result.status = CL_BUILD_ERROR;
+        result.log += "\nthe device could not load the program: " + error;
+      }
+    }
+    all_ok = all_ok && result.status == CL_BUILD_SUCCESS;
+    results.push_back(std::move(result));
+  }
+
+  std::lock_guard lock(mutex_);
+  for (size_t k = 0; k < indices.size(); ++k) builds_[indices[k]] = std::move(results[k]);
+  building_ = false;
+  return all_ok;
+}
+
+bool Program::build(const std::vector<Device*>& devices, const std::string& options) {
+  if (origin_ == Origin::Binary) {
+    // A program from binaries: compiled objects and libraries are linked, executables loaded.
+    return run_step(devices, options, [&](Device& device) {
+      DeviceBuild prior = build_of(device);
+      compiler::BuildOutput out;
+      if (prior.type == compiler::BinaryType::Executable) {
+        out.success = true;
+        out.binary = prior.binary;
+        out.kernels = prior.kernels;
+        out.type = prior.type;
+        return out;
+      }
+      std::vector<std::span<const uint8_t>> objects{prior.binary};
+      return compiler::link(objects, options, device.compiler_target());
+    });
+  }
+  return run_step(devices, options, [&](Device& device) {
+    return compiler::build(source_, options, device.compiler_target());
+  });
+}
+
+bool Program::compile(const std::vector<Device*>& devices, const std::string& options,
+                      const std::vector<std::pair<std::string, std::string>>& headers) {
+  return run_step(devices, options, [&](Device& device) {
+    return compiler::compile(source_, options, headers, device.compiler_target());
+  });
+}
+
+bool Program::link(const std::vector<Device*>& devices, const std::string& options,
+                   const std::vector<Program*>& inputs) {
+  return run_step(devices, options, [&](Device& device) {
+    std::vector<DeviceBuild> parts;
+    for (Program* p : inputs) parts.push_back(p->build_of(device));
+    std::vector<std::span<const uint8_t>> objects;
+    for (const DeviceBuild& b : parts) objects.emplace_back(b.binary);
+    return compiler::link(objects, options, device.compiler_target());
+  });
+}
+
+}  // namespace manifold

@@ -1,0 +1,78 @@
+// A program: its source or binaries, and one build per device of its context.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "compiler/compiler.h"
+#include "core/backend.h"
+#include "core/context.h"
+#include "core/object.h"
+
+namespace manifold {
+
+// The state of the program for one device.
+struct DeviceBuild {
+  cl_build_status status = CL_BUILD_NONE;
+  std::string options;
+  std::string log;
+  compiler::BinaryType type = compiler::BinaryType::None;
+  std::vector<uint8_t> binary;
+  std::vector<compiler::KernelInfo> kernels;
+  std::shared_ptr<const LoadedProgram> loaded;  // the device's native form, once executable
+};
+
+class Program : public ApiObject<_cl_program, ObjectKind::Program, CL_INVALID_PROGRAM> {
+ public:
+  enum class Origin { Source, Binary, IL, BuiltIn, Linked };
+
+  Program(Ref<Context> context, Origin origin, std::string source);
+  // From binaries, one per device (already validated by the caller).
+  Program(Ref<Context> context, const std::vector<Device*>& devices,
+          const std::vector<std::vector<uint8_t>>& binaries);
+
+  Context& context() const { return *context_; }
+  Origin origin() const { return origin_; }
+  const std::string& source() const { return source_; }
+  const std::vector<Ref<Device>>& devices() const { return devices_; }
+
+  // Snapshot of a device's build (copy, taken under the lock).
+  DeviceBuild build_of(const Device& device) const;
+  std::string last_build_options() const;
+
+  // clBuildProgram / clCompileProgram / clLinkProgram for `devices` (empty = all). The result
+  // of each device is recorded in its DeviceBuild; returns whether every device succeeded.
+  // Throws CL_INVALID_OPERATION when kernels are attached or a build is running.
+  bool build(const std::vector<Device*>& devices, const std::string& options);
+  bool compile(const std::vector<Device*>& devices, const std::string& options,
+               const std::vector<std::pair<std::string, std::string>>& headers);
+  bool link(const std::vector<Device*>& devices, const std::string& options,
+            const std::vector<Program*>& inputs);
+
+  // Kernels names of the built executable (first built device).
+  std::vector<compiler::KernelInfo> kernels() const;
+  bool any_executable() const;
+
+  void kernel_attached() { attached_kernels_.fetch_add(1); }
+  void kernel_detached() { attached_kernels_.fetch_sub(1); }
+  bool has_attached_kernels() const { return attached_kernels_.load() != 0; }
+
+ private:
+  template <class Step>
+  bool run_step(const std::vector<Device*>& devices, const std::string& options, Step step);
+
+  Ref<Context> context_;
+  const Origin origin_;
+  const std::string source_;
+  std::vector<Ref<Device>> devices_;
+  mutable std::mutex mutex_;
+  std::vector<DeviceBuild> builds_;  // parallel to devices_
+  bool building_ = false;
+  std::string last_options_;
+  std::atomic<int> attached_kernels_{0};
+};
+
+}  // namespace manifold

@@ -1,0 +1,59 @@
+#include "core/queue.h"
+
+#include "core/event.h"
+#include "scheduler/command.h"
+#include "scheduler/submitter.h"
+
+namespace manifold {
+
+CommandQueue::CommandQueue(Ref<Context> context, Device& device, cl_command_queue_properties properties,
+                           std::vector<cl_queue_properties> property_list)
+    : context_(std::move(context)),
+      device_(&device),
+      properties_(properties),
+      property_list_(std::move(property_list)) {
+  const bool ooo = properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
+  auto native = device.create_native_queue(ooo);
+  if (ooo)
+    submitter_ = std::make_unique<OutOfOrderSubmitter>(std::move(native));
+  else
+    submitter_ = std::make_unique<InOrderSubmitter>(std::move(native));
+}
+
+CommandQueue::~CommandQueue() = default;
+
+void CommandQueue::enqueue(Ref<Command> command, std::span<Event* const> wait_list, SyncKind sync) {
+  in_flight_.fetch_add(1, std::memory_order_relaxed);
+  submitter_->enqueue(*command, wait_list, sync);
+}
+
+void CommandQueue::flush() { submitter_->native().flush(); }
+
+void CommandQueue::finish() {
+  flush();
+  submitter_->native().help_until_idle();
+  uint64_t n = in_flight_.load(std::memory_order_acquire);
+  while (n != 0) {
+    in_flight_.wait(n, std::memory_order_acquire);
+    n = in_flight_.load(std::memory_order_acquire);
+  }
+}
+
+cl_int CommandQueue::wait_for(Event& event) {
+  if (event.is_terminal()) return event.status();
+  flush();
+  submitter_->native().help_until_idle();
+  return event.wait();
+}
+
+void CommandQueue::command_done() {
+  if (in_flight_.fetch_sub(1, std::memory_order_acq_rel) == 1) in_flight_.notify_all();
+}
+
+void CommandQueue::on_last_api_release() {
+  // The spec: clReleaseCommandQueue performs an implicit flush. Queued commands hold their own
+  // references, so they still run.
+  flush();
+}
+
+}  // namespace manifold

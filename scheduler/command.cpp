@@ -1,0 +1,47 @@
+#include "scheduler/command.h"
+
+#include "core/platform.h"
+
+namespace manifold {
+
+Command::Command(CommandQueue& queue, cl_command_type type, Operation op)
+    : queue_(&queue), event_(new Event(Ref<Context>(&queue.context()), Ref<CommandQueue>(&queue), type)),
+      op_(std::move(op)) {
+  // The event was born with one API reference: the entry point hands it to the application,
+  // or drops it when the application asked for no event. event_ holds the command's own.
+  if (queue.profiling()) event_->set_stamp(Event::kQueued, host_time_ns());
+}
+
+void Command::depend_on(Event& event, bool from_wait_list) {
+  pending_.fetch_add(1, std::memory_order_relaxed);
+  if (!event.add_listener(this, target_->orders_submissions() ? target_.get() : nullptr, from_wait_list)) {
+    const cl_int status = event.status();
+    dependency_resolved(status < 0 && !from_wait_list ? CL_COMPLETE : status);
+  }
+}
+
+void Command::dependency_resolved(cl_int status) {
+  if (status < 0) dependency_failed_.store(true, std::memory_order_relaxed);
+  if (pending_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  if (dependency_failed_.load(std::memory_order_relaxed)) {
+    finish(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    return;
+  }
+  submit();
+}
+
+void Command::submit() {
+  NativeQueue* target = target_.get();
+  Ref<Command> self(this);
+  event_->set_status(CL_SUBMITTED);
+  target->submit(self);
+  // After the push: a command waiting only for this one's place in `target` may follow it now.
+  event_->mark_submitted(target);
+}
+
+void Command::finish(cl_int status) {
+  event_->set_status(status);
+  queue_->command_done();
+}
+
+}  // namespace manifold

@@ -1,0 +1,62 @@
+// A command node of the event DAG: an operation, its event, and the count of dependencies it
+// still waits for. When the count reaches zero it goes to its native queue.
+#pragma once
+
+#include <atomic>
+
+#include "core/event.h"
+#include "core/queue.h"
+#include "scheduler/operations.h"
+
+namespace manifold {
+
+class Command final : public EventListener {
+ public:
+  Command(CommandQueue& queue, cl_command_type type, Operation op);
+
+  static Ref<Command> make(CommandQueue& queue, cl_command_type type, Operation op) {
+    return Ref<Command>::adopt(new Command(queue, type, std::move(op)));
+  }
+
+  Event& event() const { return *event_; }
+  Ref<Event> event_ref() const { return event_; }
+  CommandQueue& queue() const { return *queue_; }
+  Operation& operation() { return op_; }
+
+  void retain() override { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void release() override {
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
+
+  // ---- Scheduler side (thread: application or the thread resolving a dependency) ----
+  // Where the command will run once ready.
+  void set_target(std::shared_ptr<NativeQueue> target) { target_ = std::move(target); }
+  NativeQueue* target() const { return target_.get(); }
+  // Makes the command wait for `event`: a wait-list entry (`from_wait_list`: its failure fails
+  // this command) or queue ordering. An event already submitted to this command's own in-order
+  // target needs no wait: the native queue orders them.
+  void depend_on(Event& event, bool from_wait_list);
+  // Ends the enqueue: from now on the last resolved dependency submits the command.
+  void arm() { dependency_resolved(CL_COMPLETE); }
+
+  void dependency_resolved(cl_int status) override;
+
+  // ---- Backend side ----
+  void running() { event_->set_status(CL_RUNNING); }
+  // Completes the command (CL_COMPLETE or a negative error). Thread: any.
+  void finish(cl_int status);
+
+ private:
+  ~Command() = default;
+  void submit();
+
+  std::atomic<uint32_t> refs_{1};
+  std::atomic<int> pending_{1};  // dependencies + the enqueue guard released by arm()
+  std::atomic<bool> dependency_failed_{false};
+  Ref<CommandQueue> queue_;
+  Ref<Event> event_;
+  std::shared_ptr<NativeQueue> target_;
+  Operation op_;
+};
+
+}  // namespace manifold

@@ -1,0 +1,83 @@
+// What a command does, as data a backend's NativeQueue executes with its own mechanisms.
+// Memory operands keep their objects alive until the command is destroyed.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <variant>
+#include <vector>
+
+#include "compiler/compiler.h"
+#include "core/backend.h"
+#include "core/kernel.h"
+#include "core/memory.h"
+
+namespace manifold {
+
+// A place in memory: bytes of a memory object, or application host memory when `mem` is null.
+struct Location {
+  Ref<MemObject> mem;
+  std::byte* host = nullptr;
+  size_t offset = 0;
+};
+
+// Rectangular region: origins are folded into the locations' offsets.
+struct Rect {
+  std::array<size_t, 3> region{};  // bytes, rows, slices
+  size_t src_row_pitch = 0, src_slice_pitch = 0, dst_row_pitch = 0, dst_slice_pitch = 0;
+};
+
+struct NoOp {};  // markers, barriers, migrations on the CPU
+struct CopyOp {
+  Location src, dst;
+  size_t size;
+};
+struct CopyRectOp {
+  Location src, dst;
+  Rect rect;
+};
+struct FillOp {
+  Location dst;
+  size_t size;
+  std::array<std::byte, 128> pattern;
+  size_t pattern_size;
+};
+struct MapOp {  // the data becomes visible at `mapped` (a pointer into the object on the CPU)
+  Ref<MemObject> mem;
+  size_t offset, size;
+  cl_map_flags flags;
+};
+struct UnmapOp {
+  Ref<MemObject> mem;
+  void* mapped;
+};
+struct MigrateOp {
+  std::vector<Ref<MemObject>> mems;
+  cl_mem_migration_flags flags;
+};
+struct KernelOp {
+  Ref<Kernel> kernel;
+  std::vector<KernelArgValue> args;
+  std::shared_ptr<const LoadedProgram> program;
+  compiler::NDRange range;
+};
+struct NativeKernelOp {
+  void(CL_CALLBACK* fn)(void*);
+  std::vector<std::byte> args;
+  std::vector<std::pair<Ref<MemObject>, size_t>> mem_slots;  // (object, byte offset in args)
+};
+struct HostFunctionOp {  // e.g. clEnqueueSVMFree's callback
+  std::function<void()> fn;
+};
+
+using Operation = std::variant<NoOp, CopyOp, CopyRectOp, FillOp, MapOp, UnmapOp, MigrateOp,
+                               KernelOp, NativeKernelOp, HostFunctionOp>;
+
+// Resolves a location to host memory (CPU device, and host-side operands of GPU copies).
+inline std::byte* host_address(const Location& l) {
+  return (l.mem ? l.mem->host_data() : l.host) + l.offset;
+}
+
+}  // namespace manifold
