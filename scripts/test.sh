@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Builds Manifold and runs the whole test suite: a normal build, the suite again under
+# AddressSanitizer+UndefinedBehaviorSanitizer, and the multi-threaded tests under ThreadSanitizer.
+# GPU tests (label "gpu") are skipped here visibly when no GPU is present.
+# Usage: scripts/test.sh [--quick]   (--quick: normal build only)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+
+# configure_and_build DIR [cmake options...]
+configure_and_build() {
+  local dir=$1; shift
+  cmake -S . -B "$dir" -G Ninja "${launcher[@]}" "$@" >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; exit 1; }
+  cmake --build "$dir" -j"$jobs"
+}
+
+# run_suite DIR LABEL-ARGS...
+run_suite() {
+  local dir=$1; shift
+  (cd "$dir" && ctest --output-on-failure -j"$jobs" --timeout 600 "$@")
+}
+
+mkdir -p build-logs
+echo "== normal build (RelWithDebInfo)"
+configure_and_build build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+run_suite build -LE gpu
+gpu_tests=$(cd build && ctest -N -L gpu | awk '/Total Tests:/ {print $3}')
+echo "GPU tests skipped on this machine (label gpu, no GPU here): ${gpu_tests:-0}"
+[ $quick = 1 ] && exit 0
+
+echo "== ASan + UBSan build"
+configure_and_build build-asan -DCMAKE_BUILD_TYPE=Debug -DMANIFOLD_SANITIZE_ADDRESS=ON -DMANIFOLD_BUILD_BENCH=OFF
+ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  run_suite build-asan -LE 'gpu|e2e'
+
+echo "== TSan build (multi-threaded tests)"
+configure_and_build build-tsan -DCMAKE_BUILD_TYPE=Debug -DMANIFOLD_SANITIZE_THREAD=ON -DMANIFOLD_BUILD_BENCH=OFF
+TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/tests/tsan.supp" run_suite build-tsan -L threads
+echo "All test stages passed."
