@@ -11,7 +11,8 @@ Kernel::Kernel(Ref<Program> program, compiler::KernelInfo info)
   program_->kernel_attached();
 }
 
-Kernel::Kernel(const Kernel& source) : ApiObject(), program_(source.program_), info_(source.info_) {
+Kernel::Kernel(const Kernel& source)
+    : ApiObject(), program_(source.program_), info_(source.info_), launch_(source.launch_) {
   std::lock_guard lock(source.mutex_);
   args_ = source.args_;
   program_->kernel_attached();
@@ -80,6 +81,13 @@ void Kernel::set_arg_svm(cl_uint index, const void* pointer) {
   v.svm_pointer = const_cast<void*>(pointer);
   std::lock_guard lock(mutex_);
   args_[index] = std::move(v);
+}
+
+size_t Kernel::local_arg_bytes() const {
+  std::lock_guard lock(mutex_);
+  size_t total = 0;
+  for (const KernelArgValue& a : args_) total += a.local_size;
+  return total;
 }
 
 std::vector<KernelArgValue> Kernel::snapshot_args() const {

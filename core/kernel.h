@@ -2,6 +2,7 @@
 // snapshot of the arguments, so later clSetKernelArg calls do not affect queued launches.
 #pragma once
 
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -23,6 +24,15 @@ struct KernelArgValue {
   void* svm_pointer = nullptr;  // clSetKernelArgSVMPointer
 };
 
+// What launching the kernel on one device needs. Fixed for the kernel's lifetime: a program
+// cannot be rebuilt while kernels are attached to it.
+struct KernelLaunchInfo {
+  const Device* device = nullptr;
+  std::shared_ptr<const LoadedProgram> loaded;
+  compiler::KernelInfo info;        // this device's metadata (work-group attributes, memory)
+  bool non_uniform_groups = false;  // the build options and the device allow them
+};
+
 class Kernel : public ApiObject<_cl_kernel, ObjectKind::Kernel, CL_INVALID_KERNEL> {
  public:
   Kernel(Ref<Program> program, compiler::KernelInfo info);
@@ -39,10 +49,17 @@ class Kernel : public ApiObject<_cl_kernel, ObjectKind::Kernel, CL_INVALID_KERNE
 
   // Copy of every argument; throws CL_INVALID_KERNEL_ARGS when one is not set.
   std::vector<KernelArgValue> snapshot_args() const;
+  // Bytes of __local memory requested through the arguments set so far.
+  size_t local_arg_bytes() const;
+
+  // Per-device launch data, set once by the creator before the handle is handed out.
+  void set_launch_info(std::vector<KernelLaunchInfo> launch) { launch_ = std::move(launch); }
+  const std::vector<KernelLaunchInfo>& launch_info() const { return launch_; }
 
  private:
   Ref<Program> program_;
   compiler::KernelInfo info_;
+  std::vector<KernelLaunchInfo> launch_;
   mutable std::mutex mutex_;
   std::vector<KernelArgValue> args_;
 };

@@ -1,10 +1,29 @@
 #include "core/program.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "core/device.h"
 
 namespace manifold {
+
+bool options_allow_non_uniform(std::string_view options, bool from_il) {
+  bool cl20 = from_il, uniform = false;
+  size_t i = 0;
+  while (i < options.size()) {
+    while (i < options.size() && std::isspace(static_cast<unsigned char>(options[i]))) ++i;
+    size_t end = i;
+    while (end < options.size() && !std::isspace(static_cast<unsigned char>(options[end]))) ++end;
+    const std::string_view token = options.substr(i, end - i);
+    if (token == "-cl-uniform-work-group-size") uniform = true;
+    if (token.starts_with("-cl-std=")) {
+      const std::string_view v = token.substr(8);
+      cl20 = v == "CL2.0" || v == "CL3.0" || v == "CLC++" || v == "CLC++1.0" || v == "CLC++2021";
+    }
+    i = end;
+  }
+  return cl20 && !uniform;
+}
 
 Program::Program(Ref<Context> context, Origin origin, std::string source)
     : context_(std::move(context)), origin_(origin), source_(std::move(source)) {
@@ -55,6 +74,29 @@ bool Program::any_executable() const {
   });
 }
 
+std::vector<std::pair<Device*, DeviceBuild>> Program::executables() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::pair<Device*, DeviceBuild>> out;
+  for (size_t i = 0; i < devices_.size(); ++i) {
+    const DeviceBuild& b = builds_[i];
+    if (b.status != CL_BUILD_SUCCESS || b.type != compiler::BinaryType::Executable || !b.loaded)
+      continue;
+    DeviceBuild copy;
+    copy.status = b.status;
+    copy.options = b.options;
+    copy.type = b.type;
+    copy.kernels = b.kernels;
+    copy.loaded = b.loaded;
+    out.emplace_back(devices_[i].get(), std::move(copy));
+  }
+  return out;
+}
+
+bool Program::building() const {
+  std::lock_guard lock(mutex_);
+  return building_;
+}
+
 // Runs one build step per device, sharing the work among devices with the same target.
 // `step(device) -> compiler::BuildOutput`.
 template <class Step>
@@ -84,7 +126,14 @@ bool Program::run_step(const std::vector<Device*>& requested, const std::string&
     if (same != done.end()) {
       result = same->second;
     } else {
-      compiler::BuildOutput out = step(device);
+      compiler::BuildOutput out;
+      try {
+        out = step(device);
+      } catch (const std::exception& e) {
+        // A throwing step must not leave the program marked as building forever.
+        out.success = false;
+        out.log = std::string("internal compiler error: ") + e.what();
+      }
       result.options = options;
       result.log = std::move(out.log);
       result.type = out.type;

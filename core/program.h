@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compiler/compiler.h"
@@ -24,6 +25,11 @@ struct DeviceBuild {
   std::vector<compiler::KernelInfo> kernels;
   std::shared_ptr<const LoadedProgram> loaded;  // the device's native form, once executable
 };
+
+// Whether build options allow non-uniform work-groups: OpenCL C 2.0 or later (-cl-std=CL2.0 or
+// CL3.0) and no -cl-uniform-work-group-size (the spec, clEnqueueNDRangeKernel). For programs from
+// IL only the second condition applies (`from_il`).
+bool options_allow_non_uniform(std::string_view options, bool from_il = false);
 
 class Program : public ApiObject<_cl_program, ObjectKind::Program, CL_INVALID_PROGRAM> {
  public:
@@ -55,6 +61,17 @@ class Program : public ApiObject<_cl_program, ObjectKind::Program, CL_INVALID_PR
   // Kernels names of the built executable (first built device).
   std::vector<compiler::KernelInfo> kernels() const;
   bool any_executable() const;
+  // The devices with a loaded executable and their builds, without the binary bytes (what
+  // kernel creation needs; copying binaries per kernel would be wasteful).
+  std::vector<std::pair<Device*, DeviceBuild>> executables() const;
+  // Whether a build, compile or link step is running (clBuildProgram with pfn_notify returns
+  // before it ends).
+  bool building() const;
+
+  // clLinkProgram: a linked program allows non-uniform work-groups only if every input was
+  // compiled in a way that allows them (the spec, clEnqueueNDRangeKernel).
+  void set_inputs_allow_non_uniform(bool allow) { inputs_allow_non_uniform_ = allow; }
+  bool inputs_allow_non_uniform() const { return inputs_allow_non_uniform_; }
 
   void kernel_attached() { attached_kernels_.fetch_add(1); }
   void kernel_detached() { attached_kernels_.fetch_sub(1); }
@@ -73,6 +90,7 @@ class Program : public ApiObject<_cl_program, ObjectKind::Program, CL_INVALID_PR
   bool building_ = false;
   std::string last_options_;
   std::atomic<int> attached_kernels_{0};
+  std::atomic<bool> inputs_allow_non_uniform_{true};
 };
 
 }  // namespace manifold

@@ -1,0 +1,644 @@
+// Kernel entry points: creation, arguments, queries, and the enqueueing of kernels
+// (clEnqueueNDRangeKernel, clEnqueueTask, clEnqueueNativeKernel).
+#include "core/kernel.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "api/common.h"
+#include "api/impl.h"
+#include "core/info.h"
+#include "core/memory.h"
+#include "core/program.h"
+
+namespace manifold::api::impl {
+namespace {
+
+using Executables = std::vector<std::pair<Device*, DeviceBuild>>;
+
+bool device_has_svm(const DeviceInfo& info) { return info.svm_capabilities != 0; }
+
+// Kernels with the same name must have the same signature on every device (the spec:
+// CL_INVALID_KERNEL_DEFINITION otherwise).
+bool same_definition(const compiler::KernelInfo& a, const compiler::KernelInfo& b) {
+  if (a.args.size() != b.args.size()) return false;
+  for (size_t i = 0; i < a.args.size(); ++i)
+    if (a.args[i].kind != b.args[i].kind || a.args[i].size != b.args[i].size) return false;
+  return true;
+}
+
+enum class Definition { Missing, Inconsistent, Found };
+
+// Gathers the per-device launch data of kernel `name` from the program's executables.
+Definition collect_kernel(const Program& program, const Executables& exes, std::string_view name,
+                          std::vector<KernelLaunchInfo>* launch) {
+  size_t found = 0;
+  for (const auto& [device, build] : exes) {
+    auto it = std::find_if(build.kernels.begin(), build.kernels.end(),
+                           [&](const compiler::KernelInfo& k) { return k.name == name; });
+    if (it == build.kernels.end()) continue;
+    if (!launch->empty() && !same_definition(launch->front().info, *it))
+      return Definition::Inconsistent;
+    KernelLaunchInfo l;
+    l.device = device;
+    l.loaded = build.loaded;
+    l.info = *it;
+    // Non-uniform work-groups need the device's support and build options that allow them;
+    // a linked program also needs every input to allow them.
+    if (program.origin() == Program::Origin::Linked)
+      l.non_uniform_groups =
+          program.inputs_allow_non_uniform() && options_allow_non_uniform(build.options, true);
+    else
+      l.non_uniform_groups =
+          options_allow_non_uniform(build.options, program.origin() == Program::Origin::IL);
+    l.non_uniform_groups = l.non_uniform_groups && device->info().non_uniform_work_group_support;
+    launch->push_back(std::move(l));
+    ++found;
+  }
+  if (found == 0) return Definition::Missing;
+  return found == exes.size() ? Definition::Found : Definition::Inconsistent;
+}
+
+Kernel* make_kernel(Program& program, std::vector<KernelLaunchInfo> launch) {
+  Kernel* k = make_api_object<Kernel>(Ref<Program>(&program), launch.front().info);
+  k->set_launch_info(std::move(launch));
+  return k;
+}
+
+// The launch data of `kernel` for `device`: its own build, else that of the parent device it
+// was partitioned from (the spec: a program binary built for a parent device can be used by
+// all its sub-devices).
+const KernelLaunchInfo* launch_for(const Kernel& kernel, const Device& device) {
+  for (const Device* d = &device; d; d = d->parent())
+    for (const KernelLaunchInfo& l : kernel.launch_info())
+      if (l.device == d) return &l;
+  return nullptr;
+}
+
+// The device a clGetKernel*Info query is about. The spec: device can be NULL if the kernel is
+// associated with a single device; CL_INVALID_DEVICE if device is not associated with kernel
+// or is NULL with several devices.
+const Device& query_device(const Kernel& kernel, cl_device_id device) {
+  const Program& p = kernel.program();
+  if (!device) {
+    check(p.devices().size() == 1, CL_INVALID_DEVICE,
+          "device is NULL but the kernel is associated with several devices");
+    return *p.devices().front();
+  }
+  Device* d = resolve<Device>(device);
+  check(p.context().has_device(d), CL_INVALID_DEVICE,
+        "the device is not associated with the kernel");
+  return *d;
+}
+
+const compiler::KernelInfo& info_for(const Kernel& kernel, const Device& device) {
+  const KernelLaunchInfo* l = launch_for(kernel, device);
+  return l ? l->info : kernel.info();
+}
+
+bool has_reqd_size(const compiler::KernelInfo& info) { return info.reqd_work_group_size[0] != 0; }
+
+// CL_KERNEL_WORK_GROUP_SIZE: the device's limit, or the size the source requires.
+size_t kernel_work_group_size(const compiler::KernelInfo& info, const DeviceInfo& dev) {
+  if (!has_reqd_size(info)) return dev.max_work_group_size;
+  const size_t* r = info.reqd_work_group_size;
+  return std::min(dev.max_work_group_size,
+                  r[0] * std::max<size_t>(r[1], 1) * std::max<size_t>(r[2], 1));
+}
+
+// The largest value representable by size_t on the device.
+size_t device_size_max(const DeviceInfo& dev) {
+  return dev.address_bits == 32 ? size_t{0xFFFFFFFFu} : std::numeric_limits<size_t>::max();
+}
+
+// Largest divisor of `n` that is at most `cap`, among multiples of `step` when `step` > 1
+// (0 when there is none).
+size_t largest_divisor(size_t n, size_t cap, size_t step) {
+  for (size_t d = cap - cap % step; d >= step; d -= step)
+    if (n % d == 0) return d;
+  return 0;
+}
+
+// The work-group size of one dimension when the application gave none. `cap` bounds it;
+// `multiple` is the device's preferred multiple (dimension 0 only).
+size_t pick_local(size_t global, size_t cap, size_t multiple, bool non_uniform) {
+  if (global <= cap) return global;
+  multiple = std::max<size_t>(1, std::min(multiple, cap));
+  const size_t best_multiple = largest_divisor(global, cap, multiple);
+  // A divisor keeps every group full; take it when it is not much smaller than the cap.
+  if (best_multiple * 2 >= cap) return best_multiple;
+  if (non_uniform) return cap - cap % multiple;  // the last group is partial
+  const size_t best = largest_divisor(global, cap, 1);
+  return std::max(best, best_multiple);
+}
+
+// Chooses local sizes for an NDRange whose local_work_size is NULL: a total near `target`
+// items (fewer when the range is too small to give every compute unit a group), shaped along
+// dimension 0 first and a multiple of the preferred multiple there.
+void choose_local_size(const DeviceInfo& dev, size_t kernel_max, bool non_uniform, cl_uint dims,
+                       const size_t* global, size_t* local) {
+  size_t total = 1;
+  for (cl_uint i = 0; i < dims; ++i)
+    if (__builtin_mul_overflow(total, global[i], &total))
+      total = std::numeric_limits<size_t>::max();
+  size_t target = std::min<size_t>(kernel_max, 256);
+  const size_t units = std::max<cl_uint>(dev.max_compute_units, 1);
+  const size_t multiple = std::max<size_t>(dev.preferred_work_group_size_multiple, 1);
+  while (target > multiple && total / target < units) target /= 2;
+  size_t remaining = std::max<size_t>(target, 1);
+  for (cl_uint i = 0; i < dims; ++i) {
+    const size_t cap = std::max<size_t>(1, std::min(remaining, dev.max_work_item_sizes[i]));
+    local[i] = pick_local(global[i], cap, i == 0 ? multiple : 1, non_uniform);
+    remaining = std::max<size_t>(1, remaining / local[i]);
+  }
+}
+
+void enqueue_ndrange(cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim,
+                     const size_t* global_work_offset, const size_t* global_work_size,
+                     const size_t* local_work_size, cl_uint num_events_in_wait_list,
+                     const cl_event* event_wait_list, cl_event* event) {
+  CommandQueue& q = *resolve<CommandQueue>(command_queue);
+  Kernel& k = *resolve<Kernel>(kernel);
+  // The spec: CL_INVALID_CONTEXT if context associated with command_queue and kernel are not
+  // the same, or if the context of the queue and of events in event_wait_list differ.
+  check(&k.program().context() == &q.context(), CL_INVALID_CONTEXT,
+        "the kernel and the queue belong to different contexts");
+  const std::vector<Event*> waits =
+      resolve_wait_list(q.context(), num_events_in_wait_list, event_wait_list);
+  const DeviceInfo& dev = q.device().info();
+  // The spec: CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built program
+  // executable available for device associated with command_queue.
+  const KernelLaunchInfo* launch = launch_for(k, q.device());
+  check(launch != nullptr && launch->loaded != nullptr, CL_INVALID_PROGRAM_EXECUTABLE,
+        "the program has no executable for the queue's device");
+  const compiler::KernelInfo& info = launch->info;
+  // The spec: CL_INVALID_WORK_DIMENSION if work_dim is not a valid value (between 1 and
+  // CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS).
+  check(work_dim >= 1 && work_dim <= std::min<cl_uint>(dev.max_work_item_dimensions, 3),
+        CL_INVALID_WORK_DIMENSION, "work_dim is out of range");
+
+  // The spec: if global_work_size is NULL, or the value in any passed dimension is 0, the
+  // kernel command trivially succeeds after its event dependencies are satisfied.
+  bool empty = global_work_size == nullptr;
+  for (cl_uint i = 0; !empty && i < work_dim; ++i) empty = global_work_size[i] == 0;
+
+  const size_t size_max = device_size_max(dev);
+  if (!empty) {
+    for (cl_uint i = 0; i < work_dim; ++i) {
+      // The spec: CL_INVALID_GLOBAL_WORK_SIZE if a value exceeds the maximum value
+      // representable by size_t on the device.
+      check(global_work_size[i] <= size_max, CL_INVALID_GLOBAL_WORK_SIZE,
+            "a global work size exceeds the device's size_t");
+      // The spec: CL_INVALID_GLOBAL_OFFSET if global_work_size + global_work_offset exceeds
+      // that maximum in any dimension.
+      if (global_work_offset)
+        check(global_work_offset[i] <= size_max - global_work_size[i], CL_INVALID_GLOBAL_OFFSET,
+              "global offset + global size exceeds the device's size_t");
+    }
+  }
+
+  const size_t kernel_max = kernel_work_group_size(info, dev);
+  const bool non_uniform = launch->non_uniform_groups;
+  size_t local[3] = {1, 1, 1};
+  if (local_work_size) {
+    size_t items = 1;
+    for (cl_uint i = 0; i < work_dim; ++i) {
+      check(local_work_size[i] > 0, CL_INVALID_WORK_GROUP_SIZE, "a local work size is 0");
+      // The spec: CL_INVALID_WORK_GROUP_SIZE if local_work_size does not match the required
+      // work-group size for kernel in the program source.
+      if (has_reqd_size(info))
+        check(local_work_size[i] == info.reqd_work_group_size[i], CL_INVALID_WORK_GROUP_SIZE,
+              "local_work_size differs from the kernel's reqd_work_group_size");
+      // The spec: CL_INVALID_WORK_ITEM_SIZE if a local size is greater than the
+      // corresponding CL_DEVICE_MAX_WORK_ITEM_SIZES value.
+      check(local_work_size[i] <= dev.max_work_item_sizes[i], CL_INVALID_WORK_ITEM_SIZE,
+            "a local work size exceeds CL_DEVICE_MAX_WORK_ITEM_SIZES");
+      items *= local_work_size[i];
+      local[i] = local_work_size[i];
+    }
+    if (has_reqd_size(info))
+      for (cl_uint i = work_dim; i < 3; ++i)
+        check(info.reqd_work_group_size[i] <= 1, CL_INVALID_WORK_GROUP_SIZE,
+              "the kernel requires more dimensions than work_dim");
+    // The spec: CL_INVALID_WORK_GROUP_SIZE if the total number of work-items in the
+    // work-group is greater than CL_KERNEL_WORK_GROUP_SIZE.
+    check(items <= kernel_max, CL_INVALID_WORK_GROUP_SIZE,
+          "the work-group is larger than CL_KERNEL_WORK_GROUP_SIZE");
+    // The spec: without non-uniform work-groups, global_work_size must be evenly divisible by
+    // local_work_size.
+    if (!empty && !non_uniform)
+      for (cl_uint i = 0; i < work_dim; ++i)
+        check(global_work_size[i] % local[i] == 0, CL_INVALID_WORK_GROUP_SIZE,
+              "global_work_size is not a multiple of local_work_size (uniform work-groups)");
+  } else if (has_reqd_size(info)) {
+    for (cl_uint i = 0; i < work_dim; ++i) {
+      local[i] = info.reqd_work_group_size[i];
+      // The spec: CL_INVALID_WORK_GROUP_SIZE if the global size is not evenly divisible by
+      // the required work-group size specified in the kernel source (uniform work-groups).
+      if (!empty && !non_uniform)
+        check(global_work_size[i] % local[i] == 0, CL_INVALID_WORK_GROUP_SIZE,
+              "global_work_size is not a multiple of the kernel's reqd_work_group_size");
+    }
+  } else if (!empty) {
+    choose_local_size(dev, kernel_max, non_uniform, work_dim, global_work_size, local);
+  }
+
+  // The spec: CL_INVALID_KERNEL_ARGS if the kernel argument values have not been specified.
+  std::vector<KernelArgValue> args = k.snapshot_args();
+  uint64_t local_bytes = info.local_mem_size;
+  cl_uint constant_args = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const KernelArgValue& a = args[i];
+    const compiler::KernelArg& decl = info.args[i];
+    local_bytes += a.local_size;
+    if (a.buffer) {
+      // The spec: CL_MISALIGNED_SUB_BUFFER_OFFSET if a sub-buffer's offset is not aligned to
+      // CL_DEVICE_MEM_BASE_ADDR_ALIGN for the queue's device.
+      if (a.buffer->parent())
+        check(a.buffer->origin() % std::max<cl_uint>(dev.mem_base_addr_align / 8, 1) == 0,
+              CL_MISALIGNED_SUB_BUFFER_OFFSET,
+              "a sub-buffer argument is misaligned for the device");
+      if (decl.address == CL_KERNEL_ARG_ADDRESS_CONSTANT)
+        // Resources of the device: a __constant buffer fits CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE.
+        check(a.buffer->size() <= dev.max_constant_buffer_size, CL_OUT_OF_RESOURCES,
+              "a __constant buffer exceeds CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE");
+    }
+    if (decl.kind == compiler::ArgKind::Buffer && decl.address == CL_KERNEL_ARG_ADDRESS_CONSTANT)
+      ++constant_args;
+    // The spec: CL_INVALID_OPERATION if SVM pointers are passed as arguments to a kernel and
+    // the device does not support SVM.
+    if (a.svm_pointer)
+      check(device_has_svm(dev), CL_INVALID_OPERATION, "an SVM argument on a device without SVM");
+  }
+  check(constant_args <= dev.max_constant_args, CL_OUT_OF_RESOURCES,
+        "more __constant arguments than CL_DEVICE_MAX_CONSTANT_ARGS");
+  // The spec: CL_OUT_OF_RESOURCES if the kernel needs more local memory than the device has.
+  check(local_bytes <= dev.local_mem_size, CL_OUT_OF_RESOURCES,
+        "the kernel needs more local memory than CL_DEVICE_LOCAL_MEM_SIZE");
+
+  if (empty) {
+    submit(q, Command::make(q, CL_COMMAND_NDRANGE_KERNEL, NoOp{}), waits, event);
+    return;
+  }
+  compiler::NDRange range;
+  range.work_dim = work_dim;
+  for (cl_uint i = 0; i < work_dim; ++i) {
+    range.global_offset[i] = global_work_offset ? global_work_offset[i] : 0;
+    range.global_size[i] = global_work_size[i];
+    range.local_size[i] = local[i];
+  }
+  KernelOp op{Ref<Kernel>(&k), std::move(args), launch->loaded, range};
+  submit(q, Command::make(q, CL_COMMAND_NDRANGE_KERNEL, std::move(op)), waits, event);
+}
+
+}  // namespace
+
+// ---- Creation ----
+
+cl_kernel clCreateKernel(cl_program program, const char* kernel_name) {
+  Program& p = *resolve<Program>(program);
+  // The spec: CL_INVALID_VALUE if kernel_name is NULL.
+  check(kernel_name != nullptr, CL_INVALID_VALUE, "kernel_name is NULL");
+  // The spec: CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built executable.
+  const Executables exes = p.executables();
+  check(!exes.empty(), CL_INVALID_PROGRAM_EXECUTABLE, "the program has no executable");
+  std::vector<KernelLaunchInfo> launch;
+  switch (collect_kernel(p, exes, kernel_name, &launch)) {
+    case Definition::Missing:
+      // The spec: CL_INVALID_KERNEL_NAME if kernel_name is not found in program.
+      fail(CL_INVALID_KERNEL_NAME, std::string("no kernel named ") + kernel_name);
+    case Definition::Inconsistent:
+      // The spec: CL_INVALID_KERNEL_DEFINITION if the function definition is not the same
+      // for all devices for which the program executable has been built.
+      fail(CL_INVALID_KERNEL_DEFINITION, "the kernel differs between the program's devices");
+    case Definition::Found:
+      break;
+  }
+  return make_kernel(p, std::move(launch))->handle();
+}
+
+void clCreateKernelsInProgram(cl_program program, cl_uint num_kernels, cl_kernel* kernels,
+                              cl_uint* num_kernels_ret) {
+  Program& p = *resolve<Program>(program);
+  // The spec: CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built executable for
+  // any device in program.
+  const Executables exes = p.executables();
+  check(!exes.empty(), CL_INVALID_PROGRAM_EXECUTABLE, "the program has no executable");
+  // Kernel objects are not created for kernels whose definition differs between devices.
+  std::vector<std::vector<KernelLaunchInfo>> found;
+  for (const compiler::KernelInfo& k : exes.front().second.kernels) {
+    std::vector<KernelLaunchInfo> launch;
+    if (collect_kernel(p, exes, k.name, &launch) == Definition::Found)
+      found.push_back(std::move(launch));
+  }
+  // The spec: CL_INVALID_VALUE if kernels is not NULL and num_kernels is less than the number
+  // of kernels in program.
+  check(!kernels || num_kernels >= found.size(), CL_INVALID_VALUE,
+        "num_kernels is smaller than the number of kernels");
+  if (kernels) {
+    std::vector<Kernel*> made;
+    try {
+      for (auto& launch : found) made.push_back(make_kernel(p, std::move(launch)));
+    } catch (...) {
+      for (Kernel* k : made) k->release_api();
+      throw;
+    }
+    for (size_t i = 0; i < made.size(); ++i) kernels[i] = made[i]->handle();
+  }
+  if (num_kernels_ret) *num_kernels_ret = static_cast<cl_uint>(found.size());
+}
+
+void clRetainKernel(cl_kernel kernel) { resolve<Kernel>(kernel)->retain_api(); }
+void clReleaseKernel(cl_kernel kernel) { resolve<Kernel>(kernel)->release_api(); }
+
+cl_kernel clCloneKernel(cl_kernel source_kernel) {
+  Kernel& k = *resolve<Kernel>(source_kernel);
+  // A shallow copy: arguments, launch data, the program (with one more attached kernel).
+  return make_api_object<Kernel>(k)->handle();
+}
+
+// ---- Arguments ----
+
+void clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size, const void* arg_value) {
+  resolve<Kernel>(kernel)->set_arg(arg_index, arg_size, arg_value);
+}
+
+void clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index, const void* arg_value) {
+  Kernel& k = *resolve<Kernel>(kernel);
+  // The 3.0 spec: CL_INVALID_OPERATION if no devices in the context associated with kernel
+  // support SVM.
+  check(k.program().context().any_device(device_has_svm), CL_INVALID_OPERATION,
+        "no device in the kernel's context supports SVM");
+  k.set_arg_svm(arg_index, arg_value);
+}
+
+void clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name, size_t param_value_size,
+                         const void* param_value) {
+  Kernel& k = *resolve<Kernel>(kernel);
+  const Context& c = k.program().context();
+  // The 3.0 spec: CL_INVALID_OPERATION if no devices in the context associated with kernel
+  // support SVM.
+  check(c.any_device(device_has_svm), CL_INVALID_OPERATION,
+        "no device in the kernel's context supports SVM");
+  // The spec: CL_INVALID_VALUE if param_name is not valid, if param_value is NULL or if the
+  // size specified by param_value_size is not valid.
+  check(param_value != nullptr, CL_INVALID_VALUE, "param_value is NULL");
+  switch (param_name) {
+    case CL_KERNEL_EXEC_INFO_SVM_PTRS:
+      check(param_value_size % sizeof(void*) == 0, CL_INVALID_VALUE,
+            "param_value_size is not a multiple of sizeof(void*)");
+      break;
+    case CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM: {
+      check(param_value_size == sizeof(cl_bool), CL_INVALID_VALUE,
+            "param_value_size is not sizeof(cl_bool)");
+      // The spec: CL_INVALID_OPERATION if the value is CL_TRUE but no devices in the context
+      // support fine-grain system SVM allocations.
+      if (*static_cast<const cl_bool*>(param_value))
+        check(c.any_device([](const DeviceInfo& i) {
+          return (i.svm_capabilities & CL_DEVICE_SVM_FINE_GRAIN_SYSTEM) != 0;
+        }),
+              CL_INVALID_OPERATION, "no device supports fine-grain system SVM");
+      break;
+    }
+    default:
+      fail(CL_INVALID_VALUE, "unknown kernel execution info");
+  }
+  // Devices with SVM run every kernel with all of the SVM space visible, so the indirect
+  // pointers and the system-SVM hint need no bookkeeping beyond validation.
+}
+
+// ---- Queries ----
+
+void clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size,
+                     void* param_value, size_t* param_value_size_ret) {
+  Kernel& k = *resolve<Kernel>(kernel);
+  InfoWriter out(param_value_size, param_value, param_value_size_ret);
+  switch (param_name) {
+    case CL_KERNEL_FUNCTION_NAME:
+      return out.string(k.name());
+    case CL_KERNEL_NUM_ARGS:
+      return out.value(static_cast<cl_uint>(k.info().args.size()));
+    case CL_KERNEL_REFERENCE_COUNT:
+      return out.value(k.api_reference_count());
+    case CL_KERNEL_CONTEXT:
+      return out.value(k.program().context().handle());
+    case CL_KERNEL_PROGRAM:
+      return out.value(k.program().handle());
+    case CL_KERNEL_ATTRIBUTES:
+      return out.string(k.info().attributes);
+    default:
+      unknown_param("kernel");
+  }
+}
+
+void clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_indx, cl_kernel_arg_info param_name,
+                        size_t param_value_size, void* param_value, size_t* param_value_size_ret) {
+  Kernel& k = *resolve<Kernel>(kernel);
+  const compiler::KernelInfo& info = k.info();
+  // The spec: CL_INVALID_ARG_INDEX if arg_indx is not a valid argument index.
+  check(arg_indx < info.args.size(), CL_INVALID_ARG_INDEX, "argument index out of range");
+  // The spec: CL_KERNEL_ARG_INFO_NOT_AVAILABLE if the argument information is not available
+  // (the program was not built from source with -cl-kernel-arg-info).
+  check(info.arg_info_available, CL_KERNEL_ARG_INFO_NOT_AVAILABLE,
+        "argument information is not available (build with -cl-kernel-arg-info)");
+  const compiler::KernelArg& arg = info.args[arg_indx];
+  InfoWriter out(param_value_size, param_value, param_value_size_ret);
+  switch (param_name) {
+    case CL_KERNEL_ARG_ADDRESS_QUALIFIER:
+      return out.value(arg.address);
+    case CL_KERNEL_ARG_ACCESS_QUALIFIER:
+      return out.value(arg.access);
+    case CL_KERNEL_ARG_TYPE_NAME:
+      return out.string(arg.type_name);
+    case CL_KERNEL_ARG_TYPE_QUALIFIER:
+      return out.value(arg.type_qualifier);
+    case CL_KERNEL_ARG_NAME:
+      return out.string(arg.name);
+    default:
+      unknown_param("kernel argument");
+  }
+}
+
+void clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device,
+                              cl_kernel_work_group_info param_name, size_t param_value_size,
+                              void* param_value, size_t* param_value_size_ret) {
+  Kernel& k = *resolve<Kernel>(kernel);
+  const Device& d = query_device(k, device);
+  const DeviceInfo& dev = d.info();
+  const compiler::KernelInfo& info = info_for(k, d);
+  InfoWriter out(param_value_size, param_value, param_value_size_ret);
+  switch (param_name) {
+    case CL_KERNEL_GLOBAL_WORK_SIZE:
+      // The spec: CL_INVALID_VALUE if device is not a custom device and kernel is not a
+      // built-in kernel.
+      check(dev.type & CL_DEVICE_TYPE_CUSTOM, CL_INVALID_VALUE,
+            "CL_KERNEL_GLOBAL_WORK_SIZE is only defined for custom devices and built-in kernels");
+      {
+        const size_t max = device_size_max(dev);
+        const size_t sizes[3] = {max, max, max};
+        return out.bytes(sizes, sizeof(sizes));
+      }
+    case CL_KERNEL_WORK_GROUP_SIZE:
+      return out.value(kernel_work_group_size(info, dev));
+    case CL_KERNEL_COMPILE_WORK_GROUP_SIZE:
+      return out.bytes(info.reqd_work_group_size, sizeof(info.reqd_work_group_size));
+    case CL_KERNEL_LOCAL_MEM_SIZE:
+      // Static __local variables plus the __local arguments set so far (unset ones count 0).
+      return out.value<cl_ulong>(info.local_mem_size + k.local_arg_bytes());
+    case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
+      return out.value(std::max<size_t>(dev.preferred_work_group_size_multiple, 1));
+    case CL_KERNEL_PRIVATE_MEM_SIZE:
+      return out.value<cl_ulong>(info.private_mem_size);
+    default:
+      unknown_param("kernel work-group");
+  }
+}
+
+void clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device,
+                             cl_kernel_sub_group_info param_name, size_t input_value_size,
+                             const void* input_value, size_t param_value_size, void* param_value,
+                             size_t* param_value_size_ret) {
+  Kernel& k = *resolve<Kernel>(kernel);
+  const Device& d = query_device(k, device);
+  const DeviceInfo& dev = d.info();
+  // The 3.0 spec: CL_INVALID_OPERATION if device does not support subgroups.
+  check(dev.max_num_sub_groups != 0, CL_INVALID_OPERATION, "the device does not support subgroups");
+  const compiler::KernelInfo& info = info_for(k, d);
+  // Sub-groups are as wide as the device's preferred work-group multiple (one SIMD register
+  // of work-items on the CPU); a work-group is cut into sub-groups along its linear index.
+  const size_t width = std::max<size_t>(dev.preferred_work_group_size_multiple, 1);
+  const size_t kernel_max = kernel_work_group_size(info, dev);
+  // The local size given as input: 1 to 3 size_t values (CL_INVALID_VALUE otherwise).
+  auto local_items = [&]() {
+    check(input_value != nullptr, CL_INVALID_VALUE, "input_value is NULL");
+    check(input_value_size % sizeof(size_t) == 0 && input_value_size >= sizeof(size_t) &&
+              input_value_size <= 3 * sizeof(size_t),
+          CL_INVALID_VALUE, "input_value_size does not describe 1 to 3 local sizes");
+    const auto* sizes = static_cast<const size_t*>(input_value);
+    size_t items = 1;
+    for (size_t i = 0; i < input_value_size / sizeof(size_t); ++i) items *= sizes[i];
+    return items;
+  };
+  InfoWriter out(param_value_size, param_value, param_value_size_ret);
+  switch (param_name) {
+    case CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE:
+      return out.value<size_t>(std::min(width, local_items()));
+    case CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE: {
+      const size_t items = local_items();
+      return out.value<size_t>((items + width - 1) / width);
+    }
+    case CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT: {
+      check(input_value != nullptr && input_value_size == sizeof(size_t), CL_INVALID_VALUE,
+            "the input must be one size_t sub-group count");
+      const size_t dims = param_value_size / sizeof(size_t);
+      const bool dims_valid = param_value_size % sizeof(size_t) == 0 && dims >= 1 && dims <= 3;
+      if (param_value)
+        check(dims_valid, CL_INVALID_VALUE,
+              "param_value_size does not describe 1 to 3 local sizes");
+      const size_t count = *static_cast<const size_t*>(input_value);
+      // One dimension carries the work-items; 0 everywhere when no size fits.
+      size_t result[3] = {count * width, 1, 1};
+      if (count == 0 || count > kernel_max / width) result[0] = result[1] = result[2] = 0;
+      const size_t n = dims_valid ? dims : 3;
+      return out.bytes(result, n * sizeof(size_t));
+    }
+    case CL_KERNEL_MAX_NUM_SUB_GROUPS:
+      return out.value<size_t>((kernel_max + width - 1) / width);
+    case CL_KERNEL_COMPILE_NUM_SUB_GROUPS:
+      // The compiler reports no required sub-group count.
+      return out.value<size_t>(0);
+    default:
+      unknown_param("kernel sub-group");
+  }
+}
+
+void clGetKernelSubGroupInfoKHR(cl_kernel in_kernel, cl_device_id in_device,
+                                cl_kernel_sub_group_info param_name, size_t input_value_size,
+                                const void* input_value, size_t param_value_size, void* param_value,
+                                size_t* param_value_size_ret) {
+  impl::clGetKernelSubGroupInfo(in_kernel, in_device, param_name, input_value_size, input_value,
+                                param_value_size, param_value, param_value_size_ret);
+}
+
+// ---- Enqueueing ----
+
+void clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim,
+                            const size_t* global_work_offset, const size_t* global_work_size,
+                            const size_t* local_work_size, cl_uint num_events_in_wait_list,
+                            const cl_event* event_wait_list, cl_event* event) {
+  enqueue_ndrange(command_queue, kernel, work_dim, global_work_offset, global_work_size,
+                  local_work_size, num_events_in_wait_list, event_wait_list, event);
+}
+
+void clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel,
+                   cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
+                   cl_event* event) {
+  // The spec (1.2): equivalent to clEnqueueNDRangeKernel with work_dim 1, global_work_offset
+  // NULL, global_work_size[0] and local_work_size[0] set to 1.
+  const size_t one = 1;
+  enqueue_ndrange(command_queue, kernel, 1, nullptr, &one, &one, num_events_in_wait_list,
+                  event_wait_list, event);
+}
+
+void clEnqueueNativeKernel(cl_command_queue command_queue, void(CL_CALLBACK* user_func)(void*),
+                           void* args, size_t cb_args, cl_uint num_mem_objects,
+                           const cl_mem* mem_list, const void** args_mem_loc,
+                           cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
+                           cl_event* event) {
+  CommandQueue& q = *resolve<CommandQueue>(command_queue);
+  const std::vector<Event*> waits =
+      resolve_wait_list(q.context(), num_events_in_wait_list, event_wait_list);
+  // The spec: CL_INVALID_VALUE if user_func is NULL; if args is NULL and cb_args > 0 or
+  // num_mem_objects > 0; if args is not NULL and cb_args is 0; if num_mem_objects > 0 and
+  // mem_list or args_mem_loc are NULL; if num_mem_objects = 0 and mem_list or args_mem_loc
+  // are not NULL.
+  check(user_func != nullptr, CL_INVALID_VALUE, "user_func is NULL");
+  check(args || (cb_args == 0 && num_mem_objects == 0), CL_INVALID_VALUE,
+        "args is NULL but cb_args or num_mem_objects is not 0");
+  check(!args || cb_args > 0, CL_INVALID_VALUE, "args is not NULL but cb_args is 0");
+  if (num_mem_objects > 0)
+    check(mem_list && args_mem_loc, CL_INVALID_VALUE, "mem_list or args_mem_loc is NULL");
+  else
+    check(!mem_list && !args_mem_loc, CL_INVALID_VALUE,
+          "mem_list or args_mem_loc given with num_mem_objects 0");
+  // The spec: CL_INVALID_OPERATION if the device associated with command_queue cannot execute
+  // the native kernel (CL_EXEC_NATIVE_KERNEL).
+  check(q.device().info().execution_capabilities & CL_EXEC_NATIVE_KERNEL, CL_INVALID_OPERATION,
+        "the queue's device cannot run native kernels");
+
+  NativeKernelOp op;
+  op.fn = user_func;
+  if (args) {
+    const auto* bytes = static_cast<const std::byte*>(args);
+    op.args.assign(bytes, bytes + cb_args);
+  }
+  const auto* base = static_cast<const std::byte*>(args);
+  for (cl_uint i = 0; i < num_mem_objects; ++i) {
+    // Each location must lie inside the args block, with room for a pointer.
+    const auto* loc = static_cast<const std::byte*>(args_mem_loc[i]);
+    check(loc >= base && cb_args >= sizeof(void*) &&
+              static_cast<size_t>(loc - base) <= cb_args - sizeof(void*),
+          CL_INVALID_VALUE, "an args_mem_loc entry lies outside args");
+    const size_t offset = static_cast<size_t>(loc - base);
+    if (!mem_list[i]) {
+      // A NULL buffer becomes a NULL pointer.
+      std::memset(op.args.data() + offset, 0, sizeof(void*));
+      continue;
+    }
+    // The spec: CL_INVALID_MEM_OBJECT if one or more memory objects specified in mem_list are
+    // not valid or are not buffer objects.
+    MemObject& m = *resolve<MemObject>(mem_list[i]);
+    check(m.type() == CL_MEM_OBJECT_BUFFER, CL_INVALID_MEM_OBJECT,
+          "a mem_list entry is not a buffer");
+    check(&m.context() == &q.context(), CL_INVALID_MEM_OBJECT,
+          "a mem_list entry belongs to another context");
+    op.mem_slots.emplace_back(Ref<MemObject>(&m), offset);
+  }
+  submit(q, Command::make(q, CL_COMMAND_NATIVE_KERNEL, std::move(op)), waits, event);
+}
+
+}  // namespace manifold::api::impl
