@@ -96,8 +96,12 @@ BuildOutput link(const std::vector<std::span<const uint8_t>>& objects, std::stri
                  const Target&);
 
 // Detects CL_INVALID_BUILD_OPTIONS / CL_INVALID_COMPILER_OPTIONS / CL_INVALID_LINKER_OPTIONS.
-// Accepts the union of compile and link options (the spec lets clBuildProgram take both).
+// The two-argument form accepts any option valid for some call; the OptionsKind form checks
+// exactly what that call accepts (clLinkProgram: only link options; clBuildProgram and
+// clCompileProgram: compile options, -create-library is link-only).
+enum class OptionsKind { Build, Compile, Link };
 bool options_valid(std::string_view options, std::string* why);
+bool options_valid(std::string_view options, OptionsKind kind, std::string* why);
 
 // Reads a binary's header without JIT-compiling it (clCreateProgramWithBinary): its type,
 // kernels and the options it was built with. nullopt (with *error) when corrupt or foreign.

@@ -1,0 +1,218 @@
+#include "compiler/binary_format.h"
+
+#include <llvm/Config/llvm-config.h>
+#include <llvm/Support/xxhash.h>
+
+#include <cstring>
+
+namespace manifold::compiler {
+namespace {
+
+constexpr char kMagic[8] = {'M', 'N', 'F', 'D', 'C', 'L', 'B', '1'};
+constexpr uint32_t kFormatVersion = 1;
+constexpr size_t kHeaderSize = 8 + 4 + 4 + 8 + 8;
+// Sanity bound for any single count or length: rejects absurd values from corrupt input before
+// they turn into huge allocations.
+constexpr uint64_t kMaxCount = uint64_t(1) << 32;
+
+class Writer {
+ public:
+  void u32(uint32_t value) { raw(&value, sizeof value); }
+  void u64(uint64_t value) { raw(&value, sizeof value); }
+  void str(const std::string& value) {
+    u64(value.size());
+    raw(value.data(), value.size());
+  }
+  void bytes(const std::vector<uint8_t>& value) {
+    u64(value.size());
+    raw(value.data(), value.size());
+  }
+  void raw(const void* data, size_t size) {
+    const auto* p = static_cast<const uint8_t*>(data);
+    out.insert(out.end(), p, p + size);
+  }
+  std::vector<uint8_t> out;
+};
+
+// Bounds-checked reader: every read fails softly once the input is exhausted.
+class Reader {
+ public:
+  explicit Reader(std::span<const uint8_t> in) : in_(in) {}
+  bool ok() const { return ok_; }
+  bool at_end() const { return pos_ == in_.size(); }
+  uint32_t u32() {
+    uint32_t value = 0;
+    raw(&value, sizeof value);
+    return value;
+  }
+  uint64_t u64() {
+    uint64_t value = 0;
+    raw(&value, sizeof value);
+    return value;
+  }
+  std::string str() {
+    uint64_t size = u64();
+    if (!ok_ || size > in_.size() - pos_) return fail(), std::string();
+    std::string value(reinterpret_cast<const char*>(in_.data() + pos_), size);
+    pos_ += size;
+    return value;
+  }
+  std::vector<uint8_t> bytes() {
+    uint64_t size = u64();
+    if (!ok_ || size > in_.size() - pos_) return fail(), std::vector<uint8_t>();
+    std::vector<uint8_t> value(in_.begin() + pos_, in_.begin() + pos_ + size);
+    pos_ += size;
+    return value;
+  }
+  uint64_t count() {
+    uint64_t value = u64();
+    if (value > kMaxCount || value > in_.size()) fail();
+    return ok_ ? value : 0;
+  }
+
+ private:
+  void fail() { ok_ = false; }
+  void raw(void* data, size_t size) {
+    if (!ok_ || size > in_.size() - pos_) {
+      fail();
+      std::memset(data, 0, size);
+      return;
+    }
+    std::memcpy(data, in_.data() + pos_, size);
+    pos_ += size;
+  }
+  std::span<const uint8_t> in_;
+  size_t pos_ = 0;
+  bool ok_ = true;
+};
+
+void write_kernel(Writer& w, const KernelInfo& k) {
+  w.str(k.name);
+  w.u64(k.args.size());
+  for (const KernelArg& a : k.args) {
+    w.u32(static_cast<uint32_t>(a.kind));
+    w.u64(a.size);
+    w.u32(a.address);
+    w.u32(a.access);
+    w.u64(a.type_qualifier);
+    w.str(a.type_name);
+    w.str(a.name);
+  }
+  for (size_t v : k.reqd_work_group_size) w.u64(v);
+  for (size_t v : k.work_group_size_hint) w.u64(v);
+  w.str(k.vec_type_hint);
+  w.str(k.attributes);
+  w.u64(k.local_mem_size);
+  w.u64(k.private_mem_size);
+  w.u32(k.arg_info_available ? 1 : 0);
+}
+
+KernelInfo read_kernel(Reader& r) {
+  KernelInfo k;
+  k.name = r.str();
+  uint64_t count = r.count();
+  for (uint64_t i = 0; i < count && r.ok(); ++i) {
+    KernelArg a;
+    uint32_t kind = r.u32();
+    a.kind = kind <= static_cast<uint32_t>(ArgKind::Image) ? static_cast<ArgKind>(kind)
+                                                           : ArgKind::Value;
+    a.size = r.u64();
+    a.address = r.u32();
+    a.access = r.u32();
+    a.type_qualifier = r.u64();
+    a.type_name = r.str();
+    a.name = r.str();
+    k.args.push_back(std::move(a));
+  }
+  for (size_t& v : k.reqd_work_group_size) v = r.u64();
+  for (size_t& v : k.work_group_size_hint) v = r.u64();
+  k.vec_type_hint = r.str();
+  k.attributes = r.str();
+  k.local_mem_size = r.u64();
+  k.private_mem_size = r.u64();
+  k.arg_info_available = r.u32() != 0;
+  return k;
+}
+
+}  // namespace
+
+const std::string& producer_id() {
+  static const std::string id = "Manifold OpenCL C compiler 1 (LLVM " LLVM_VERSION_STRING ")";
+  return id;
+}
+
+std::vector<uint8_t> serialize(const ProgramBinary& program) {
+  Writer payload;
+  payload.str(program.triple);
+  payload.str(program.options);
+  payload.str(program.producer);
+  payload.u64(program.kernels.size());
+  for (const KernelInfo& k : program.kernels) write_kernel(payload, k);
+  payload.u64(program.execs.size());
+  for (const KernelExec& e : program.execs) {
+    payload.str(e.entry_symbol);
+    payload.u64(e.static_local_size);
+    payload.u64(e.scratch_bytes_per_item);
+    payload.u32((e.has_barriers ? 1u : 0u) | (e.uses_printf ? 2u : 0u));
+  }
+  payload.bytes(program.bitcode);
+
+  Writer out;
+  out.raw(kMagic, sizeof kMagic);
+  out.u32(kFormatVersion);
+  out.u32(static_cast<uint32_t>(program.type));
+  out.u64(payload.out.size());
+  out.u64(llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(payload.out)));
+  out.raw(payload.out.data(), payload.out.size());
+  return std::move(out.out);
+}
+
+std::optional<ProgramBinary> deserialize(std::span<const uint8_t> bytes, std::string* error) {
+  auto fail = [&](const char* message) -> std::optional<ProgramBinary> {
+    if (error) *error = message;
+    return std::nullopt;
+  };
+  if (bytes.size() < kHeaderSize) return fail("binary is truncated (no complete header)");
+  if (std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
+    return fail("not a Manifold program binary (bad magic)");
+  Reader header(bytes.subspan(sizeof kMagic, kHeaderSize - sizeof kMagic));
+  uint32_t version = header.u32();
+  uint32_t type = header.u32();
+  uint64_t payload_size = header.u64();
+  uint64_t checksum = header.u64();
+  if (version != kFormatVersion) return fail("unsupported Manifold binary format version");
+  if (type > static_cast<uint32_t>(BinaryType::Executable) || type == 0)
+    return fail("binary has an unknown program type");
+  if (payload_size != bytes.size() - kHeaderSize)
+    return fail("binary is truncated or has trailing bytes (size mismatch)");
+  std::span<const uint8_t> payload = bytes.subspan(kHeaderSize);
+  if (llvm::xxh3_64bits(llvm::ArrayRef<uint8_t>(payload.data(), payload.size())) != checksum)
+    return fail("binary is corrupt (checksum mismatch)");
+
+  ProgramBinary program;
+  program.type = static_cast<BinaryType>(type);
+  Reader r(payload);
+  program.triple = r.str();
+  program.options = r.str();
+  program.producer = r.str();
+  uint64_t kernel_count = r.count();
+  for (uint64_t i = 0; i < kernel_count && r.ok(); ++i) program.kernels.push_back(read_kernel(r));
+  uint64_t exec_count = r.count();
+  for (uint64_t i = 0; i < exec_count && r.ok(); ++i) {
+    KernelExec e;
+    e.entry_symbol = r.str();
+    e.static_local_size = r.u64();
+    e.scratch_bytes_per_item = r.u64();
+    uint32_t flags = r.u32();
+    e.has_barriers = flags & 1u;
+    e.uses_printf = flags & 2u;
+    program.execs.push_back(std::move(e));
+  }
+  program.bitcode = r.bytes();
+  if (!r.ok() || !r.at_end()) return fail("binary payload is malformed");
+  if (!program.execs.empty() && program.execs.size() != program.kernels.size())
+    return fail("binary payload is malformed (kernel tables disagree)");
+  return program;
+}
+
+}  // namespace manifold::compiler

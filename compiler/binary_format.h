@@ -1,0 +1,49 @@
+// Manifold's program binary: a versioned, checksummed container of LLVM bitcode plus the kernel
+// metadata, so clCreateProgramWithBinary and the CPU loader need no recompilation from source.
+//
+// Layout (little endian):
+//   char     magic[8] = "MNFDCLB1"
+//   uint32   format version (kFormatVersion)
+//   uint32   BinaryType
+//   uint64   payload size in bytes
+//   uint64   xxh3-64 of the payload
+//   payload: strings and arrays, each length-prefixed (uint64), see binary_format.cpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "compiler/compiler.h"
+
+namespace manifold::compiler {
+
+// What the CPU loader needs beyond the OpenCL-visible KernelInfo.
+struct KernelExec {
+  std::string entry_symbol;           // the work-group function
+  uint64_t static_local_size = 0;     // bytes of the kernel's static __local variables
+  uint64_t scratch_bytes_per_item = 0;  // spilled values + private arrays, per work-item
+  bool has_barriers = false;
+  bool uses_printf = false;
+};
+
+struct ProgramBinary {
+  BinaryType type = BinaryType::None;
+  std::string triple;
+  std::string options;   // the options it was compiled/linked with
+  std::string producer;  // compiler identification; a mismatch means recompile
+  std::vector<KernelInfo> kernels;
+  std::vector<KernelExec> execs;  // parallel to kernels, Executable binaries only
+  std::vector<uint8_t> bitcode;
+};
+
+std::vector<uint8_t> serialize(const ProgramBinary& program);
+// nullopt with *error on a bad magic, version, size or checksum, or a malformed payload.
+std::optional<ProgramBinary> deserialize(std::span<const uint8_t> bytes, std::string* error);
+
+// Identifies this compiler build; binaries from another producer are rejected at load.
+const std::string& producer_id();
+
+}  // namespace manifold::compiler

@@ -1,0 +1,390 @@
+// Math builtins (OpenCL C 3.0 section 6.15.2) for float and double.
+//
+// Accuracy: transcendental functions come from SLEEF, choosing for each the variant within the
+// full-profile ULP bound (u10 = 1.0 ulp, u35 = 3.5 ulp, u05 = 0.5 ulp). Functions SLEEF lacks
+// are computed from SLEEF functions in double precision for float (then rounded once), which
+// keeps them well inside their bounds. Rounding, min/max, fma, sqrt and friends map to LLVM
+// intrinsics so vector code stays vector code. Vector forms of SLEEF-backed functions are
+// element-wise here; the CPU pipeline gives the scalar SLEEF calls their SLEEF vector variants
+// so loops over work-items and SLP groups vectorize them.
+#include "common.h"
+
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+
+// ---- SLEEF scalar entry points (plain C names) ----
+#define SLEEF_F1(name) float Sleef_##name(float);
+#define SLEEF_D1(name) double Sleef_##name(double);
+#define SLEEF_F2(name) float Sleef_##name(float, float);
+#define SLEEF_D2(name) double Sleef_##name(double, double);
+SLEEF_F1(sinf_u35) SLEEF_F1(cosf_u35) SLEEF_F1(tanf_u35) SLEEF_F1(asinf_u35) SLEEF_F1(acosf_u35)
+SLEEF_F1(atanf_u35) SLEEF_F1(sinhf_u10) SLEEF_F1(coshf_u10) SLEEF_F1(tanhf_u10)
+SLEEF_F1(asinhf_u10) SLEEF_F1(acoshf_u10) SLEEF_F1(atanhf_u10) SLEEF_F1(expf_u10)
+SLEEF_F1(exp2f_u10) SLEEF_F1(exp10f_u10) SLEEF_F1(expm1f_u10) SLEEF_F1(logf_u10)
+SLEEF_F1(log2f_u10) SLEEF_F1(log10f_u10) SLEEF_F1(log1pf_u10) SLEEF_F1(cbrtf_u10)
+SLEEF_F1(erff_u10) SLEEF_F1(erfcf_u15) SLEEF_F1(tgammaf_u10) SLEEF_F1(lgammaf_u10)
+SLEEF_F1(sinpif_u05) SLEEF_F1(cospif_u05)
+SLEEF_F2(atan2f_u35) SLEEF_F2(powf_u10) SLEEF_F2(hypotf_u05) SLEEF_F2(fmodf)
+SLEEF_F2(remainderf) SLEEF_F2(nextafterf)
+SLEEF_D1(sin_u35) SLEEF_D1(cos_u35) SLEEF_D1(tan_u35) SLEEF_D1(asin_u35) SLEEF_D1(acos_u35)
+SLEEF_D1(atan_u35) SLEEF_D1(sinh_u10) SLEEF_D1(cosh_u10) SLEEF_D1(tanh_u10) SLEEF_D1(asinh_u10)
+SLEEF_D1(acosh_u10) SLEEF_D1(atanh_u10) SLEEF_D1(exp_u10) SLEEF_D1(exp2_u10) SLEEF_D1(exp10_u10)
+SLEEF_D1(expm1_u10) SLEEF_D1(log_u10) SLEEF_D1(log2_u10) SLEEF_D1(log10_u10) SLEEF_D1(log1p_u10)
+SLEEF_D1(cbrt_u10) SLEEF_D1(erf_u10) SLEEF_D1(erfc_u15) SLEEF_D1(tgamma_u10)
+SLEEF_D1(lgamma_u10) SLEEF_D1(sinpi_u05) SLEEF_D1(cospi_u05)
+SLEEF_D2(atan2_u35) SLEEF_D2(pow_u10) SLEEF_D2(hypot_u05) SLEEF_D2(fmod) SLEEF_D2(remainder)
+SLEEF_D2(nextafter)
+int Sleef_ilogbf(float);
+int Sleef_ilogb(double);
+
+// ---- Functions mapped directly onto SLEEF ----
+#define SLEEF_UNARY(name, fsleef, dsleef)              \
+  OVLC float name(float x) { return Sleef_##fsleef(x); } \
+  OVLC double name(double x) { return Sleef_##dsleef(x); } \
+  VEC_UNARY(float, name, float)                        \
+  VEC_UNARY(double, name, double)
+#define SLEEF_BINARY(name, fsleef, dsleef)                            \
+  OVLC float name(float x, float y) { return Sleef_##fsleef(x, y); }    \
+  OVLC double name(double x, double y) { return Sleef_##dsleef(x, y); } \
+  VEC_BINARY(float, name, float, float)                               \
+  VEC_BINARY(double, name, double, double)
+
+SLEEF_UNARY(sin, sinf_u35, sin_u35)
+SLEEF_UNARY(cos, cosf_u35, cos_u35)
+SLEEF_UNARY(tan, tanf_u35, tan_u35)
+SLEEF_UNARY(asin, asinf_u35, asin_u35)
+SLEEF_UNARY(acos, acosf_u35, acos_u35)
+SLEEF_UNARY(atan, atanf_u35, atan_u35)
+SLEEF_UNARY(sinh, sinhf_u10, sinh_u10)
+SLEEF_UNARY(cosh, coshf_u10, cosh_u10)
+SLEEF_UNARY(tanh, tanhf_u10, tanh_u10)
+SLEEF_UNARY(asinh, asinhf_u10, asinh_u10)
+SLEEF_UNARY(acosh, acoshf_u10, acosh_u10)
+SLEEF_UNARY(atanh, atanhf_u10, atanh_u10)
+SLEEF_UNARY(exp, expf_u10, exp_u10)
+SLEEF_UNARY(exp2, exp2f_u10, exp2_u10)
+SLEEF_UNARY(exp10, exp10f_u10, exp10_u10)
+SLEEF_UNARY(expm1, expm1f_u10, expm1_u10)
+SLEEF_UNARY(log, logf_u10, log_u10)
+SLEEF_UNARY(log2, log2f_u10, log2_u10)
+SLEEF_UNARY(log10, log10f_u10, log10_u10)
+SLEEF_UNARY(log1p, log1pf_u10, log1p_u10)
+SLEEF_UNARY(cbrt, cbrtf_u10, cbrt_u10)
+SLEEF_UNARY(erf, erff_u10, erf_u10)
+SLEEF_UNARY(erfc, erfcf_u15, erfc_u15)
+SLEEF_UNARY(tgamma, tgammaf_u10, tgamma_u10)
+SLEEF_UNARY(lgamma, lgammaf_u10, lgamma_u10)
+SLEEF_UNARY(sinpi, sinpif_u05, sinpi_u05)
+SLEEF_UNARY(cospi, cospif_u05, cospi_u05)
+SLEEF_BINARY(atan2, atan2f_u35, atan2_u35)
+SLEEF_BINARY(pow, powf_u10, pow_u10)
+SLEEF_BINARY(hypot, hypotf_u05, hypot_u05)
+SLEEF_BINARY(fmod, fmodf, fmod)
+SLEEF_BINARY(remainder, remainderf, remainder)
+SLEEF_BINARY(nextafter, nextafterf, nextafter)
+
+// ---- Functions that are LLVM intrinsics (exact, and vectorizable as they are) ----
+#define ELEMENTWISE_UNARY_T(name, builtin, T) \
+  OVLC T name(T x) { return builtin(x); }
+#define ELEMENTWISE_UNARY(name, builtin)                 \
+  ALL_WIDTHS_ARG(ELEMENTWISE_UNARY_T, name, builtin, float) \
+  ALL_WIDTHS_ARG(ELEMENTWISE_UNARY_T, name, builtin, double)
+#define ALL_WIDTHS_ARG(M, a, b, T) M(a, b, T) M(a, b, T##2) M(a, b, T##3) M(a, b, T##4) \
+  M(a, b, T##8) M(a, b, T##16)
+ELEMENTWISE_UNARY(fabs, __builtin_elementwise_abs)
+ELEMENTWISE_UNARY(floor, __builtin_elementwise_floor)
+ELEMENTWISE_UNARY(ceil, __builtin_elementwise_ceil)
+ELEMENTWISE_UNARY(trunc, __builtin_elementwise_trunc)
+ELEMENTWISE_UNARY(round, __builtin_elementwise_round)
+ELEMENTWISE_UNARY(rint, __builtin_elementwise_rint)
+ELEMENTWISE_UNARY(sqrt, __builtin_elementwise_sqrt)
+
+#define ELEMENTWISE_BINARY_T(name, builtin, T) \
+  OVLC T name(T x, T y) { return builtin(x, y); }
+#define ELEMENTWISE_BINARY(name, builtin)                      \
+  ALL_WIDTHS_ARG(ELEMENTWISE_BINARY_T, name, builtin, float)   \
+  ALL_WIDTHS_ARG(ELEMENTWISE_BINARY_T, name, builtin, double)
+ELEMENTWISE_BINARY(fmin, __builtin_elementwise_minnum)
+ELEMENTWISE_BINARY(fmax, __builtin_elementwise_maxnum)
+ELEMENTWISE_BINARY(copysign, __builtin_elementwise_copysign)
+VEC_SPLAT_SECOND(float, fmin, float, float)
+VEC_SPLAT_SECOND(float, fmax, float, float)
+VEC_SPLAT_SECOND(double, fmin, double, double)
+VEC_SPLAT_SECOND(double, fmax, double, double)
+
+#define FMA_T(T)                                                                   \
+  OVLC T fma(T a, T b, T c) { return __builtin_elementwise_fma(a, b, c); }         \
+  OVLC T mad(T a, T b, T c) { return __builtin_elementwise_fma(a, b, c); }
+ALL_WIDTHS(FMA_T, float)
+ALL_WIDTHS(FMA_T, double)
+
+// ---- Generic formulas valid for every width (T: float or double type, S: its scalar) ----
+#define GENERIC_MATH(T, ITYPE, PI_INV)                                                     \
+  OVLC T fdim(T x, T y) { return (x > y) ? x - y : (isnan(x) | isnan(y)) ? (x + y) : (T)(0); } \
+  OVLC T maxmag(T x, T y) {                                                                \
+    T ax = fabs(x), ay = fabs(y);                                                          \
+    return ax > ay ? x : ay > ax ? y : fmax(x, y);                                         \
+  }                                                                                        \
+  OVLC T minmag(T x, T y) {                                                                \
+    T ax = fabs(x), ay = fabs(y);                                                          \
+    return ax < ay ? x : ay < ax ? y : fmin(x, y);                                         \
+  }                                                                                        \
+  OVLC T acospi(T x) { return acos(x) * (T)(PI_INV); }                                     \
+  OVLC T asinpi(T x) { return asin(x) * (T)(PI_INV); }                                     \
+  OVLC T atanpi(T x) { return atan(x) * (T)(PI_INV); }                                     \
+  OVLC T atan2pi(T y, T x) { return atan2(y, x) * (T)(PI_INV); }                           \
+  OVLC T logb(T x) {                                                                       \
+    T r = convert_##T(ilogb(x));                                                           \
+    r = isinf(x) ? fabs(x) : r;                                                            \
+    r = (x == (T)(0)) ? (T)(-INFINITY) : r;                                                \
+    return isnan(x) ? x : r;                                                               \
+  }
+
+int OVLC ilogb(float x) { return Sleef_ilogbf(x); }
+int OVLC ilogb(double x) { return Sleef_ilogb(x); }
+VEC_UNARY(int, ilogb, float)
+VEC_UNARY(int, ilogb, double)
+
+#define GENERIC_MATH_ALL(T, I, PI_INV)                                                        \
+  GENERIC_MATH(T, I, PI_INV) GENERIC_MATH(T##2, I##2, PI_INV) GENERIC_MATH(T##3, I##3, PI_INV) \
+  GENERIC_MATH(T##4, I##4, PI_INV) GENERIC_MATH(T##8, I##8, PI_INV)                           \
+  GENERIC_MATH(T##16, I##16, PI_INV)
+GENERIC_MATH_ALL(float, int, 0x1.45f306dc9c883p-2)
+GENERIC_MATH_ALL(double, int, 0x1.45f306dc9c883p-2)
+
+// tanpi from the exact sinpi/cospi (both 0.5 ulp): the quotient stays within 6 ulp.
+OVLC float tanpi(float x) { return (float)(Sleef_sinpi_u05(x) / Sleef_cospi_u05(x)); }
+OVLC double tanpi(double x) {
+  double r = Sleef_sinpi_u05(x) / Sleef_cospi_u05(x);
+  // Odd multiples of 1/2 give +-inf, and tanpi(n) is +-0 with the sign of x for integer n.
+  return (x == __builtin_trunc(x)) ? __builtin_copysign(0.0, x) * (__builtin_fmod(x, 2.0) == 0 ? 1 : -1) : r;
+}
+VEC_UNARY(float, tanpi, float)
+VEC_UNARY(double, tanpi, double)
+
+// rsqrt: float through double is correctly rounded in practice; double within 2 ulp.
+OVLC float rsqrt(float x) { return (float)(1.0 / __builtin_sqrt((double)x)); }
+OVLC double rsqrt(double x) { return 1.0 / __builtin_sqrt(x); }
+VEC_UNARY(float, rsqrt, float)
+VEC_UNARY(double, rsqrt, double)
+
+OVLC float pown(float x, int n) { return (float)Sleef_pow_u10((double)x, (double)n); }
+OVLC double pown(double x, int n) { return Sleef_pow_u10(x, (double)n); }
+VEC_BINARY(float, pown, float, int)
+VEC_BINARY(double, pown, double, int)
+
+OVLC float powr(float x, float y) {
+  if (x < 0.0f || isnan(x) || isnan(y)) return NAN;
+  if (x == 0.0f && y == 0.0f) return NAN;
+  if (isinf(x) && y == 0.0f) return NAN;
+  if (x == 1.0f && isinf(y)) return NAN;
+  return Sleef_powf_u10(x, y);
+}
+OVLC double powr(double x, double y) {
+  if (x < 0.0 || isnan(x) || isnan(y)) return NAN;
+  if (x == 0.0 && y == 0.0) return NAN;
+  if (isinf(x) && y == 0.0) return NAN;
+  if (x == 1.0 && isinf(y)) return NAN;
+  return Sleef_pow_u10(x, y);
+}
+VEC_BINARY(float, powr, float, float)
+VEC_BINARY(double, powr, double, double)
+
+OVLC float rootn(float x, int n) {
+  if (n == 0) return NAN;
+  if (x < 0.0f && (n & 1) == 0) return NAN;
+  double r = Sleef_pow_u10(__builtin_fabs((double)x), 1.0 / (double)n);
+  return (float)__builtin_copysign(r, (double)x);
+}
+OVLC double rootn(double x, int n) {
+  if (n == 0) return NAN;
+  if (x < 0.0 && (n & 1) == 0) return NAN;
+  double r = Sleef_pow_u10(__builtin_fabs(x), 1.0 / (double)n);
+  return __builtin_copysign(r, x);
+}
+VEC_BINARY(float, rootn, float, int)
+VEC_BINARY(double, rootn, double, int)
+
+OVLC float ldexp(float x, int n) { return __builtin_ldexpf(x, n); }
+OVLC double ldexp(double x, int n) { return __builtin_ldexp(x, n); }
+VEC_BINARY(float, ldexp, float, int)
+VEC_BINARY(double, ldexp, double, int)
+VEC_SPLAT_SECOND(float, ldexp, float, int)
+VEC_SPLAT_SECOND(double, ldexp, double, int)
+
+OVLC float nan(uint code) { return as_float(0x7fc00000u | (code & 0x003fffffu)); }
+OVLC double nan(ulong code) { return as_double(0x7ff8000000000000ul | (code & 0x0007fffffffffffful)); }
+VEC_UNARY(float, nan, uint)
+VEC_UNARY(double, nan, ulong)
+
+// ---- Functions with a pointer result, for every address space ----
+// Scalar cores take a __private pointer; wrappers for the other address spaces and the vector
+// widths go through a private temporary (the optimizer removes it).
+OVL float fract(float x, __private float* whole) {
+  float f = __builtin_floorf(x);
+  *whole = f;
+  if (isnan(x)) return x;
+  if (isinf(x)) return __builtin_copysignf(0.0f, x);
+  return __builtin_fminf(x - f, 0x1.fffffep-1f);
+}
+OVL double fract(double x, __private double* whole) {
+  double f = __builtin_floor(x);
+  *whole = f;
+  if (isnan(x)) return x;
+  if (isinf(x)) return __builtin_copysign(0.0, x);
+  return __builtin_fmin(x - f, 0x1.fffffffffffffp-1);
+}
+OVL float modf(float x, __private float* whole) {
+  float t = __builtin_truncf(x);
+  *whole = t;
+  return __builtin_copysignf(isinf(x) ? 0.0f : x - t, x);
+}
+OVL double modf(double x, __private double* whole) {
+  double t = __builtin_trunc(x);
+  *whole = t;
+  return __builtin_copysign(isinf(x) ? 0.0 : x - t, x);
+}
+OVL float frexp(float x, __private int* exponent) { return __builtin_frexpf(x, exponent); }
+OVL double frexp(double x, __private int* exponent) { return __builtin_frexp(x, exponent); }
+OVL float sincos(float x, __private float* cosine) {
+  *cosine = Sleef_cosf_u35(x);
+  return Sleef_sinf_u35(x);
+}
+OVL double sincos(double x, __private double* cosine) {
+  *cosine = Sleef_cos_u35(x);
+  return Sleef_sin_u35(x);
+}
+OVL float lgamma_r(float x, __private int* sign) {
+  float r = Sleef_lgammaf_u10(x);
+  // The sign of gamma(x): negative between -2k-1 and -2k for x < 0 not an integer.
+  int s = 1;
+  if (x < 0.0f && x != __builtin_floorf(x) && ((int)__builtin_floorf(x) & 1)) s = -1;
+  if (x == 0.0f) s = __builtin_signbit(x) ? -1 : 1;
+  if (x < 0.0f && x == __builtin_floorf(x)) s = 0;
+  *sign = isnan(x) ? 0 : s;
+  return r;
+}
+OVL double lgamma_r(double x, __private int* sign) {
+  double r = Sleef_lgamma_u10(x);
+  int s = 1;
+  if (x < 0.0 && x != __builtin_floor(x) && ((long)__builtin_floor(x) & 1)) s = -1;
+  if (x == 0.0) s = __builtin_signbit(x) ? -1 : 1;
+  if (x < 0.0 && x == __builtin_floor(x)) s = 0;
+  *sign = isnan(x) ? 0 : s;
+  return r;
+}
+// remquo: the remainder is exact (IEEE remainder); the quotient's low 7 bits come from the
+// exact fmod by 128*|y|, which leaves a quotient below 129 that rounds correctly.
+#define REMQUO_CORE(T, ABS, FMOD, REM, RINT)                                    \
+  OVL T remquo(T x, T y, __private int* quotient) {                             \
+    T r = REM(x, y);                                                            \
+    if (isnan(x) || isnan(y) || isinf(x) || y == (T)0) {                        \
+      *quotient = 0;                                                            \
+      return (isnan(x) || isnan(y)) ? x + y : (T)NAN;                           \
+    }                                                                           \
+    T ay = ABS(y);                                                              \
+    T big = ay * (T)128;                                                        \
+    T reduced = isinf(big) ? ABS(x) : FMOD(ABS(x), big);                        \
+    int q = (int)RINT((reduced - ABS(r) * (r * x < (T)0 ? (T)-1 : (T)1)) / ay); \
+    q &= 127;                                                                   \
+    *quotient = ((x < (T)0) != (y < (T)0)) ? -q : q;                            \
+    return r;                                                                   \
+  }
+REMQUO_CORE(float, __builtin_fabsf, Sleef_fmodf, Sleef_remainderf, __builtin_rintf)
+REMQUO_CORE(double, __builtin_fabs, Sleef_fmod, Sleef_remainder, __builtin_rint)
+
+// AS wrapper of a scalar core: f(T x, AS P* p).
+#define PTR1_SCALAR(AS, NAME, T, P) \
+  OVL T NAME(T x, AS P* p) {        \
+    P t;                            \
+    T r = NAME(x, &t);              \
+    *p = t;                         \
+    return r;                       \
+  }
+#define PTR1_VECTOR(AS, NAME, T, P, N)        \
+  OVL T##N NAME(T##N x, AS P##N* p) {         \
+    T##N r;                                   \
+    P##N o;                                   \
+    for (int i = 0; i < N; ++i) {             \
+      P t;                                    \
+      r[i] = NAME(x[i], &t);                  \
+      o[i] = t;                               \
+    }                                         \
+    *p = o;                                   \
+    return r;                                 \
+  }
+#define PTR1_VECTORS(AS, NAME, T, P)                                                 \
+  PTR1_VECTOR(AS, NAME, T, P, 2) PTR1_VECTOR(AS, NAME, T, P, 3)                      \
+  PTR1_VECTOR(AS, NAME, T, P, 4) PTR1_VECTOR(AS, NAME, T, P, 8) PTR1_VECTOR(AS, NAME, T, P, 16)
+#define PTR1_ALL(NAME, T, P)                                  \
+  PTR1_SCALAR(__global, NAME, T, P)                           \
+  PTR1_SCALAR(__local, NAME, T, P)                            \
+  PTR1_SCALAR(__generic, NAME, T, P)                          \
+  PTR1_VECTORS(__global, NAME, T, P)                          \
+  PTR1_VECTORS(__local, NAME, T, P)                           \
+  PTR1_VECTORS(__private, NAME, T, P)                         \
+  PTR1_VECTORS(__generic, NAME, T, P)
+PTR1_ALL(fract, float, float)
+PTR1_ALL(fract, double, double)
+PTR1_ALL(modf, float, float)
+PTR1_ALL(modf, double, double)
+PTR1_ALL(frexp, float, int)
+PTR1_ALL(frexp, double, int)
+PTR1_ALL(sincos, float, float)
+PTR1_ALL(sincos, double, double)
+PTR1_ALL(lgamma_r, float, int)
+PTR1_ALL(lgamma_r, double, int)
+
+#define REMQUO_SCALAR(AS, T)            \
+  OVL T remquo(T x, T y, AS int* q) {   \
+    int t;                              \
+    T r = remquo(x, y, &t);             \
+    *q = t;                             \
+    return r;                           \
+  }
+#define REMQUO_VECTOR(AS, T, N)                           \
+  OVL T##N remquo(T##N x, T##N y, AS int##N* q) {         \
+    T##N r;                                               \
+    int##N o;                                             \
+    for (int i = 0; i < N; ++i) {                         \
+      int t;                                              \
+      r[i] = remquo(x[i], y[i], &t);                      \
+      o[i] = t;                                           \
+    }                                                     \
+    *q = o;                                               \
+    return r;                                             \
+  }
+#define REMQUO_ALL_AS(AS, T) REMQUO_VECTOR(AS, T, 2) REMQUO_VECTOR(AS, T, 3) \
+  REMQUO_VECTOR(AS, T, 4) REMQUO_VECTOR(AS, T, 8) REMQUO_VECTOR(AS, T, 16)
+REMQUO_SCALAR(__global, float) REMQUO_SCALAR(__local, float) REMQUO_SCALAR(__generic, float)
+REMQUO_SCALAR(__global, double) REMQUO_SCALAR(__local, double) REMQUO_SCALAR(__generic, double)
+REMQUO_ALL_AS(__global, float) REMQUO_ALL_AS(__local, float) REMQUO_ALL_AS(__private, float)
+REMQUO_ALL_AS(__generic, float)
+REMQUO_ALL_AS(__global, double) REMQUO_ALL_AS(__local, double) REMQUO_ALL_AS(__private, double)
+REMQUO_ALL_AS(__generic, double)
+
+// ---- half_* and native_* (float only): implementation-defined accuracy, so the fast paths ----
+#define HALF_NATIVE_UNARY(name, impl)                        \
+  OVLC float half_##name(float x) { return impl(x); }        \
+  OVLC float native_##name(float x) { return impl(x); }      \
+  VEC_UNARY(float, half_##name, float)                       \
+  VEC_UNARY(float, native_##name, float)
+HALF_NATIVE_UNARY(cos, cos)
+HALF_NATIVE_UNARY(sin, sin)
+HALF_NATIVE_UNARY(tan, tan)
+HALF_NATIVE_UNARY(exp, exp)
+HALF_NATIVE_UNARY(exp2, exp2)
+HALF_NATIVE_UNARY(exp10, exp10)
+HALF_NATIVE_UNARY(log, log)
+HALF_NATIVE_UNARY(log2, log2)
+HALF_NATIVE_UNARY(log10, log10)
+HALF_NATIVE_UNARY(sqrt, sqrt)
+HALF_NATIVE_UNARY(rsqrt, rsqrt)
+
+#define HALF_NATIVE_T(T)                                              \
+  OVLC T half_recip(T x) { return (T)1.0f / x; }                       \
+  OVLC T native_recip(T x) { return (T)1.0f / x; }                     \
+  OVLC T half_divide(T x, T y) { return x / y; }                       \
+  OVLC T native_divide(T x, T y) { return x / y; }                     \
+  OVLC T half_powr(T x, T y) { return powr(x, y); }                    \
+  OVLC T native_powr(T x, T y) { return powr(x, y); }
+ALL_WIDTHS(HALF_NATIVE_T, float)

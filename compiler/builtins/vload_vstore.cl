@@ -1,0 +1,172 @@
+// vload/vstore (OpenCL C 3.0 section 6.15.11), including the half-precision forms with all
+// rounding modes. Loads and stores of N elements use vector types whose alignment is reduced to
+// the element's (the spec only guarantees element alignment), so they stay single vector
+// memory operations; 3-element forms touch exactly 3 elements.
+#include "common.h"
+
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+
+#define UNALIGNED_TYPES(T)                                                        \
+  typedef T T##2_u __attribute__((ext_vector_type(2), aligned(sizeof(T))));       \
+  typedef T T##4_u __attribute__((ext_vector_type(4), aligned(sizeof(T))));       \
+  typedef T T##8_u __attribute__((ext_vector_type(8), aligned(sizeof(T))));       \
+  typedef T T##16_u __attribute__((ext_vector_type(16), aligned(sizeof(T))));
+UNALIGNED_TYPES(char) UNALIGNED_TYPES(uchar) UNALIGNED_TYPES(short) UNALIGNED_TYPES(ushort)
+UNALIGNED_TYPES(int) UNALIGNED_TYPES(uint) UNALIGNED_TYPES(long) UNALIGNED_TYPES(ulong)
+UNALIGNED_TYPES(float) UNALIGNED_TYPES(double) UNALIGNED_TYPES(half)
+
+#define VLOAD_N(AS, T, N)                                         \
+  OVL T##N vload##N(size_t offset, const AS T* p) {               \
+    return *(const AS T##N##_u*)(p + offset * N);                 \
+  }
+#define VSTORE_N(AS, T, N)                                        \
+  OVL void vstore##N(T##N data, size_t offset, AS T* p) {         \
+    *(AS T##N##_u*)(p + offset * N) = data;                       \
+  }
+#define VLOAD_ALL(AS, T)                                                                   \
+  VLOAD_N(AS, T, 2) VLOAD_N(AS, T, 4) VLOAD_N(AS, T, 8) VLOAD_N(AS, T, 16)                  \
+  OVL T##3 vload3(size_t offset, const AS T* p) {                                          \
+    const AS T* q = p + offset * 3;                                                        \
+    return (T##3)(q[0], q[1], q[2]);                                                       \
+  }
+#define VSTORE_ALL(AS, T)                                                                  \
+  VSTORE_N(AS, T, 2) VSTORE_N(AS, T, 4) VSTORE_N(AS, T, 8) VSTORE_N(AS, T, 16)              \
+  OVL void vstore3(T##3 data, size_t offset, AS T* p) {                                    \
+    AS T* q = p + offset * 3;                                                              \
+    q[0] = data.s0;                                                                        \
+    q[1] = data.s1;                                                                        \
+    q[2] = data.s2;                                                                        \
+  }
+#define VLOAD_TYPES(AS, unused)                                                            \
+  VLOAD_ALL(AS, char) VLOAD_ALL(AS, uchar) VLOAD_ALL(AS, short) VLOAD_ALL(AS, ushort)      \
+  VLOAD_ALL(AS, int) VLOAD_ALL(AS, uint) VLOAD_ALL(AS, long) VLOAD_ALL(AS, ulong)          \
+  VLOAD_ALL(AS, float) VLOAD_ALL(AS, double) VLOAD_ALL(AS, half)
+#define VSTORE_TYPES(AS, unused)                                                           \
+  VSTORE_ALL(AS, char) VSTORE_ALL(AS, uchar) VSTORE_ALL(AS, short) VSTORE_ALL(AS, ushort)  \
+  VSTORE_ALL(AS, int) VSTORE_ALL(AS, uint) VSTORE_ALL(AS, long) VSTORE_ALL(AS, ulong)      \
+  VSTORE_ALL(AS, float) VSTORE_ALL(AS, double) VSTORE_ALL(AS, half)
+FOR_EACH_READABLE_AS(VLOAD_TYPES, 0)
+FOR_EACH_WRITABLE_AS(VSTORE_TYPES, 0)
+
+// ---- Half precision ----
+// vload_half*: half -> float is exact.
+#define VLOAD_HALF(AS, unused)                                                               \
+  OVL float vload_half(size_t offset, const AS half* p) { return (float)p[offset]; }         \
+  OVL float2 vload_half2(size_t offset, const AS half* p) {                                  \
+    return __builtin_convertvector(*(const AS half2_u*)(p + offset * 2), float2);            \
+  }                                                                                          \
+  OVL float4 vload_half4(size_t offset, const AS half* p) {                                  \
+    return __builtin_convertvector(*(const AS half4_u*)(p + offset * 4), float4);            \
+  }                                                                                          \
+  OVL float8 vload_half8(size_t offset, const AS half* p) {                                  \
+    return __builtin_convertvector(*(const AS half8_u*)(p + offset * 8), float8);            \
+  }                                                                                          \
+  OVL float16 vload_half16(size_t offset, const AS half* p) {                                \
+    return __builtin_convertvector(*(const AS half16_u*)(p + offset * 16), float16);         \
+  }                                                                                          \
+  OVL float3 vload_half3(size_t offset, const AS half* p) {                                  \
+    const AS half* q = p + offset * 3;                                                       \
+    return (float3)((float)q[0], (float)q[1], (float)q[2]);                                  \
+  }                                                                                          \
+  OVL float2 vloada_half2(size_t offset, const AS half* p) {                                 \
+    return __builtin_convertvector(*(const AS half2*)(p + offset * 2), float2);              \
+  }                                                                                          \
+  OVL float3 vloada_half3(size_t offset, const AS half* p) {                                 \
+    return __builtin_convertvector(*(const AS half4*)(p + offset * 4), float4).xyz;          \
+  }                                                                                          \
+  OVL float4 vloada_half4(size_t offset, const AS half* p) {                                 \
+    return __builtin_convertvector(*(const AS half4*)(p + offset * 4), float4);              \
+  }                                                                                          \
+  OVL float8 vloada_half8(size_t offset, const AS half* p) {                                 \
+    return __builtin_convertvector(*(const AS half8*)(p + offset * 8), float8);              \
+  }                                                                                          \
+  OVL float16 vloada_half16(size_t offset, const AS half* p) {                               \
+    return __builtin_convertvector(*(const AS half16*)(p + offset * 16), float16);           \
+  }
+FOR_EACH_READABLE_AS(VLOAD_HALF, 0)
+
+// Software float/double -> half with an explicit rounding mode, from the exact double value.
+enum { ROUND_TE, ROUND_TZ, ROUND_TP, ROUND_TN };
+static ushort half_bits(double x, int mode) {
+  ushort sign = __builtin_signbit(x) ? 0x8000 : 0;
+  if (x != x) return sign | 0x7e00;
+  double a = __builtin_fabs(x);
+  // Magnitude goes up when rounding away from zero: toward +inf for positive values, toward
+  // -inf for negative ones.
+  bool up_dir = (mode == ROUND_TP && !sign) || (mode == ROUND_TN && sign);
+  if (a == (double)INFINITY) return sign | 0x7c00;
+  int exponent;
+  double scaled;
+  if (a < 0x1p-14) {
+    exponent = -15;  // subnormal: units of 2^-24
+    scaled = a * 0x1p24;
+  } else {
+    exponent = __builtin_ilogb(a);
+    scaled = __builtin_ldexp(a, 10 - exponent);  // in [1024, 2048)
+  }
+  double whole = __builtin_floor(scaled);
+  double fraction = scaled - whole;
+  uint m = (uint)whole;
+  if (fraction > 0.0) {
+    if (mode == ROUND_TE) {
+      if (fraction > 0.5 || (fraction == 0.5 && (m & 1))) ++m;
+    } else if (up_dir) {
+      ++m;
+    }
+  }
+  if (exponent == -15) return sign | (ushort)m;  // m == 1024 is the smallest normal: same bits
+  if (m == 2048) {
+    m = 1024;
+    ++exponent;
+  }
+  if (exponent > 15) {
+    // Overflow: to infinity when rounding to nearest or away from zero, else the largest half.
+    return sign | ((mode == ROUND_TE || up_dir) ? 0x7c00 : 0x7bff);
+  }
+  return sign | (ushort)((exponent + 15) << 10) | (ushort)(m - 1024);
+}
+
+// Store variants for one source type (float or double) and one rounding mode.
+#define VSTORE_HALF_MODE(AS, S, SUFFIX, MODE)                                                 \
+  OVL void vstore_half##SUFFIX(S data, size_t offset, AS half* p) {                           \
+    ((AS ushort*)p)[offset] = half_bits((double)data, MODE);                                  \
+  }                                                                                           \
+  OVL void vstore_half2##SUFFIX(S##2 data, size_t offset, AS half* p) {                       \
+    for (int i = 0; i < 2; ++i) ((AS ushort*)p)[offset * 2 + i] = half_bits(data[i], MODE);   \
+  }                                                                                           \
+  OVL void vstore_half3##SUFFIX(S##3 data, size_t offset, AS half* p) {                       \
+    for (int i = 0; i < 3; ++i) ((AS ushort*)p)[offset * 3 + i] = half_bits(data[i], MODE);   \
+  }                                                                                           \
+  OVL void vstore_half4##SUFFIX(S##4 data, size_t offset, AS half* p) {                       \
+    for (int i = 0; i < 4; ++i) ((AS ushort*)p)[offset * 4 + i] = half_bits(data[i], MODE);   \
+  }                                                                                           \
+  OVL void vstore_half8##SUFFIX(S##8 data, size_t offset, AS half* p) {                       \
+    for (int i = 0; i < 8; ++i) ((AS ushort*)p)[offset * 8 + i] = half_bits(data[i], MODE);   \
+  }                                                                                           \
+  OVL void vstore_half16##SUFFIX(S##16 data, size_t offset, AS half* p) {                     \
+    for (int i = 0; i < 16; ++i) ((AS ushort*)p)[offset * 16 + i] = half_bits(data[i], MODE); \
+  }                                                                                           \
+  OVL void vstorea_half2##SUFFIX(S##2 data, size_t offset, AS half* p) {                      \
+    for (int i = 0; i < 2; ++i) ((AS ushort*)p)[offset * 2 + i] = half_bits(data[i], MODE);   \
+  }                                                                                           \
+  OVL void vstorea_half3##SUFFIX(S##3 data, size_t offset, AS half* p) {                      \
+    for (int i = 0; i < 3; ++i) ((AS ushort*)p)[offset * 4 + i] = half_bits(data[i], MODE);   \
+  }                                                                                           \
+  OVL void vstorea_half4##SUFFIX(S##4 data, size_t offset, AS half* p) {                      \
+    for (int i = 0; i < 4; ++i) ((AS ushort*)p)[offset * 4 + i] = half_bits(data[i], MODE);   \
+  }                                                                                           \
+  OVL void vstorea_half8##SUFFIX(S##8 data, size_t offset, AS half* p) {                      \
+    for (int i = 0; i < 8; ++i) ((AS ushort*)p)[offset * 8 + i] = half_bits(data[i], MODE);   \
+  }                                                                                           \
+  OVL void vstorea_half16##SUFFIX(S##16 data, size_t offset, AS half* p) {                    \
+    for (int i = 0; i < 16; ++i) ((AS ushort*)p)[offset * 16 + i] = half_bits(data[i], MODE); \
+  }
+#define VSTORE_HALF_AS(AS, S)                        \
+  VSTORE_HALF_MODE(AS, S, , ROUND_TE)                \
+  VSTORE_HALF_MODE(AS, S, _rte, ROUND_TE)            \
+  VSTORE_HALF_MODE(AS, S, _rtz, ROUND_TZ)            \
+  VSTORE_HALF_MODE(AS, S, _rtp, ROUND_TP)            \
+  VSTORE_HALF_MODE(AS, S, _rtn, ROUND_TN)
+#define VSTORE_HALF_BOTH(AS, unused) VSTORE_HALF_AS(AS, float) VSTORE_HALF_AS(AS, double)
+FOR_EACH_WRITABLE_AS(VSTORE_HALF_BOTH, 0)

@@ -1,0 +1,230 @@
+// CpuExecutable: JIT-compiles an executable binary with ORC LLJIT and runs NDRanges over TBB.
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/ExecutionEngine/Orc/AbsoluteSymbols.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/SubtargetFeature.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "compiler/binary_format.h"
+#include "compiler/compiler.h"
+#include "compiler/cpu_pipeline.h"
+#include "compiler/workgroup.h"
+
+extern "C" int __manifold_printf(const char* format, const char* descriptor, const char* values);
+
+namespace manifold::compiler {
+
+using WorkGroupFunction = void (*)(const void* const* args, WorkGroupContext* context);
+
+class CpuExecutable::Impl {
+ public:
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  std::vector<KernelInfo> kernels;
+  std::vector<KernelExec> execs;
+  std::vector<WorkGroupFunction> entries;
+};
+
+namespace {
+
+// Grow-only, 128-byte aligned memory reused by one thread for group after group.
+class ThreadBuffer {
+ public:
+  ~ThreadBuffer() { std::free(data_); }
+  void* get(size_t bytes) {
+    if (bytes == 0) return nullptr;
+    if (bytes > capacity_) {
+      std::free(data_);
+      capacity_ = (bytes + 4095) / 4096 * 4096;
+      data_ = std::aligned_alloc(128, capacity_);
+      if (!data_) {
+        capacity_ = 0;
+        throw std::bad_alloc();
+      }
+    }
+    return data_;
+  }
+
+ private:
+  void* data_ = nullptr;
+  size_t capacity_ = 0;
+};
+
+uint64_t align_up(uint64_t value, uint64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+llvm::Error add_host_symbols(llvm::orc::LLJIT& jit) {
+  llvm::orc::JITDylib& main = jit.getMainJITDylib();
+  const char prefix = jit.getDataLayout().getGlobalPrefix();
+  llvm::orc::SymbolMap symbols;
+  symbols[jit.mangleAndIntern("__manifold_printf")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&__manifold_printf), llvm::JITSymbolFlags::Exported};
+  if (auto error = main.define(llvm::orc::absoluteSymbols(std::move(symbols)))) return error;
+  // SLEEF provides the vector and scalar math the builtin library calls.
+  auto sleef = llvm::orc::DynamicLibrarySearchGenerator::Load("libsleef.so.3", prefix);
+  if (!sleef) return sleef.takeError();
+  main.addGenerator(std::move(*sleef));
+  // libc/libm for what LLVM itself may emit (memcpy, memset, fmod...).
+  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix);
+  if (!process) return process.takeError();
+  main.addGenerator(std::move(*process));
+  return llvm::Error::success();
+}
+
+}  // namespace
+
+CpuExecutable::CpuExecutable(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CpuExecutable::~CpuExecutable() = default;
+
+std::unique_ptr<CpuExecutable> CpuExecutable::load(std::span<const uint8_t> binary,
+                                                   const Target& target, std::string* error) {
+  auto fail = [&](std::string message) -> std::unique_ptr<CpuExecutable> {
+    if (error) *error = std::move(message);
+    return nullptr;
+  };
+  std::string why;
+  std::optional<ProgramBinary> program = deserialize(binary, &why);
+  if (!program) return fail(why);
+  if (program->type != BinaryType::Executable) return fail("binary is not an executable");
+  if (program->producer != producer_id())
+    return fail("binary was produced by another compiler version");
+  if (llvm::Triple(program->triple).getArch() != llvm::Triple(target.triple).getArch())
+    return fail("binary was built for " + program->triple + ", not " + target.triple);
+  if (program->execs.size() != program->kernels.size())
+    return fail("binary lacks work-group entry points");
+
+  initialize_llvm();
+  llvm::orc::JITTargetMachineBuilder machine{llvm::Triple(target.triple)};
+  machine.setCPU(target.cpu.empty() ? llvm::sys::getHostCPUName().str() : target.cpu);
+  if (!target.features.empty()) {
+    llvm::SubtargetFeatures features(target.features);
+    machine.addFeatures(features.getFeatures());
+  }
+  machine.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(machine)).create();
+  if (!jit) return fail("cannot create the JIT: " + llvm::toString(jit.takeError()));
+  if (auto err = add_host_symbols(**jit))
+    return fail("cannot set up host symbols: " + llvm::toString(std::move(err)));
+
+  auto context = std::make_unique<llvm::LLVMContext>();
+  llvm::StringRef bytes(reinterpret_cast<const char*>(program->bitcode.data()),
+                        program->bitcode.size());
+  auto module = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bytes, "program"), *context);
+  if (!module) return fail("binary has unreadable bitcode: " + llvm::toString(module.takeError()));
+  (*module)->setDataLayout((*jit)->getDataLayout());
+  llvm::orc::ThreadSafeModule safe_module(std::move(*module), std::move(context));
+  if (auto err = (*jit)->addIRModule(std::move(safe_module)))
+    return fail("cannot add the program to the JIT: " + llvm::toString(std::move(err)));
+
+  auto impl = std::make_unique<Impl>();
+  for (const KernelExec& exec : program->execs) {
+    auto address = (*jit)->lookup(exec.entry_symbol);
+    if (!address)
+      return fail("cannot compile kernel entry " + exec.entry_symbol + ": " +
+                  llvm::toString(address.takeError()));
+    impl->entries.push_back(address->toPtr<WorkGroupFunction>());
+  }
+  impl->jit = std::move(*jit);
+  impl->kernels = std::move(program->kernels);
+  impl->execs = std::move(program->execs);
+  return std::unique_ptr<CpuExecutable>(new CpuExecutable(std::move(impl)));
+}
+
+const KernelInfo* CpuExecutable::find(std::string_view name) const {
+  for (const KernelInfo& kernel : impl_->kernels)
+    if (kernel.name == name) return &kernel;
+  return nullptr;
+}
+
+const std::vector<KernelInfo>& CpuExecutable::kernels() const { return impl_->kernels; }
+
+void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
+                        const void* const* arg_values, const size_t* local_sizes) const {
+  size_t index = 0;
+  while (index < impl_->kernels.size() && impl_->kernels[index].name != kernel_name) ++index;
+  if (index == impl_->kernels.size()) return;
+  const KernelInfo& info = impl_->kernels[index];
+  const KernelExec& exec = impl_->execs[index];
+  WorkGroupFunction entry = impl_->entries[index];
+
+  WorkGroupContext shape{};
+  size_t group_count[3];
+  for (unsigned d = 0; d < 3; ++d) {
+    const bool used = d < range.work_dim;
+    const size_t global = used ? range.global_size[d] : 1;
+    const size_t local = used ? std::max<size_t>(range.local_size[d], 1) : 1;
+    shape.global_size[d] = global;
+    shape.enqueued_local_size[d] = local;
+    shape.global_offset[d] = used ? range.global_offset[d] : 0;
+    group_count[d] = (global + local - 1) / local;
+    shape.num_groups[d] = group_count[d];
+  }
+  shape.work_dim = range.work_dim;
+  const size_t total_groups = group_count[0] * group_count[1] * group_count[2];
+  if (total_groups == 0) return;
+
+  // Local memory of one group: static variables first, then each __local argument.
+  const size_t arg_count = info.args.size();
+  std::vector<uint64_t> local_offsets(arg_count, 0);
+  uint64_t local_bytes = exec.static_local_size;
+  for (size_t i = 0; i < arg_count; ++i) {
+    if (info.args[i].kind != ArgKind::Local) continue;
+    local_bytes = align_up(local_bytes, 128);
+    local_offsets[i] = local_bytes;
+    local_bytes += local_sizes ? local_sizes[i] : 0;
+  }
+  const uint64_t items_per_group = shape.enqueued_local_size[0] * shape.enqueued_local_size[1] *
+                                   shape.enqueued_local_size[2];
+  const uint64_t scratch_bytes = exec.scratch_bytes_per_item * items_per_group;
+  const uint64_t scratch_offset = align_up(local_bytes, 128);
+  const uint64_t collective_offset = align_up(scratch_offset + scratch_bytes, 128);
+  const uint64_t buffer_bytes = collective_offset + 8 * (items_per_group + 2);
+
+  auto run_groups = [&](const tbb::blocked_range<size_t>& groups) {
+    thread_local ThreadBuffer buffer;
+    char* memory = static_cast<char*>(buffer.get(buffer_bytes));
+    std::vector<const void*> args(arg_values, arg_values + arg_count);
+    std::vector<void*> local_pointers(arg_count, nullptr);
+    for (size_t i = 0; i < arg_count; ++i) {
+      if (info.args[i].kind != ArgKind::Local) continue;
+      local_pointers[i] = memory + local_offsets[i];
+      args[i] = &local_pointers[i];
+    }
+    WorkGroupContext context = shape;
+    context.local_memory = memory;
+    context.scratch = scratch_bytes ? memory + scratch_offset : nullptr;
+    context.collective_scratch = memory + collective_offset;
+    for (size_t group = groups.begin(); group != groups.end(); ++group) {
+      size_t rest = group;
+      for (unsigned d = 0; d < 3; ++d) {
+        const size_t id = rest % group_count[d];
+        rest /= group_count[d];
+        context.group_id[d] = id;
+        const size_t first = id * shape.enqueued_local_size[d];
+        context.local_size[d] =
+            std::min<size_t>(shape.enqueued_local_size[d], shape.global_size[d] - first);
+      }
+      entry(args.data(), &context);
+    }
+  };
+  if (total_groups == 1) {
+    run_groups(tbb::blocked_range<size_t>(0, 1));
+  } else {
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, total_groups), run_groups);
+  }
+  if (exec.uses_printf) std::fflush(stdout);
+}
+
+}  // namespace manifold::compiler

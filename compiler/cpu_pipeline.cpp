@@ -1,0 +1,210 @@
+#include "compiler/cpu_pipeline.h"
+
+#include <llvm/Analysis/CGSCCPassManager.h>
+#include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Demangle/Demangle.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/PassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/Transforms/IPO/AlwaysInliner.h>
+#include <llvm/Transforms/IPO/GlobalDCE.h>
+#include <llvm/Transforms/InstCombine/InstCombine.h>
+#include <llvm/Transforms/Scalar/EarlyCSE.h>
+#include <llvm/Transforms/Scalar/SROA.h>
+#include <llvm/Transforms/Scalar/SimplifyCFG.h>
+
+#include <map>
+#include <mutex>
+
+#include "compiler/kernel_info.h"
+#include "compiler/workgroup.h"
+
+// The builtin library's bitcode, embedded at build time (see compiler/CMakeLists.txt).
+extern "C" const unsigned char manifold_builtins_bitcode[];
+extern "C" const unsigned long manifold_builtins_bitcode_size;
+
+namespace manifold::compiler {
+
+void initialize_llvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+llvm::TargetMachine* target_machine_for(const Target& target) {
+  initialize_llvm();
+  thread_local std::map<std::string, std::unique_ptr<llvm::TargetMachine>> cache;
+  const std::string cpu = target.cpu.empty() ? llvm::sys::getHostCPUName().str() : target.cpu;
+  const std::string key = target.triple + "|" + cpu + "|" + target.features;
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second.get();
+  std::string error;
+  const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(llvm::Triple(target.triple), error);
+  if (!llvm_target) return nullptr;
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> machine(llvm_target->createTargetMachine(
+      llvm::Triple(target.triple), cpu, target.features, options, llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive, /*JIT=*/true));
+  return cache.emplace(key, std::move(machine)).first->second.get();
+}
+
+void strip_target_attributes(llvm::Module& module) {
+  for (llvm::Function& function : module) {
+    function.removeFnAttr("target-cpu");
+    function.removeFnAttr("target-features");
+    function.removeFnAttr("tune-cpu");
+  }
+}
+
+namespace {
+
+bool link_builtins(llvm::Module& module, std::string* log) {
+  llvm::StringRef bytes(reinterpret_cast<const char*>(manifold_builtins_bitcode),
+                        manifold_builtins_bitcode_size);
+  auto buffer = llvm::MemoryBuffer::getMemBuffer(bytes, "manifold-builtins", false);
+  // Lazy: only the bodies the program needs are read from the bitcode.
+  auto library = llvm::getOwningLazyBitcodeModule(std::move(buffer), module.getContext());
+  if (!library) {
+    *log += "internal error: cannot read the builtin library: " +
+            llvm::toString(library.takeError()) + "\n";
+    return false;
+  }
+  (*library)->setTargetTriple(module.getTargetTriple());
+  (*library)->setDataLayout(module.getDataLayout());
+  if (llvm::Linker::linkModules(module, std::move(*library), llvm::Linker::LinkOnlyNeeded)) {
+    *log += "internal error: linking the builtin library failed\n";
+    return false;
+  }
+  return true;
+}
+
+// Functions a finished program may still call: provided by the JIT's host symbols.
+bool provided_by_host(const llvm::Function& function) {
+  llvm::StringRef name = function.getName();
+  return function.isIntrinsic() || name.starts_with("Sleef_") || name.starts_with("__manifold") ||
+         name == "memcpy" || name == "memset" || name == "memmove";
+}
+
+bool check_undefined(llvm::Module& module, std::string* log) {
+  bool ok = true;
+  for (llvm::Function& function : module) {
+    if (!function.isDeclaration() || function.use_empty() || provided_by_host(function)) continue;
+    // Work-item queries and barriers are resolved by the work-group pass.
+    llvm::StringRef name = function.getName();
+    if (name.starts_with("_Z13get_global_id") || name.starts_with("_Z12get_local_id") ||
+        name.starts_with("_Z12get_group_id") || name.starts_with("_Z14get_local_size") ||
+        name.starts_with("_Z23get_enqueued_local_size") || name.starts_with("_Z14get_num_groups") ||
+        name.starts_with("_Z15get_global_size") || name.starts_with("_Z17get_global_offset") ||
+        name == "_Z12get_work_dimv" || name == "_Z20get_global_linear_idv" ||
+        name == "_Z19get_local_linear_idv" || name == "_Z7barrierj" ||
+        name.starts_with("_Z18work_group_barrier"))
+      continue;
+    *log += "error: undefined function '" + llvm::demangle(name.str()) + "'" +
+            (name.starts_with("_Z") ? " (builtin not implemented by Manifold's CPU library)" : "") +
+            "\n";
+    ok = false;
+  }
+  return ok;
+}
+
+void run_module_passes(llvm::Module& module, llvm::TargetMachine* machine,
+                       const std::function<void(llvm::PassBuilder&, llvm::ModulePassManager&)>&
+                           populate) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  llvm::PassBuilder builder(machine, tuning);
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager passes;
+  populate(builder, passes);
+  passes.run(module, mam);
+}
+
+}  // namespace
+
+bool finalize_executable(llvm::Module& module, std::vector<KernelInfo>& kernels,
+                         std::vector<KernelExec>& execs, const Target& target,
+                         const ParsedOptions& options, std::string* log) {
+  llvm::TargetMachine* machine = target_machine_for(target);
+  if (!machine) {
+    *log += "error: no code generator for target '" + target.triple + "'\n";
+    return false;
+  }
+  lower_printf_calls(module);
+  if (!link_builtins(module, log)) return false;
+  strip_target_attributes(module);
+  if (!check_undefined(module, log)) return false;
+
+  // Everything but the kernels is inlined into the kernels: barriers inside helper functions
+  // then sit in the kernel's own control flow, where the work-group pass handles them.
+  for (llvm::Function& function : module) {
+    if (function.isDeclaration()) continue;
+    function.removeFnAttr(llvm::Attribute::OptimizeNone);
+    function.removeFnAttr(llvm::Attribute::NoInline);
+    if (!is_kernel(function)) {
+      function.setLinkage(llvm::GlobalValue::InternalLinkage);
+      function.addFnAttr(llvm::Attribute::AlwaysInline);
+    }
+  }
+  for (llvm::GlobalVariable& global : module.globals())
+    if (!global.isDeclaration()) global.setLinkage(llvm::GlobalValue::InternalLinkage);
+
+  run_module_passes(module, machine, [](llvm::PassBuilder&, llvm::ModulePassManager& passes) {
+    passes.addPass(llvm::AlwaysInlinerPass(/*InsertLifetime=*/false));
+    passes.addPass(llvm::GlobalDCEPass());
+    llvm::FunctionPassManager cleanup;
+    cleanup.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
+    cleanup.addPass(llvm::EarlyCSEPass(/*UseMemorySSA=*/false));
+    cleanup.addPass(llvm::InstCombinePass());
+    cleanup.addPass(llvm::SimplifyCFGPass());
+    cleanup.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
+    passes.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(cleanup)));
+  });
+
+  std::string error;
+  if (!form_work_group_functions(module, kernels, execs, &error)) {
+    *log += error + "\n";
+    return false;
+  }
+  // Only the work-group functions are entry points.
+  for (llvm::Function& function : module)
+    if (!function.isDeclaration() && !function.getName().ends_with(".wg"))
+      function.setLinkage(llvm::GlobalValue::InternalLinkage);
+  const std::string cpu =
+      target.cpu.empty() ? llvm::sys::getHostCPUName().str() : target.cpu;
+  for (llvm::Function& function : module) {
+    if (function.isDeclaration()) continue;
+    function.addFnAttr("target-cpu", cpu);
+    if (!target.features.empty()) function.addFnAttr("target-features", target.features);
+  }
+  const bool optimize = !options.opt_disable;
+  run_module_passes(module, machine, [optimize](llvm::PassBuilder& builder,
+                                                llvm::ModulePassManager& passes) {
+    passes = builder.buildPerModuleDefaultPipeline(optimize ? llvm::OptimizationLevel::O3
+                                                            : llvm::OptimizationLevel::O1);
+  });
+  return true;
+}
+
+}  // namespace manifold::compiler

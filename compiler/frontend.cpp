@@ -1,0 +1,175 @@
+#include "compiler/frontend.h"
+
+#include <clang/Basic/DiagnosticOptions.h>
+#include <clang/CodeGen/CodeGenAction.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/VirtualFileSystem.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <algorithm>
+
+#ifndef MANIFOLD_CLANG_RESOURCE_DIR
+#error "MANIFOLD_CLANG_RESOURCE_DIR must name clang's resource directory"
+#endif
+
+namespace manifold::compiler {
+namespace {
+
+// The name diagnostics show for the program source.
+constexpr const char* kMainFileName = "input.cl";
+
+std::string version_flag(unsigned version, bool cpp) {
+  if (cpp) return "-cl-std=CLC++2021";
+  switch (version) {
+    case 100: return "-cl-std=CL1.0";
+    case 110: return "-cl-std=CL1.1";
+    case 120: return "-cl-std=CL1.2";
+    case 200: return "-cl-std=CL2.0";
+    default: return "-cl-std=CL3.0";
+  }
+}
+
+}  // namespace
+
+unsigned effective_cl_version(const ParsedOptions& options, const Target& target) {
+  if (options.cl_std) return options.cl_std;
+  return std::min(target.opencl_c_version, 120u);
+}
+
+std::string cl_ext_argument(const Target& target) {
+  std::vector<std::string> enabled = target.extensions;
+  enabled.insert(enabled.end(), target.opencl_c_features.begin(), target.opencl_c_features.end());
+  // Keep the pairs clang checks for consistency in step with the boolean capabilities.
+  auto add = [&](const char* name) {
+    if (std::find(enabled.begin(), enabled.end(), name) == enabled.end()) enabled.push_back(name);
+  };
+  auto remove = [&](const char* name) { std::erase(enabled, std::string(name)); };
+  if (target.fp64) {
+    add("cl_khr_fp64");
+    if (target.opencl_c_version >= 300) add("__opencl_c_fp64");
+  } else {
+    remove("cl_khr_fp64");
+    remove("__opencl_c_fp64");
+  }
+  if (target.fp16) add("cl_khr_fp16"); else remove("cl_khr_fp16");
+  if (!target.images) {
+    remove("__opencl_c_images");
+    remove("__opencl_c_read_write_images");
+    remove("__opencl_c_3d_image_writes");
+    remove("cl_khr_3d_image_writes");
+  }
+  std::string arg = "-cl-ext=-all";
+  for (const std::string& name : enabled) arg += ",+" + name;
+  return arg;
+}
+
+FrontendResult run_frontend(llvm::LLVMContext& context, std::string_view source,
+                            const ParsedOptions& options,
+                            const std::vector<std::pair<std::string, std::string>>& headers,
+                            const Target& target) {
+  FrontendResult result;
+  const unsigned version = effective_cl_version(options, target);
+  if (version > target.opencl_c_version) {
+    result.log = "error: the device does not support OpenCL C " + std::to_string(version / 100) +
+                 "." + std::to_string(version / 10 % 10) + " (-cl-std)\n";
+    return result;
+  }
+
+  // cc1 arguments. -O2 with -disable-llvm-passes: no optnone attributes, and Manifold runs its
+  // own pipeline after the work-group pass.
+  std::vector<std::string> args = {
+      "-triple",
+      target.triple,
+      "-emit-llvm-only",
+      version_flag(version, options.cl_cpp),
+      "-fdeclare-opencl-builtins",
+      "-finclude-default-header",
+      "-ffake-address-space-map",
+      "-resource-dir",
+      MANIFOLD_CLANG_RESOURCE_DIR,
+      "-internal-isystem",
+      MANIFOLD_CLANG_RESOURCE_DIR "/include",
+      cl_ext_argument(target),
+      "-O2",
+      "-disable-llvm-passes",
+      "-cl-kernel-arg-info",
+      "-fno-dwarf-directory-asm",
+      "-fmessage-length=0",
+      "-ferror-limit",
+      "50",
+  };
+  if (options.cl_cpp) {
+    args.insert(args.begin() + 2, {"-x", "clcpp"});
+  } else {
+    args.insert(args.begin() + 2, {"-x", "cl"});
+  }
+  for (const std::string& flag : options.math_flags) args.push_back(flag);
+  if (options.no_warnings) args.push_back("-w");
+  if (options.warnings_as_errors) args.push_back("-Werror");
+  for (const std::string& define : options.defines) args.push_back("-D" + define);
+  for (const std::string& dir : options.include_dirs) {
+    args.push_back("-I");
+    args.push_back(dir);
+  }
+  args.push_back(kMainFileName);
+  std::vector<const char*> argv;
+  argv.reserve(args.size());
+  for (const std::string& arg : args) argv.push_back(arg.c_str());
+
+  // The program and its headers live in memory, on top of the real file system (for -I and
+  // clang's own headers). Relative names resolve against the process's working directory.
+  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
+      llvm::vfs::getRealFileSystem());
+  auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  llvm::SmallString<256> cwd;
+  if (auto dir = overlay->getCurrentWorkingDirectory()) cwd = *dir;
+  memory->setCurrentWorkingDirectory(cwd);
+  memory->addFile(kMainFileName, 0,
+                  llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(source.data(), source.size()),
+                                                       kMainFileName));
+  for (const auto& [name, text] : headers)
+    memory->addFile(name, 0, llvm::MemoryBuffer::getMemBufferCopy(text, name));
+  overlay->pushOverlay(memory);
+
+  std::string log;
+  llvm::raw_string_ostream log_stream(log);
+  auto invocation = std::make_shared<clang::CompilerInvocation>();
+  clang::DiagnosticOptions parse_diag_options;
+  clang::TextDiagnosticPrinter parse_printer(log_stream, parse_diag_options);
+  {
+    clang::DiagnosticsEngine parse_diags(clang::DiagnosticIDs::create(), parse_diag_options,
+                                         &parse_printer, /*ShouldOwnClient=*/false);
+    if (!clang::CompilerInvocation::CreateFromArgs(*invocation, argv, parse_diags)) {
+      result.log = log;
+      if (result.log.empty()) result.log = "error: invalid compiler invocation\n";
+      return result;
+    }
+  }
+  invocation->getDiagnosticOpts().ShowColors = false;
+  invocation->getFrontendOpts().DisableFree = false;
+
+  clang::CompilerInstance instance(invocation);
+  instance.setVirtualFileSystem(overlay);
+  auto* printer = new clang::TextDiagnosticPrinter(log_stream, instance.getDiagnosticOpts());
+  instance.createDiagnostics(printer, /*ShouldOwnClient=*/true);
+  instance.createFileManager();
+
+  clang::EmitLLVMOnlyAction action(&context);
+  const bool ok = instance.ExecuteAction(action);
+  std::unique_ptr<llvm::Module> module = action.takeModule();
+  if (instance.getDiagnostics().hasErrorOccurred()) {
+    module.reset();
+  }
+  log_stream.flush();
+  result.log = std::move(log);
+  if (ok && module) result.module = std::move(module);
+  return result;
+}
+
+}  // namespace manifold::compiler

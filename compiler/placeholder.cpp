@@ -1,1 +1,0 @@
-// Temporary translation unit until the implementation lands; nothing is implemented yet.

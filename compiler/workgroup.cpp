@@ -1,0 +1,782 @@
+#include "compiler/workgroup.h"
+
+#include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/SetVector.h>
+#include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/IR/CFG.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DataLayout.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/ReplaceConstant.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/ValueMapper.h>
+
+#include <algorithm>
+#include <deque>
+#include <optional>
+
+#include "compiler/kernel_info.h"
+
+namespace manifold::compiler {
+namespace {
+
+using llvm::BasicBlock;
+using llvm::CallInst;
+using llvm::Function;
+using llvm::Instruction;
+using llvm::IRBuilder;
+using llvm::Value;
+
+// Work-item builtins, by their Itanium-mangled names (as -fdeclare-opencl-builtins emits them).
+enum class Query {
+  GlobalId,
+  LocalId,
+  GroupId,
+  LocalSize,
+  EnqueuedLocalSize,
+  NumGroups,
+  GlobalSize,
+  GlobalOffset,
+  WorkDim,
+  GlobalLinearId,
+  LocalLinearId,
+  Slot,     // __manifold.wi_slot(i32 k): this work-item's element of spill slot k
+  Private,  // __manifold.wi_private(i64 offset): this work-item's private memory + offset
+  CollectiveScratch,  // __manifold_collective_scratch(): the group's collective scratch
+};
+
+constexpr const char* kSlotFunction = "__manifold.wi_slot";
+constexpr const char* kPrivateFunction = "__manifold.wi_private";
+
+// Region id meaning "the work-items returned".
+constexpr unsigned kExit = ~0u;
+
+std::optional<Query> query_of(const Function* callee) {
+  if (!callee) return std::nullopt;
+  static const llvm::DenseMap<llvm::StringRef, Query> kNames = {
+      {"_Z13get_global_idj", Query::GlobalId},
+      {"_Z12get_local_idj", Query::LocalId},
+      {"_Z12get_group_idj", Query::GroupId},
+      {"_Z14get_local_sizej", Query::LocalSize},
+      {"_Z23get_enqueued_local_sizej", Query::EnqueuedLocalSize},
+      {"_Z14get_num_groupsj", Query::NumGroups},
+      {"_Z15get_global_sizej", Query::GlobalSize},
+      {"_Z17get_global_offsetj", Query::GlobalOffset},
+      {"_Z12get_work_dimv", Query::WorkDim},
+      {"_Z20get_global_linear_idv", Query::GlobalLinearId},
+      {"_Z19get_local_linear_idv", Query::LocalLinearId},
+      {kSlotFunction, Query::Slot},
+      {kPrivateFunction, Query::Private},
+      {"__manifold_collective_scratch", Query::CollectiveScratch},
+  };
+  auto it = kNames.find(callee->getName());
+  if (it == kNames.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<Query> query_of(const Instruction* inst) {
+  auto* call = llvm::dyn_cast<CallInst>(inst);
+  return call ? query_of(call->getCalledFunction()) : std::nullopt;
+}
+
+bool is_barrier(const Instruction* inst) {
+  auto* call = llvm::dyn_cast<CallInst>(inst);
+  if (!call || !call->getCalledFunction()) return false;
+  llvm::StringRef name = call->getCalledFunction()->getName();
+  return name == "_Z7barrierj" || name == "_Z18work_group_barrierj" ||
+         name == "_Z18work_group_barrierj12memory_scope" || name == "__manifold_barrier";
+}
+
+// A work-item query (or placeholder) with constant operands gives the same value wherever it is
+// evaluated for the same work-item: rather than spilling it across a barrier, re-evaluate it.
+bool is_rematerializable(const Instruction* inst) {
+  if (!query_of(inst)) return false;
+  auto* call = llvm::cast<CallInst>(inst);
+  return std::all_of(call->arg_begin(), call->arg_end(),
+                     [](const llvm::Use& u) { return llvm::isa<llvm::Constant>(u.get()); });
+}
+
+uint64_t align_to(uint64_t value, uint64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+using BlockSet = llvm::SmallPtrSet<BasicBlock*, 32>;
+
+// Blocks reachable from `sources` (included), never entering `avoid`.
+BlockSet reachable(llvm::ArrayRef<BasicBlock*> sources, const BasicBlock* avoid) {
+  BlockSet seen;
+  std::vector<BasicBlock*> work;
+  for (BasicBlock* b : sources)
+    if (b != avoid && seen.insert(b).second) work.push_back(b);
+  while (!work.empty()) {
+    BasicBlock* b = work.back();
+    work.pop_back();
+    for (BasicBlock* s : llvm::successors(b))
+      if (s != avoid && seen.insert(s).second) work.push_back(s);
+  }
+  return seen;
+}
+
+struct Region {
+  unsigned id;
+  BasicBlock* start;
+  std::vector<BasicBlock*> blocks;  // in discovery order, start first
+};
+
+// Per-kernel lowering state.
+class KernelLowering {
+ public:
+  KernelLowering(llvm::Module& module, Function& kernel, KernelInfo& info, KernelExec& exec)
+      : module_(module),
+        kernel_(kernel),
+        info_(info),
+        exec_(exec),
+        context_(module.getContext()),
+        layout_(module.getDataLayout()),
+        i32_(llvm::Type::getInt32Ty(context_)),
+        i64_(llvm::Type::getInt64Ty(context_)),
+        i8_(llvm::Type::getInt8Ty(context_)),
+        ptr_(llvm::PointerType::get(context_, 0)) {}
+
+  bool run(std::string* error);
+
+ private:
+  void split_at_barriers();
+  void privatize_allocas();
+  void spill_cross_barrier_values();
+  void form_regions();
+  Function* build_work_group_function();
+  // Where a region's loops end: the block, the id of the next region (phi over the exits of
+  // the last work-item; null when the region never ends) and the possible next regions.
+  struct RegionEnd {
+    BasicBlock* done;
+    llvm::PHINode* next;
+    std::vector<unsigned> targets;
+  };
+  RegionEnd emit_region(Region& region, Function* wg, llvm::ValueToValueMapTy& base_map,
+                        BasicBlock* preheader);
+  Value* resolve_query(IRBuilder<>& b, CallInst* call, Query query);
+  Function* placeholder(const char* name, llvm::Type* arg);
+  Instruction* rematerialize_before(Instruction* original, llvm::BasicBlock::iterator where);
+
+  llvm::Module& module_;
+  Function& kernel_;
+  KernelInfo& info_;
+  KernelExec& exec_;
+  llvm::LLVMContext& context_;
+  const llvm::DataLayout& layout_;
+  llvm::Type* i32_;
+  llvm::Type* i64_;
+  llvm::Type* i8_;
+  llvm::PointerType* ptr_;
+
+  std::vector<BasicBlock*> barrier_blocks_;
+  BlockSet barrier_set_;
+  std::vector<Region> regions_;
+  llvm::DenseMap<BasicBlock*, unsigned> region_after_barrier_;
+
+  // Spill slots (struct-of-arrays) and private memory (array-of-structs) per work-item.
+  std::vector<uint64_t> slot_offsets_;  // per slot, bytes per work-item before it
+  std::vector<uint64_t> slot_sizes_;
+  uint64_t slot_bytes_ = 0;
+  uint64_t private_bytes_ = 0;
+
+  // Uniform values of the work-group function, set while building it.
+  struct Uniforms {
+    Value* group_id[3];
+    Value* local_size[3];
+    Value* enqueued[3];
+    Value* num_groups[3];
+    Value* global_size[3];
+    Value* global_offset[3];
+    Value* work_dim;
+    Value* scratch;
+    Value* local_memory;
+    Value* collective_scratch;
+    Value* private_base;
+    std::vector<Value*> slot_base;
+  } uniforms_{};
+  // Loop state of the region being emitted.
+  Value* local_id_[3] = {nullptr, nullptr, nullptr};
+  Value* local_linear_ = nullptr;
+};
+
+Function* KernelLowering::placeholder(const char* name, llvm::Type* arg) {
+  llvm::FunctionType* type = llvm::FunctionType::get(ptr_, {arg}, false);
+  llvm::FunctionCallee callee = module_.getOrInsertFunction(name, type);
+  auto* function = llvm::cast<Function>(callee.getCallee());
+  function->setDoesNotAccessMemory();
+  function->setDoesNotThrow();
+  return function;
+}
+
+Instruction* KernelLowering::rematerialize_before(Instruction* original,
+                                                  llvm::BasicBlock::iterator where) {
+  Instruction* copy = original->clone();
+  copy->insertBefore(where);
+  return copy;
+}
+
+void KernelLowering::split_at_barriers() {
+  std::vector<Instruction*> barriers;
+  for (BasicBlock& block : kernel_)
+    for (Instruction& inst : block)
+      if (is_barrier(&inst)) barriers.push_back(&inst);
+  for (Instruction* barrier : barriers) {
+    BasicBlock* block = barrier->getParent();
+    if (barrier != &block->front()) block = block->splitBasicBlock(barrier, "barrier");
+    block->splitBasicBlock(barrier->getNextNode(), "after.barrier");
+    barrier_blocks_.push_back(block);
+    barrier_set_.insert(block);
+  }
+}
+
+// Kernels with barriers: every private variable needs one copy per work-item that survives
+// from region to region, so allocas become addresses in the per-work-item private area.
+void KernelLowering::privatize_allocas() {
+  std::vector<llvm::AllocaInst*> allocas;
+  for (BasicBlock& block : kernel_)
+    for (Instruction& inst : block)
+      if (auto* alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst)) allocas.push_back(alloca);
+  if (allocas.empty()) return;
+  Function* private_fn = placeholder(kPrivateFunction, i64_);
+  for (llvm::AllocaInst* alloca : allocas) {
+    // Lifetime markers must name an alloca directly; the private area needs none.
+    for (llvm::User* user : llvm::make_early_inc_range(alloca->users()))
+      if (auto* inst = llvm::dyn_cast<Instruction>(user); inst && inst->isLifetimeStartOrEnd())
+        inst->eraseFromParent();
+    const uint64_t size =
+        alloca->getAllocationSize(layout_).value_or(llvm::TypeSize::getFixed(0)).getFixedValue();
+    const uint64_t alignment = std::max<uint64_t>(alloca->getAlign().value(), 16);
+    const uint64_t offset = align_to(private_bytes_, alignment);
+    private_bytes_ = offset + std::max<uint64_t>(size, 1);
+    // One fresh placeholder per use: no pointer to private memory needs spilling.
+    for (llvm::Use& use : llvm::make_early_inc_range(alloca->uses())) {
+      auto* user = llvm::cast<Instruction>(use.getUser());
+      llvm::BasicBlock::iterator where = user->getIterator();
+      if (auto* phi = llvm::dyn_cast<llvm::PHINode>(user))
+        where = phi->getIncomingBlock(use)->getTerminator()->getIterator();
+      auto* address = CallInst::Create(private_fn, {llvm::ConstantInt::get(i64_, offset)},
+                                       alloca->getName() + ".wi", where);
+      Value* value = address;
+      if (alloca->getType()->getAddressSpace() != 0)
+        value = new llvm::AddrSpaceCastInst(address, alloca->getType(), "", where);
+      use.set(value);
+    }
+    alloca->eraseFromParent();
+  }
+  private_bytes_ = align_to(private_bytes_, 16);
+}
+
+// Values defined before a barrier and used after it (on some path) go through a per-work-item
+// slot: stored right after the definition, loaded right before each such use.
+void KernelLowering::spill_cross_barrier_values() {
+  Function* slot_fn = placeholder(kSlotFunction, i32_);
+  for (BasicBlock& def_block : kernel_) {
+    if (barrier_set_.contains(&def_block)) continue;
+    std::vector<BasicBlock*> successors(llvm::succ_begin(&def_block), llvm::succ_end(&def_block));
+    BlockSet after_def = reachable(successors, &def_block);
+    std::vector<BasicBlock*> barriers_hit;
+    for (BasicBlock* barrier : barrier_blocks_)
+      if (after_def.contains(barrier)) barriers_hit.push_back(barrier);
+    if (barriers_hit.empty()) continue;
+    // Blocks reachable from the definition through a barrier without redefining the value.
+    BlockSet crossed = reachable(barriers_hit, &def_block);
+
+    std::vector<Instruction*> definitions;
+    for (Instruction& inst : def_block)
+      if (!inst.getType()->isVoidTy() && !inst.use_empty()) definitions.push_back(&inst);
+    for (Instruction* def : definitions) {
+      std::vector<llvm::Use*> crossing;
+      for (llvm::Use& use : def->uses()) {
+        auto* user = llvm::cast<Instruction>(use.getUser());
+        BasicBlock* use_block = user->getParent();
+        if (auto* phi = llvm::dyn_cast<llvm::PHINode>(user))
+          use_block = phi->getIncomingBlock(use);
+        if (use_block != &def_block && crossed.contains(use_block)) crossing.push_back(&use);
+      }
+      if (crossing.empty()) continue;
+
+      if (is_rematerializable(def)) {
+        for (llvm::Use* use : crossing) {
+          auto* user = llvm::cast<Instruction>(use->getUser());
+          llvm::BasicBlock::iterator where = user->getIterator();
+          if (auto* phi = llvm::dyn_cast<llvm::PHINode>(user))
+            where = phi->getIncomingBlock(*use)->getTerminator()->getIterator();
+          use->set(rematerialize_before(def, where));
+        }
+        continue;
+      }
+
+      llvm::Type* type = def->getType();
+      const uint64_t size = layout_.getTypeAllocSize(type);
+      const unsigned slot = slot_offsets_.size();
+      slot_offsets_.push_back(slot_bytes_);
+      slot_sizes_.push_back(size);
+      // Each slot's array starts 64-byte aligned (offset * work-items, offset a multiple of 64).
+      slot_bytes_ += align_to(size, 64);
+      llvm::Constant* slot_index = llvm::ConstantInt::get(i32_, slot);
+
+      llvm::BasicBlock::iterator store_at =
+          llvm::isa<llvm::PHINode>(def) ? def_block.getFirstInsertionPt()
+                                        : std::next(def->getIterator());
+      auto* store_address = CallInst::Create(slot_fn, {slot_index}, "", store_at);
+      new llvm::StoreInst(def, store_address, store_at);
+
+      // One reload per (user, incoming block): a phi may list the same block twice.
+      llvm::DenseMap<std::pair<Instruction*, BasicBlock*>, Value*> reloads;
+      for (llvm::Use* use : crossing) {
+        auto* user = llvm::cast<Instruction>(use->getUser());
+        BasicBlock* key_block = nullptr;
+        llvm::BasicBlock::iterator where = user->getIterator();
+        if (auto* phi = llvm::dyn_cast<llvm::PHINode>(user)) {
+          key_block = phi->getIncomingBlock(*use);
+          where = key_block->getTerminator()->getIterator();
+        }
+        Value*& reload = reloads[{user, key_block}];
+        if (!reload) {
+          auto* address = CallInst::Create(slot_fn, {slot_index}, "", where);
+          reload = new llvm::LoadInst(type, address, def->getName() + ".reload", where);
+        }
+        use->set(reload);
+      }
+    }
+  }
+}
+
+void KernelLowering::form_regions() {
+  std::vector<BasicBlock*> starts = {&kernel_.getEntryBlock()};
+  for (BasicBlock* barrier : barrier_blocks_) {
+    region_after_barrier_[barrier] = starts.size();
+    starts.push_back(barrier->getSingleSuccessor());
+  }
+  for (unsigned id = 0; id < starts.size(); ++id) {
+    Region region{id, starts[id], {}};
+    BlockSet seen;
+    std::deque<BasicBlock*> work = {starts[id]};
+    seen.insert(starts[id]);
+    while (!work.empty()) {
+      BasicBlock* block = work.front();
+      work.pop_front();
+      region.blocks.push_back(block);
+      for (BasicBlock* s : llvm::successors(block))
+        if (!barrier_set_.contains(s) && seen.insert(s).second) work.push_back(s);
+    }
+    regions_.push_back(std::move(region));
+  }
+}
+
+Value* KernelLowering::resolve_query(IRBuilder<>& b, CallInst* call, Query query) {
+  const Uniforms& u = uniforms_;
+  auto dimension_select = [&](auto&& per_dimension, uint64_t out_of_range) -> Value* {
+    Value* dim = call->getArgOperand(0);
+    if (auto* constant = llvm::dyn_cast<llvm::ConstantInt>(dim)) {
+      uint64_t d = constant->getZExtValue();
+      return d < 3 ? per_dimension(unsigned(d)) : llvm::ConstantInt::get(i64_, out_of_range);
+    }
+    Value* result = llvm::ConstantInt::get(i64_, out_of_range);
+    for (int d = 2; d >= 0; --d) {
+      Value* is_d = b.CreateICmpEQ(dim, llvm::ConstantInt::get(dim->getType(), d));
+      result = b.CreateSelect(is_d, per_dimension(unsigned(d)), result);
+    }
+    return result;
+  };
+  auto global_id = [&](unsigned d) -> Value* {
+    return b.CreateAdd(b.CreateAdd(b.CreateMul(u.group_id[d], u.enqueued[d]), local_id_[d]),
+                       u.global_offset[d]);
+  };
+  switch (query) {
+    case Query::GlobalId: return dimension_select(global_id, 0);
+    case Query::LocalId: return dimension_select([&](unsigned d) { return local_id_[d]; }, 0);
+    case Query::GroupId: return dimension_select([&](unsigned d) { return u.group_id[d]; }, 0);
+    case Query::LocalSize:
+      return dimension_select([&](unsigned d) { return u.local_size[d]; }, 1);
+    case Query::EnqueuedLocalSize:
+      return dimension_select([&](unsigned d) { return u.enqueued[d]; }, 1);
+    case Query::NumGroups:
+      return dimension_select([&](unsigned d) { return u.num_groups[d]; }, 1);
+    case Query::GlobalSize:
+      return dimension_select([&](unsigned d) { return u.global_size[d]; }, 1);
+    case Query::GlobalOffset:
+      return dimension_select([&](unsigned d) { return u.global_offset[d]; }, 0);
+    case Query::WorkDim: return b.CreateTrunc(u.work_dim, call->getType());
+    case Query::GlobalLinearId: {
+      Value* id0 = b.CreateSub(global_id(0), u.global_offset[0]);
+      Value* id1 = b.CreateSub(global_id(1), u.global_offset[1]);
+      Value* id2 = b.CreateSub(global_id(2), u.global_offset[2]);
+      Value* plane = b.CreateMul(u.global_size[1], u.global_size[0]);
+      return b.CreateAdd(b.CreateAdd(b.CreateMul(id2, plane), b.CreateMul(id1, u.global_size[0])),
+                         id0);
+    }
+    case Query::LocalLinearId: return local_linear_;
+    case Query::Slot: {
+      auto* index = llvm::cast<llvm::ConstantInt>(call->getArgOperand(0));
+      const unsigned slot = index->getZExtValue();
+      Value* offset = b.CreateMul(local_linear_, llvm::ConstantInt::get(i64_, slot_sizes_[slot]));
+      return b.CreateGEP(i8_, u.slot_base[slot], offset, "slot");
+    }
+    case Query::CollectiveScratch:
+      return b.CreateAddrSpaceCast(u.collective_scratch, call->getType());
+    case Query::Private: {
+      Value* offset = b.CreateAdd(
+          b.CreateMul(local_linear_, llvm::ConstantInt::get(i64_, private_bytes_)),
+          call->getArgOperand(0));
+      return b.CreateGEP(i8_, u.private_base, offset, "private");
+    }
+  }
+  return nullptr;
+}
+
+KernelLowering::RegionEnd KernelLowering::emit_region(Region& region, Function* wg,
+                                                      llvm::ValueToValueMapTy& base_map,
+                                                      BasicBlock* preheader) {
+  const std::string tag = "r" + std::to_string(region.id);
+  llvm::LLVMContext& c = context_;
+  BasicBlock* z_header = BasicBlock::Create(c, tag + ".z", wg);
+  BasicBlock* y_header = BasicBlock::Create(c, tag + ".y", wg);
+  BasicBlock* x_header = BasicBlock::Create(c, tag + ".x", wg);
+  BasicBlock* x_latch = BasicBlock::Create(c, tag + ".x.latch", wg);
+  BasicBlock* y_latch = BasicBlock::Create(c, tag + ".y.latch", wg);
+  BasicBlock* z_latch = BasicBlock::Create(c, tag + ".z.latch", wg);
+  BasicBlock* done = BasicBlock::Create(c, tag + ".done", wg);
+
+  IRBuilder<> b(preheader);
+  b.CreateBr(z_header);
+  b.SetInsertPoint(z_header);
+  llvm::PHINode* z = b.CreatePHI(i64_, 2, "lz");
+  z->addIncoming(llvm::ConstantInt::get(i64_, 0), preheader);
+  b.CreateBr(y_header);
+  b.SetInsertPoint(y_header);
+  llvm::PHINode* y = b.CreatePHI(i64_, 2, "ly");
+  y->addIncoming(llvm::ConstantInt::get(i64_, 0), z_header);
+  b.CreateBr(x_header);
+  b.SetInsertPoint(x_header);
+  llvm::PHINode* x = b.CreatePHI(i64_, 2, "lx");
+  x->addIncoming(llvm::ConstantInt::get(i64_, 0), y_header);
+  local_id_[0] = x;
+  local_id_[1] = y;
+  local_id_[2] = z;
+  local_linear_ = b.CreateAdd(
+      b.CreateMul(b.CreateAdd(b.CreateMul(z, uniforms_.local_size[1]), y),
+                  uniforms_.local_size[0]),
+      x, "llinear");
+
+  // Clone the region's blocks. Barrier blocks it reaches become exits to the x latch.
+  llvm::ValueToValueMapTy map;
+  for (auto it = base_map.begin(); it != base_map.end(); ++it) map[it->first] = it->second;
+  BlockSet members(region.blocks.begin(), region.blocks.end());
+  std::vector<BasicBlock*> clones;
+  for (BasicBlock* block : region.blocks) {
+    BasicBlock* clone = llvm::CloneBasicBlock(block, map, "." + tag, wg);
+    map[block] = clone;
+    clones.push_back(clone);
+  }
+  llvm::PHINode* next = llvm::PHINode::Create(i32_, 4, tag + ".next");
+  next->insertInto(x_latch, x_latch->end());
+  std::vector<unsigned> targets;
+  auto add_exit = [&](unsigned target, BasicBlock* from) {
+    next->addIncoming(llvm::ConstantInt::get(i32_, target), from);
+    if (std::find(targets.begin(), targets.end(), target) == targets.end())
+      targets.push_back(target);
+  };
+  for (BasicBlock* block : region.blocks) {
+    for (BasicBlock* s : llvm::successors(block)) {
+      if (!barrier_set_.contains(s) || map.count(s)) continue;
+      BasicBlock* exit = BasicBlock::Create(c, tag + ".to.barrier", wg);
+      llvm::BranchInst::Create(x_latch, exit);
+      add_exit(region_after_barrier_[s], exit);
+      map[s] = exit;
+    }
+  }
+  // Phis keep only the edges that exist inside this region.
+  for (BasicBlock* clone : clones) {
+    for (llvm::PHINode& phi : llvm::make_early_inc_range(clone->phis())) {
+      for (unsigned i = phi.getNumIncomingValues(); i-- > 0;)
+        if (!members.contains(phi.getIncomingBlock(i))) phi.removeIncomingValue(i, false);
+    }
+  }
+  llvm::remapInstructionsInBlocks(clones, map);
+  b.SetInsertPoint(x_header);
+  b.CreateBr(llvm::cast<BasicBlock>(map[region.start]));
+
+  // Returns end the work-item; resolve work-item queries against the loop state.
+  llvm::MDNode* access_group = llvm::MDNode::getDistinct(c, {});
+  bool all_parallel = true;
+  for (BasicBlock* clone : clones) {
+    if (auto* ret = llvm::dyn_cast<llvm::ReturnInst>(clone->getTerminator())) {
+      ret->eraseFromParent();
+      llvm::BranchInst::Create(x_latch, clone);
+      add_exit(kExit, clone);
+    }
+    for (Instruction& inst : llvm::make_early_inc_range(*clone)) {
+      if (auto query = query_of(&inst)) {
+        IRBuilder<> at(&inst);
+        Value* value = resolve_query(at, llvm::cast<CallInst>(&inst), *query);
+        inst.replaceAllUsesWith(value);
+        inst.eraseFromParent();
+        continue;
+      }
+      if (auto* alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst)) {
+        // No barriers: one private copy reused by the work-items in turn, allocated once.
+        alloca->moveBefore(wg->getEntryBlock().getFirstInsertionPt());
+        all_parallel = false;
+        continue;
+      }
+      if (inst.mayReadOrWriteMemory()) inst.setMetadata(llvm::LLVMContext::MD_access_group,
+                                                        access_group);
+    }
+  }
+  if (next->getNumIncomingValues() == 0) {
+    // The region never finishes (an infinite loop in the kernel): the latch is unreachable.
+    next->eraseFromParent();
+    next = nullptr;
+    new llvm::UnreachableInst(c, x_latch);
+  } else {
+    b.SetInsertPoint(x_latch);
+    Value* x_next = b.CreateAdd(x, llvm::ConstantInt::get(i64_, 1), "lx.next", true, true);
+    auto* x_branch =
+        b.CreateCondBr(b.CreateICmpULT(x_next, uniforms_.local_size[0]), x_header, y_latch);
+    x->addIncoming(x_next, x_latch);
+    // The x loop runs independent work-items: tell the vectorizer.
+    llvm::SmallVector<llvm::Metadata*, 3> loop_md = {nullptr};
+    if (all_parallel)
+      loop_md.push_back(llvm::MDNode::get(
+          c, {llvm::MDString::get(c, "llvm.loop.parallel_accesses"), access_group}));
+    loop_md.push_back(llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.mustprogress")}));
+    llvm::MDNode* loop_id = llvm::MDNode::getDistinct(c, loop_md);
+    loop_id->replaceOperandWith(0, loop_id);
+    x_branch->setMetadata(llvm::LLVMContext::MD_loop, loop_id);
+
+    b.SetInsertPoint(y_latch);
+    Value* y_next = b.CreateAdd(y, llvm::ConstantInt::get(i64_, 1), "ly.next", true, true);
+    b.CreateCondBr(b.CreateICmpULT(y_next, uniforms_.local_size[1]), y_header, z_latch);
+    y->addIncoming(y_next, y_latch);
+    b.SetInsertPoint(z_latch);
+    Value* z_next = b.CreateAdd(z, llvm::ConstantInt::get(i64_, 1), "lz.next", true, true);
+    b.CreateCondBr(b.CreateICmpULT(z_next, uniforms_.local_size[2]), z_header, done);
+    z->addIncoming(z_next, z_latch);
+  }
+  // Every work-item stopped at the same barrier (OpenCL requires barriers to be reached
+  // uniformly), so the last work-item's `next` decides where the group continues.
+  return {done, next, targets};
+}
+
+Function* KernelLowering::build_work_group_function() {
+  llvm::LLVMContext& c = context_;
+  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(c), {ptr_, ptr_}, false);
+  Function* wg = Function::Create(type, llvm::GlobalValue::ExternalLinkage,
+                                  kernel_.getName() + ".wg", module_);
+  wg->setCallingConv(llvm::CallingConv::C);
+  wg->addFnAttr(llvm::Attribute::NoUnwind);
+  wg->addFnAttr(llvm::Attribute::NoRecurse);
+  wg->addParamAttr(0, llvm::Attribute::NoAlias);
+  wg->addParamAttr(0, llvm::Attribute::ReadOnly);
+  wg->addParamAttr(1, llvm::Attribute::NoAlias);
+  wg->addParamAttr(1, llvm::Attribute::ReadOnly);
+  Value* args = wg->getArg(0);
+  Value* ctx = wg->getArg(1);
+  args->setName("args");
+  ctx->setName("ctx");
+
+  BasicBlock* entry = BasicBlock::Create(c, "entry", wg);
+  IRBuilder<> b(entry);
+  llvm::MDNode* invariant = llvm::MDNode::get(c, {});
+  auto load_word = [&](unsigned index, llvm::Type* type, const char* name) {
+    Value* address = b.CreateConstInBoundsGEP1_64(i64_, ctx, index);
+    llvm::LoadInst* load = b.CreateLoad(type, address, name);
+    load->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
+    return load;
+  };
+  Uniforms& u = uniforms_;
+  for (unsigned d = 0; d < 3; ++d) {
+    using namespace context_word;
+    u.group_id[d] = load_word(kGroupId + d, i64_, "group.id");
+    u.local_size[d] = load_word(kLocalSize + d, i64_, "local.size");
+    u.enqueued[d] = load_word(kEnqueuedLocalSize + d, i64_, "enqueued.size");
+    u.num_groups[d] = load_word(kNumGroups + d, i64_, "num.groups");
+    u.global_size[d] = load_word(kGlobalSize + d, i64_, "global.size");
+    u.global_offset[d] = load_word(kGlobalOffset + d, i64_, "global.offset");
+  }
+  u.work_dim = load_word(context_word::kWorkDim, i64_, "work.dim");
+  u.scratch = load_word(context_word::kScratch, ptr_, "scratch");
+  u.local_memory = load_word(context_word::kLocalMemory, ptr_, "local.memory");
+  u.collective_scratch =
+      load_word(context_word::kCollectiveScratch, ptr_, "collective.scratch");
+  Value* items = b.CreateMul(b.CreateMul(u.enqueued[0], u.enqueued[1]), u.enqueued[2], "items");
+  for (uint64_t offset : slot_offsets_)
+    u.slot_base.push_back(
+        b.CreateGEP(i8_, u.scratch, b.CreateMul(items, llvm::ConstantInt::get(i64_, offset))));
+  u.private_base =
+      b.CreateGEP(i8_, u.scratch, b.CreateMul(items, llvm::ConstantInt::get(i64_, slot_bytes_)),
+                  "private.base");
+
+  // Kernel arguments: args[i] points at the argument's bytes.
+  llvm::ValueToValueMapTy base_map;
+  for (llvm::Argument& arg : kernel_.args()) {
+    Value* slot = b.CreateConstInBoundsGEP1_64(ptr_, args, arg.getArgNo());
+    Value* bytes = b.CreateLoad(ptr_, slot, "arg.bytes");
+    Value* value;
+    if (arg.hasByValAttr()) {
+      // The work-items only read it (clang copies byval arguments before writing them).
+      value = bytes;
+    } else if (auto* pointer = llvm::dyn_cast<llvm::PointerType>(arg.getType())) {
+      value = b.CreateLoad(ptr_, bytes, arg.getName());
+      if (pointer->getAddressSpace() != 0) value = b.CreateAddrSpaceCast(value, pointer);
+    } else {
+      value = b.CreateAlignedLoad(arg.getType(), bytes, llvm::Align(1), arg.getName());
+    }
+    base_map[&arg] = value;
+  }
+
+  // Static __local variables used by this kernel live in the group's local memory block.
+  uint64_t local_bytes = 0;
+  for (llvm::GlobalVariable& global : module_.globals()) {
+    if (global.getAddressSpace() != 3) continue;
+    bool used_here = false;
+    for (llvm::User* user : global.users())
+      if (auto* inst = llvm::dyn_cast<Instruction>(user))
+        used_here |= inst->getFunction() == &kernel_;
+    if (!used_here) continue;
+    const uint64_t alignment = std::max<uint64_t>(global.getAlign().valueOrOne().value(), 16);
+    const uint64_t offset = align_to(local_bytes, alignment);
+    local_bytes = offset + layout_.getTypeAllocSize(global.getValueType());
+    Value* address = b.CreateGEP(i8_, u.local_memory, llvm::ConstantInt::get(i64_, offset));
+    base_map[&global] = b.CreateAddrSpaceCast(address, global.getType(), global.getName());
+  }
+  exec_.static_local_size = align_to(local_bytes, 128);
+
+  std::vector<BasicBlock*> preheaders;
+  for (Region& region : regions_)
+    preheaders.push_back(BasicBlock::Create(c, "region" + std::to_string(region.id), wg));
+  b.CreateBr(preheaders[0]);
+  BasicBlock* finish = BasicBlock::Create(c, "finish", wg);
+  llvm::ReturnInst::Create(c, finish);
+
+  for (Region& region : regions_) {
+    RegionEnd end = emit_region(region, wg, base_map, preheaders[region.id]);
+    IRBuilder<> at(end.done);
+    auto target_block = [&](unsigned target) {
+      return target == kExit ? finish : preheaders[target];
+    };
+    if (!end.next) {
+      at.CreateUnreachable();
+    } else if (end.targets.size() == 1) {
+      at.CreateBr(target_block(end.targets[0]));
+    } else {
+      llvm::SwitchInst* choose = at.CreateSwitch(end.next, finish, end.targets.size());
+      for (unsigned target : end.targets)
+        if (target != kExit)
+          choose->addCase(llvm::ConstantInt::get(llvm::cast<llvm::IntegerType>(i32_), target),
+                          preheaders[target]);
+    }
+  }
+  return wg;
+}
+
+bool KernelLowering::run(std::string* error) {
+  for (BasicBlock& block : kernel_) {
+    for (Instruction& inst : block) {
+      if (auto* call = llvm::dyn_cast<CallInst>(&inst);
+          call && call->getCalledFunction() &&
+          call->getCalledFunction()->getName() == "__manifold_printf")
+        exec_.uses_printf = true;
+    }
+  }
+  // Constant expressions over __local variables must become instructions so each kernel can
+  // map the variable to its own local memory block.
+  std::vector<llvm::Constant*> locals;
+  for (llvm::GlobalVariable& global : module_.globals())
+    if (global.getAddressSpace() == 3) locals.push_back(&global);
+  if (!locals.empty()) llvm::convertUsersOfConstantsToInstructions(locals, &kernel_);
+
+  split_at_barriers();
+  exec_.has_barriers = !barrier_blocks_.empty();
+  uint64_t private_estimate = 0;
+  if (exec_.has_barriers) {
+    privatize_allocas();
+    spill_cross_barrier_values();
+    private_estimate = private_bytes_ + slot_bytes_;
+  } else {
+    for (BasicBlock& block : kernel_)
+      for (Instruction& inst : block)
+        if (auto* alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst))
+          private_estimate += alloca->getAllocationSize(layout_)
+                                  .value_or(llvm::TypeSize::getFixed(0))
+                                  .getFixedValue();
+  }
+  form_regions();
+  build_work_group_function();
+  exec_.entry_symbol = (kernel_.getName() + ".wg").str();
+  exec_.scratch_bytes_per_item = slot_bytes_ + private_bytes_;
+  info_.local_mem_size = exec_.static_local_size;
+  info_.private_mem_size = private_estimate;
+  (void)error;
+  return true;
+}
+
+}  // namespace
+
+bool form_work_group_functions(llvm::Module& module, std::vector<KernelInfo>& kernels,
+                               std::vector<KernelExec>& execs, std::string* error) {
+  execs.assign(kernels.size(), KernelExec{});
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    Function* kernel = module.getFunction(kernels[i].name);
+    if (!kernel || kernel->isDeclaration()) {
+      if (error) *error = "internal error: kernel " + kernels[i].name + " has no body";
+      return false;
+    }
+    KernelLowering lowering(module, *kernel, kernels[i], execs[i]);
+    if (!lowering.run(error)) return false;
+  }
+  // The kernels themselves are no longer called by anyone: the work-group functions replaced
+  // them. Drop them, then everything only they used.
+  for (const KernelInfo& info : kernels) {
+    if (Function* kernel = module.getFunction(info.name)) {
+      kernel->replaceAllUsesWith(llvm::PoisonValue::get(kernel->getType()));
+      kernel->eraseFromParent();
+    }
+  }
+  for (llvm::GlobalVariable& global : llvm::make_early_inc_range(module.globals())) {
+    global.removeDeadConstantUsers();
+    if (global.getAddressSpace() == 3 && global.use_empty()) global.eraseFromParent();
+  }
+  for (Function& function : llvm::make_early_inc_range(module)) {
+    if (function.getName() == kSlotFunction || function.getName() == kPrivateFunction) {
+      if (function.use_empty()) function.eraseFromParent();
+      continue;
+    }
+    // Work-group functions run on one thread: convergence no longer constrains anything, and
+    // the attribute blocks transformations such as vectorization across work-items.
+    function.removeFnAttr(llvm::Attribute::Convergent);
+    for (BasicBlock& block : function)
+      for (Instruction& inst : block)
+        if (auto* call = llvm::dyn_cast<llvm::CallBase>(&inst))
+          call->removeFnAttr(llvm::Attribute::Convergent);
+  }
+  // Leftover work-item queries or barriers mean a function was not inlined into a kernel.
+  for (Function& function : module) {
+    if (!function.isDeclaration() || function.use_empty()) continue;
+    if (query_of(&function) || function.getName() == "_Z7barrierj" ||
+        function.getName().starts_with("_Z18work_group_barrier")) {
+      if (error)
+        *error = "internal error: " + function.getName().str() +
+                 " is used outside a kernel after inlining";
+      return false;
+    }
+  }
+  std::string verifier_output;
+  llvm::raw_string_ostream verifier_stream(verifier_output);
+  if (llvm::verifyModule(module, &verifier_stream)) {
+    if (error) *error = "internal error: work-group pass produced invalid IR:\n" + verifier_output;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace manifold::compiler

@@ -1,0 +1,62 @@
+// The CPU work-group pass: turns each OpenCL kernel (a function run by one work-item) into a
+// function that runs a whole work-group on one thread.
+//
+// Shape of the result, for a kernel with barriers:
+//
+//   void K.wg(const void* const* args, WorkGroupContext* ctx)
+//     region 0:  for z, y, x in local size: <kernel code from entry to the first barriers>
+//     region 1:  for z, y, x in local size: <code after barrier 1 up to the next barriers>
+//     ...        a small dispatcher picks the next region from where the work-items stopped.
+//
+// Each region is a "sub-CFG": the blocks reachable from a barrier (or the entry) without
+// crossing another barrier. Because barriers are reached by all work-items of a group or by
+// none (OpenCL's rule), every work-item of a region ends at the same barrier, so this handles
+// barriers at the top level, inside loops and inside work-group-uniform conditionals alike.
+// SSA values live across a barrier are spilled to per-work-item arrays (struct-of-arrays, so
+// the x loop still vectorizes); private arrays of kernels with barriers get a per-work-item
+// copy. The innermost (x) loop is annotated llvm.loop.parallel_accesses: work-items between
+// two barriers are independent by the OpenCL memory model.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/binary_format.h"
+
+namespace llvm {
+class Module;
+}
+
+namespace manifold::compiler {
+
+// Shared by the generated code and CpuExecutable::run: every field is 8 bytes, so the IR side
+// addresses them as i64 words at the indices below.
+struct WorkGroupContext {
+  uint64_t group_id[3];
+  uint64_t local_size[3];  // of this group: the last group of a non-uniform NDRange is smaller
+  uint64_t enqueued_local_size[3];
+  uint64_t num_groups[3];
+  uint64_t global_size[3];
+  uint64_t global_offset[3];
+  uint64_t work_dim;
+  void* scratch;       // scratch_bytes_per_item * product(enqueued_local_size), 64-aligned
+  void* local_memory;  // the kernel's static __local variables, 128-aligned
+  void* collective_scratch;  // 8 * (enqueued work-items + 2) bytes for work-group collectives
+};
+
+namespace context_word {
+constexpr unsigned kGroupId = 0, kLocalSize = 3, kEnqueuedLocalSize = 6, kNumGroups = 9,
+                   kGlobalSize = 12, kGlobalOffset = 15, kWorkDim = 18, kScratch = 19,
+                   kLocalMemory = 20, kCollectiveScratch = 21;
+}
+
+// Builds "<kernel>.wg" for every kernel of a module where all user and library functions were
+// already inlined into the kernels. kernels[i] names the kernel of execs[i]; fills execs and the
+// memory sizes in kernels. Afterwards the module has no work-item builtins, barriers or
+// convergent attributes left. False with *error on an internal problem (reported as a link
+// failure, never a crash).
+bool form_work_group_functions(llvm::Module& module, std::vector<KernelInfo>& kernels,
+                               std::vector<KernelExec>& execs, std::string* error);
+
+}  // namespace manifold::compiler
