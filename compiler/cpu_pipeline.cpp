@@ -2,6 +2,7 @@
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/ADT/StringMap.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Demangle/Demangle.h>
 #include <llvm/IR/Function.h>
@@ -24,6 +25,8 @@
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
 
 #include <map>
+#include <optional>
+#include <set>
 #include <mutex>
 
 #include "compiler/kernel_info.h"
@@ -71,24 +74,87 @@ void strip_target_attributes(llvm::Module& module) {
 
 namespace {
 
+// The builtin library: a multi-module bitcode file (one module per part, see
+// builtins/split_library.cmake) and an index from each defined symbol to its part. Read once
+// per process; afterwards only parts a program needs are parsed, lazily, into its context.
+class BuiltinLibrary {
+ public:
+  static const BuiltinLibrary& get() {
+    static const BuiltinLibrary library;
+    return library;
+  }
+  const std::string& error() const { return error_; }
+  std::optional<unsigned> part_defining(llvm::StringRef symbol) const {
+    auto it = index_.find(symbol);
+    if (it == index_.end()) return std::nullopt;
+    return it->second;
+  }
+  llvm::Expected<std::unique_ptr<llvm::Module>> load_part(unsigned part,
+                                                          llvm::LLVMContext& context) const {
+    // A copy per call: BitcodeModule is a small view, and the copy keeps threads apart.
+    llvm::BitcodeModule view = parts_[part];
+    return view.getLazyModule(context, /*ShouldLazyLoadMetadata=*/true, /*IsImporting=*/false);
+  }
+
+ private:
+  BuiltinLibrary() {
+    llvm::MemoryBufferRef buffer(
+        llvm::StringRef(reinterpret_cast<const char*>(manifold_builtins_bitcode),
+                        manifold_builtins_bitcode_size),
+        "manifold-builtins");
+    auto parts = llvm::getBitcodeModuleList(buffer);
+    if (!parts) {
+      error_ = llvm::toString(parts.takeError());
+      return;
+    }
+    parts_ = std::move(*parts);
+    llvm::LLVMContext scratch;
+    for (unsigned part = 0; part < parts_.size(); ++part) {
+      auto module = load_part(part, scratch);
+      if (!module) {
+        error_ = llvm::toString(module.takeError());
+        return;
+      }
+      for (const llvm::GlobalValue& value : (*module)->global_values())
+        if (!value.isDeclaration() && !value.hasLocalLinkage()) index_[value.getName()] = part;
+    }
+  }
+  std::vector<llvm::BitcodeModule> parts_;
+  llvm::StringMap<unsigned> index_;
+  std::string error_;
+};
+
 bool link_builtins(llvm::Module& module, std::string* log) {
-  llvm::StringRef bytes(reinterpret_cast<const char*>(manifold_builtins_bitcode),
-                        manifold_builtins_bitcode_size);
-  auto buffer = llvm::MemoryBuffer::getMemBuffer(bytes, "manifold-builtins", false);
-  // Lazy: only the bodies the program needs are read from the bitcode.
-  auto library = llvm::getOwningLazyBitcodeModule(std::move(buffer), module.getContext());
-  if (!library) {
-    *log += "internal error: cannot read the builtin library: " +
-            llvm::toString(library.takeError()) + "\n";
+  const BuiltinLibrary& library = BuiltinLibrary::get();
+  if (!library.error().empty()) {
+    *log += "internal error: cannot read the builtin library: " + library.error() + "\n";
     return false;
   }
-  (*library)->setTargetTriple(module.getTargetTriple());
-  (*library)->setDataLayout(module.getDataLayout());
-  if (llvm::Linker::linkModules(module, std::move(*library), llvm::Linker::LinkOnlyNeeded)) {
-    *log += "internal error: linking the builtin library failed\n";
-    return false;
+  // Link parts until nothing the library defines is left undefined: a part's functions may
+  // call functions of other parts.
+  for (;;) {
+    std::set<unsigned> needed;
+    for (const llvm::GlobalValue& value : module.global_values()) {
+      if (!value.isDeclaration() || value.use_empty()) continue;
+      if (auto part = library.part_defining(value.getName())) needed.insert(*part);
+    }
+    if (needed.empty()) return true;
+    for (unsigned part : needed) {
+      auto library_part = library.load_part(part, module.getContext());
+      if (!library_part) {
+        *log += "internal error: cannot read the builtin library: " +
+                llvm::toString(library_part.takeError()) + "\n";
+        return false;
+      }
+      (*library_part)->setTargetTriple(module.getTargetTriple());
+      (*library_part)->setDataLayout(module.getDataLayout());
+      if (llvm::Linker::linkModules(module, std::move(*library_part),
+                                    llvm::Linker::LinkOnlyNeeded)) {
+        *log += "internal error: linking the builtin library failed\n";
+        return false;
+      }
+    }
   }
-  return true;
 }
 
 // Functions a finished program may still call: provided by the JIT's host symbols.

@@ -155,6 +155,8 @@ FrontendResult run_frontend(llvm::LLVMContext& context, std::string_view source,
   invocation->getFrontendOpts().DisableFree = false;
 
   clang::CompilerInstance instance(invocation);
+  // The "N errors generated." summary goes to the build log, not to the process's stderr.
+  instance.setVerboseOutputStream(log_stream);
   instance.setVirtualFileSystem(overlay);
   auto* printer = new clang::TextDiagnosticPrinter(log_stream, instance.getDiagnosticOpts());
   instance.createDiagnostics(printer, /*ShouldOwnClient=*/true);

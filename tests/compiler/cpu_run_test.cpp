@@ -1,6 +1,7 @@
 // Kernels compiled by manifold_compiler and run by CpuExecutable, checked against the host.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <numeric>
 #include <string>
@@ -54,6 +55,276 @@ TEST(CpuRun, VectorAdd) {
   const void* args[] = {&pa, &pb, &pc};
   exe->run("vadd", range_1d(n, 100), args, nullptr);
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(c[i], float(3 * i)) << i;
+}
+
+// Tree reduction in __local memory: barriers inside a loop whose trip count is uniform.
+TEST(CpuRun, LocalReductionWithBarrierInLoop) {
+  auto exe = build_and_load(R"(
+    __kernel void reduce(__global const int* in, __global int* out, __local int* scratch) {
+      size_t lid = get_local_id(0);
+      scratch[lid] = in[get_global_id(0)];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (size_t stride = get_local_size(0) / 2; stride > 0; stride /= 2) {
+        if (lid < stride) scratch[lid] += scratch[lid + stride];
+        barrier(CLK_LOCAL_MEM_FENCE);
+      }
+      if (lid == 0) out[get_group_id(0)] = scratch[0];
+    })");
+  ASSERT_NE(exe, nullptr);
+  const size_t n = 4096, local = 128, groups = n / local;
+  std::vector<int> in(n), out(groups, 0);
+  for (size_t i = 0; i < n; ++i) in[i] = int(i % 97) - 40;
+  void* pin = in.data();
+  void* pout = out.data();
+  const void* args[] = {&pin, &pout, nullptr};
+  const size_t local_sizes[] = {0, 0, local * sizeof(int)};
+  exe->run("reduce", range_1d(n, local), args, local_sizes);
+  for (size_t g = 0; g < groups; ++g) {
+    int expected = std::accumulate(in.begin() + g * local, in.begin() + (g + 1) * local, 0);
+    ASSERT_EQ(out[g], expected) << "group " << g;
+  }
+}
+
+// A barrier inside an if whose condition is the same for the whole work-group, with private
+// values live across it.
+TEST(CpuRun, BarrierInUniformIf) {
+  auto exe = build_and_load(R"(
+    __kernel void k(__global int* data, int mode) {
+      __local int tile[64];
+      size_t lid = get_local_id(0);
+      int mine = data[get_global_id(0)] * 3;
+      if (mode > 0) {
+        tile[lid] = mine;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        mine = tile[63 - lid] + 1;
+      } else {
+        mine = -mine;
+      }
+      data[get_global_id(0)] = mine;
+    })");
+  ASSERT_NE(exe, nullptr);
+  for (int mode : {1, 0}) {
+    std::vector<int> data(256);
+    std::iota(data.begin(), data.end(), 0);
+    void* p = data.data();
+    const void* args[] = {&p, &mode};
+    exe->run("k", range_1d(256, 64), args, nullptr);
+    for (int i = 0; i < 256; ++i) {
+      int group = i / 64, lid = i % 64;
+      int expected = mode > 0 ? (group * 64 + 63 - lid) * 3 + 1 : -i * 3;
+      ASSERT_EQ(data[i], expected) << "mode " << mode << " item " << i;
+    }
+  }
+}
+
+// Hillis-Steele inclusive scan in local memory: barriers in a loop, a value read before and
+// written after each barrier.
+TEST(CpuRun, PrefixSum) {
+  auto exe = build_and_load(R"(
+    __kernel void scan(__global const uint* in, __global uint* out, __local uint* a,
+                       __local uint* b) {
+      uint lid = get_local_id(0), n = get_local_size(0);
+      __local uint* src = a;
+      __local uint* dst = b;
+      src[lid] = in[get_global_id(0)];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (uint offset = 1; offset < n; offset *= 2) {
+        uint v = src[lid];
+        if (lid >= offset) v += src[lid - offset];
+        dst[lid] = v;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        __local uint* t = src; src = dst; dst = t;
+      }
+      out[get_global_id(0)] = src[lid];
+    })");
+  ASSERT_NE(exe, nullptr);
+  const size_t n = 1024, local = 256;
+  std::vector<uint32_t> in(n), out(n);
+  for (size_t i = 0; i < n; ++i) in[i] = uint32_t(i * 7 % 13);
+  void* pin = in.data();
+  void* pout = out.data();
+  const void* args[] = {&pin, &pout, nullptr, nullptr};
+  const size_t local_sizes[] = {0, 0, local * 4, local * 4};
+  exe->run("scan", range_1d(n, local), args, local_sizes);
+  for (size_t g = 0; g < n / local; ++g) {
+    uint32_t sum = 0;
+    for (size_t i = 0; i < local; ++i) {
+      sum += in[g * local + i];
+      ASSERT_EQ(out[g * local + i], sum) << g << " " << i;
+    }
+  }
+}
+
+// 2D transpose through a padded __local tile.
+TEST(CpuRun, MatrixTransposeThroughLocalMemory) {
+  auto exe = build_and_load(R"(
+    #define TILE 16
+    __kernel void transpose(__global const float* in, __global float* out, int width, int height) {
+      __local float tile[TILE][TILE + 1];
+      int x = get_global_id(0), y = get_global_id(1);
+      int lx = get_local_id(0), ly = get_local_id(1);
+      if (x < width && y < height) tile[ly][lx] = in[y * width + x];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      int tx = get_group_id(1) * TILE + lx, ty = get_group_id(0) * TILE + ly;
+      if (tx < height && ty < width) out[ty * height + tx] = tile[lx][ly];
+    })");
+  ASSERT_NE(exe, nullptr);
+  const int width = 80, height = 48;
+  std::vector<float> in(width * height), out(width * height, -1);
+  for (int i = 0; i < width * height; ++i) in[i] = float(i);
+  void* pin = in.data();
+  void* pout = out.data();
+  const void* args[] = {&pin, &pout, &width, &height};
+  NDRange r;
+  r.work_dim = 2;
+  r.global_size[0] = width;
+  r.global_size[1] = height;
+  r.local_size[0] = 16;
+  r.local_size[1] = 16;
+  exe->run("transpose", r, args, nullptr);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) ASSERT_EQ(out[x * height + y], in[y * width + x]) << x << "," << y;
+}
+
+TEST(CpuRun, AtomicsHistogram) {
+  auto exe = build_and_load(R"(
+    __kernel void histogram(__global const uchar* data, __global uint* bins, __local uint* local_bins) {
+      uint lid = get_local_id(0);
+      for (uint i = lid; i < 16; i += get_local_size(0)) local_bins[i] = 0;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      atomic_inc(&local_bins[data[get_global_id(0)] % 16]);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (uint i = lid; i < 16; i += get_local_size(0)) atomic_add(&bins[i], local_bins[i]);
+    })");
+  ASSERT_NE(exe, nullptr);
+  const size_t n = 1 << 16;
+  std::vector<uint8_t> data(n);
+  for (size_t i = 0; i < n; ++i) data[i] = uint8_t((i * 2654435761u) >> 13);
+  std::vector<uint32_t> bins(16, 0), expected(16, 0);
+  for (uint8_t v : data) ++expected[v % 16];
+  void* pd = data.data();
+  void* pb = bins.data();
+  const void* args[] = {&pd, &pb, nullptr};
+  const size_t local_sizes[] = {0, 0, 16 * sizeof(uint32_t)};
+  exe->run("histogram", range_1d(n, 64), args, local_sizes);
+  EXPECT_EQ(bins, expected);
+}
+
+TEST(CpuRun, C11AtomicsCounter) {
+  auto exe = build_and_load(R"(
+    __kernel void count(volatile __global atomic_int* counter, __global int* tickets) {
+      tickets[get_global_id(0)] = atomic_fetch_add_explicit(counter, 1, memory_order_relaxed);
+    })",
+                            "-cl-std=CL3.0");
+  ASSERT_NE(exe, nullptr);
+  const size_t n = 10000;
+  int counter = 0;
+  std::vector<int> tickets(n, -1);
+  void* pc = &counter;
+  void* pt = tickets.data();
+  const void* args[] = {&pc, &pt};
+  exe->run("count", range_1d(n, 50), args, nullptr);
+  EXPECT_EQ(counter, int(n));
+  std::sort(tickets.begin(), tickets.end());
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(tickets[i], int(i));
+}
+
+TEST(CpuRun, Printf) {
+  auto exe = build_and_load(R"(
+    __kernel void hello(int value) {
+      if (get_global_id(0) == 1)
+        printf("item %d of %u: %5.2f %s %v4hlf %c|%%\n", (int)get_global_id(0),
+               (uint)get_global_size(0), 3.14159f, "text", (float4)(1.0f, 2.5f, -3.0f, 4.0f), 'x');
+      if (get_global_id(0) == 0) printf("value=%d hex=%#x long=%ld\n", value, value, (long)value * 1000000000L);
+    })");
+  ASSERT_NE(exe, nullptr);
+  int value = 42;
+  const void* args[] = {&value};
+  testing::internal::CaptureStdout();
+  exe->run("hello", range_1d(4, 2), args, nullptr);
+  std::string output = testing::internal::GetCapturedStdout();
+  EXPECT_NE(output.find("item 1 of 4:  3.14 text 1.000000,2.500000,-3.000000,4.000000 x|%\n"),
+            std::string::npos)
+      << output;
+  EXPECT_NE(output.find("value=42 hex=0x2a long=42000000000\n"), std::string::npos) << output;
+}
+
+// Global size not a multiple of the local size (OpenCL 2.0+): the last group is smaller, and
+// get_local_size / get_enqueued_local_size tell them apart.
+TEST(CpuRun, NonUniformNDRange) {
+  auto exe = build_and_load(R"(
+    __kernel void sizes(__global uint* out) {
+      size_t i = get_global_id(0) + get_global_id(1) * get_global_size(0);
+      out[i * 4 + 0] = get_local_size(0);
+      out[i * 4 + 1] = get_enqueued_local_size(0);
+      out[i * 4 + 2] = get_local_size(1);
+      out[i * 4 + 3] = get_global_linear_id() == i;
+    })",
+                            "-cl-std=CL3.0");
+  ASSERT_NE(exe, nullptr);
+  NDRange r;
+  r.work_dim = 2;
+  r.global_size[0] = 70;
+  r.global_size[1] = 5;
+  r.local_size[0] = 16;
+  r.local_size[1] = 2;
+  std::vector<uint32_t> out(70 * 5 * 4, 0);
+  void* p = out.data();
+  const void* args[] = {&p};
+  exe->run("sizes", r, args, nullptr);
+  for (size_t y = 0; y < 5; ++y) {
+    for (size_t x = 0; x < 70; ++x) {
+      size_t i = y * 70 + x;
+      ASSERT_EQ(out[i * 4 + 0], x >= 64 ? 6u : 16u) << x;
+      ASSERT_EQ(out[i * 4 + 1], 16u);
+      ASSERT_EQ(out[i * 4 + 2], y >= 4 ? 1u : 2u) << y;
+      ASSERT_EQ(out[i * 4 + 3], 1u);
+    }
+  }
+}
+
+// Offsets, a 3D range, and every work-item query.
+TEST(CpuRun, WorkItemQueries3D) {
+  auto exe = build_and_load(R"(
+    __kernel void q(__global int* out) {
+      size_t lin = get_global_linear_id();
+      __global int* o = out + lin * 8;
+      o[0] = get_work_dim();
+      o[1] = get_global_id(0) + 100 * get_global_id(1) + 10000 * get_global_id(2);
+      o[2] = get_local_id(0) + 100 * get_local_id(1) + 10000 * get_local_id(2);
+      o[3] = get_group_id(0) + 100 * get_group_id(1) + 10000 * get_group_id(2);
+      o[4] = get_num_groups(0) + 100 * get_num_groups(1) + 10000 * get_num_groups(2);
+      o[5] = get_global_offset(0) + 100 * get_global_offset(1) + 10000 * get_global_offset(2);
+      o[6] = get_local_linear_id();
+      o[7] = get_global_size(3) + get_local_size(7) * 10 + get_global_id(5) * 100;
+    })",
+                            "-cl-std=CL2.0");
+  ASSERT_NE(exe, nullptr);
+  NDRange r;
+  r.work_dim = 3;
+  size_t g[3] = {4, 6, 2}, l[3] = {2, 3, 1}, off[3] = {1, 2, 3};
+  for (int d = 0; d < 3; ++d) {
+    r.global_size[d] = g[d];
+    r.local_size[d] = l[d];
+    r.global_offset[d] = off[d];
+  }
+  std::vector<int> out(4 * 6 * 2 * 8, -1);
+  void* p = out.data();
+  const void* args[] = {&p};
+  exe->run("q", r, args, nullptr);
+  for (size_t z = 0; z < 2; ++z)
+    for (size_t y = 0; y < 6; ++y)
+      for (size_t x = 0; x < 4; ++x) {
+        const int* o = &out[((z * 6 + y) * 4 + x) * 8];
+        ASSERT_EQ(o[0], 3);
+        ASSERT_EQ(o[1], int((x + 1) + 100 * (y + 2) + 10000 * (z + 3)));
+        ASSERT_EQ(o[2], int(x % 2 + 100 * (y % 3) + 10000 * 0));
+        ASSERT_EQ(o[3], int(x / 2 + 100 * (y / 3) + 10000 * z));
+        ASSERT_EQ(o[4], int(2 + 100 * 2 + 10000 * 2));
+        ASSERT_EQ(o[5], int(1 + 200 + 30000));
+        ASSERT_EQ(o[6], int((y % 3) * 2 + x % 2));
+        ASSERT_EQ(o[7], 1 + 10 + 0);
+      }
 }
 
 }  // namespace
