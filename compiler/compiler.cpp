@@ -9,11 +9,14 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Linker/Linker.h>
 #include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 
 #include "compiler/binary_format.h"
 #include "compiler/cpu_pipeline.h"
@@ -29,6 +32,17 @@ std::vector<uint8_t> to_bitcode(const llvm::Module& module) {
   llvm::raw_svector_ostream stream(buffer);
   llvm::WriteBitcodeToFile(module, stream);
   return std::vector<uint8_t>(buffer.begin(), buffer.end());
+}
+
+// MANIFOLD_COMPILER_DUMP=<directory>: write each executable's final IR there (debugging aid).
+void dump_module_if_requested(const llvm::Module& module) {
+  const char* directory = std::getenv("MANIFOLD_COMPILER_DUMP");
+  if (!directory || !*directory) return;
+  static std::atomic<unsigned> counter{0};
+  std::string path = std::string(directory) + "/program" + std::to_string(counter++) + ".ll";
+  std::error_code error;
+  llvm::raw_fd_ostream file(path, error);
+  if (!error) module.print(file, nullptr);
 }
 
 BuildOutput failure(std::string log) {
@@ -81,6 +95,7 @@ BuildOutput finish_executable(std::unique_ptr<llvm::Module> module, const Parsed
   if (!finalize_executable(*module, program.kernels, program.execs, target, options, &log))
     return failure(std::move(log));
   program.bitcode = to_bitcode(*module);
+  dump_module_if_requested(*module);
   return package(std::move(program), std::move(log));
 }
 
@@ -216,6 +231,7 @@ Target host_cpu_target() {
       "__opencl_c_atomic_order_acq_rel",    "__opencl_c_atomic_order_seq_cst",
       "__opencl_c_atomic_scope_device",     "__opencl_c_atomic_scope_all_devices",
       "__opencl_c_int64",                   "__opencl_c_fp64",
+      "__opencl_c_work_group_collective_functions",
   };
   target.extensions = {
       "cl_khr_byte_addressable_store",      "cl_khr_fp64",

@@ -88,6 +88,7 @@ FOR_EACH_READABLE_AS(VLOAD_HALF, 0)
 
 // Software float/double -> half with an explicit rounding mode, from the exact double value.
 enum { ROUND_TE, ROUND_TZ, ROUND_TP, ROUND_TN };
+int Sleef_ilogb(double);
 static ushort half_bits(double x, int mode) {
   ushort sign = __builtin_signbit(x) ? 0x8000 : 0;
   if (x != x) return sign | 0x7e00;
@@ -102,7 +103,7 @@ static ushort half_bits(double x, int mode) {
     exponent = -15;  // subnormal: units of 2^-24
     scaled = a * 0x1p24;
   } else {
-    exponent = __builtin_ilogb(a);
+    exponent = Sleef_ilogb(a);
     scaled = __builtin_ldexp(a, 10 - exponent);  // in [1024, 2048)
   }
   double whole = __builtin_floor(scaled);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "compiler/compiler.h"
@@ -325,6 +326,161 @@ TEST(CpuRun, WorkItemQueries3D) {
         ASSERT_EQ(o[6], int((y % 3) * 2 + x % 2));
         ASSERT_EQ(o[7], 1 + 10 + 0);
       }
+}
+
+// A barrier inside a helper function (inlined into the kernel), private arrays and values
+// that survive several barriers, nested loops with barriers, and a uniform early return.
+TEST(CpuRun, BarrierShapes) {
+  auto exe = build_and_load(R"(
+    void exchange(__local int* tile, int* value) {
+      size_t lid = get_local_id(0), n = get_local_size(0);
+      tile[lid] = *value;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      *value = tile[n - 1 - lid];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    __kernel void k(__global int* out, __local int* tile, int rounds) {
+      if (get_group_id(0) == 3) return;  // uniform per group
+      int history[4];
+      int value = (int)get_global_id(0);
+      for (int r = 0; r < rounds; ++r) {
+        for (int inner = 0; inner < 2; ++inner) {
+          exchange(tile, &value);
+          value += inner;
+        }
+        history[r & 3] = value;
+      }
+      out[get_global_id(0)] = value * 1000 + history[0] + history[1];
+    })");
+  ASSERT_NE(exe, nullptr);
+  const size_t n = 256, local = 32;
+  int rounds = 3;
+  std::vector<int> out(n, -7);
+  void* p = out.data();
+  const void* args[] = {&p, nullptr, &rounds};
+  const size_t local_sizes[] = {0, local * sizeof(int), 0};
+  exe->run("k", range_1d(n, local), args, local_sizes);
+  for (size_t i = 0; i < n; ++i) {
+    size_t group = i / local, lid = i % local;
+    if (group == 3) {
+      ASSERT_EQ(out[i], -7);
+      continue;
+    }
+    // Simulate the group on the host.
+    std::vector<int> value(local), h0(local), h1(local);
+    for (size_t l = 0; l < local; ++l) value[l] = int(group * local + l);
+    for (int r = 0; r < rounds; ++r) {
+      for (int inner = 0; inner < 2; ++inner) {
+        std::vector<int> before = value;
+        for (size_t l = 0; l < local; ++l) value[l] = before[local - 1 - l] + inner;
+      }
+      for (size_t l = 0; l < local; ++l) {
+        if ((r & 3) == 0) h0[l] = value[l];
+        if ((r & 3) == 1) h1[l] = value[l];
+      }
+    }
+    ASSERT_EQ(out[i], value[lid] * 1000 + h0[lid] + h1[lid]) << i;
+  }
+}
+
+// Barriers in a kernel whose last work-group is smaller than the others.
+TEST(CpuRun, BarrierWithNonUniformLastGroup) {
+  auto exe = build_and_load(R"(
+    __kernel void reverse_in_group(__global int* data) {
+      __local int tile[64];
+      size_t lid = get_local_id(0), n = get_local_size(0);
+      tile[lid] = data[get_global_id(0)];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      data[get_global_id(0)] = tile[n - 1 - lid];
+    })",
+                            "-cl-std=CL2.0");
+  ASSERT_NE(exe, nullptr);
+  const size_t n = 100, local = 64;
+  std::vector<int> data(n);
+  std::iota(data.begin(), data.end(), 0);
+  void* p = data.data();
+  const void* args[] = {&p};
+  exe->run("reverse_in_group", range_1d(n, local), args, nullptr);
+  for (size_t i = 0; i < 64; ++i) ASSERT_EQ(data[i], int(63 - i));
+  for (size_t i = 64; i < n; ++i) ASSERT_EQ(data[i], int(64 + 99 - i)) << i;
+}
+
+TEST(CpuRun, StructAndVectorArgumentsByValue) {
+  auto exe = build_and_load(R"(
+    typedef struct { float scale; int offset; float4 bias; } Params;
+    __kernel void k(__global float4* out, Params params, float3 extra, char c) {
+      size_t i = get_global_id(0);
+      out[i] = (float4)(i) * params.scale + params.offset + params.bias + (float4)(extra, c);
+    })");
+  ASSERT_NE(exe, nullptr);
+  struct alignas(16) Params {
+    float scale;
+    int offset;
+    float pad[2];
+    float bias[4];
+  } params{2.0f, 10, {0, 0}, {0.5f, 1.5f, 2.5f, 3.5f}};
+  alignas(16) float extra[4] = {100, 200, 300, 0};
+  char c = 5;
+  std::vector<float> out(8 * 4);
+  void* p = out.data();
+  const void* args[] = {&p, &params, extra, &c};
+  exe->run("k", range_1d(8, 4), args, nullptr);
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(out[i * 4 + 0], i * 2.0f + 10 + 0.5f + 100);
+    EXPECT_EQ(out[i * 4 + 1], i * 2.0f + 10 + 1.5f + 200);
+    EXPECT_EQ(out[i * 4 + 2], i * 2.0f + 10 + 2.5f + 300);
+    EXPECT_EQ(out[i * 4 + 3], i * 2.0f + 10 + 3.5f + 5);
+  }
+}
+
+TEST(CpuRun, ProgramScopeGlobalsAndSeveralKernels) {
+  auto exe = build_and_load(R"(
+    __constant int table[4] = {10, 20, 30, 40};
+    __global int counter = 5;
+    __kernel void bump(__global int* out) { out[get_global_id(0)] = table[get_global_id(0) % 4] + counter; }
+    __kernel void set(int v) { counter = v; })",
+                            "-cl-std=CL2.0");
+  ASSERT_NE(exe, nullptr);
+  std::vector<int> out(8);
+  void* p = out.data();
+  const void* args[] = {&p};
+  exe->run("bump", range_1d(8, 8), args, nullptr);
+  EXPECT_EQ(out[5], 25);
+  int v = 100;
+  const void* set_args[] = {&v};
+  exe->run("set", range_1d(1, 1), set_args, nullptr);
+  exe->run("bump", range_1d(8, 8), args, nullptr);
+  EXPECT_EQ(out[3], 140);
+}
+
+// Several application threads running the same executable at once, as queues on different
+// threads do.
+TEST(CpuRun, ConcurrentRuns) {
+  auto exe = build_and_load(R"(
+    __kernel void k(__global int* data, __local int* tile, int add) {
+      size_t lid = get_local_id(0);
+      tile[lid] = data[get_global_id(0)];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      data[get_global_id(0)] = tile[get_local_size(0) - 1 - lid] + add;
+    })");
+  ASSERT_NE(exe, nullptr);
+  std::vector<std::thread> threads;
+  std::vector<int> ok(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<int> data(4096);
+      std::iota(data.begin(), data.end(), 0);
+      void* p = data.data();
+      const void* args[] = {&p, nullptr, &t};
+      const size_t local_sizes[] = {0, 16 * sizeof(int), 0};
+      for (int rep = 0; rep < 10; ++rep) exe->run("k", range_1d(4096, 16), args, local_sizes);
+      bool good = true;
+      for (int i = 0; i < 4096; ++i) good &= data[i] == i + 10 * t;  // even number of reversals
+      ok[t] = good;
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(ok, std::vector<int>(4, 1));
 }
 
 }  // namespace
