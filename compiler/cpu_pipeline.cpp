@@ -19,10 +19,13 @@
 #include <llvm/TargetParser/Host.h>
 #include <llvm/Transforms/IPO/AlwaysInliner.h>
 #include <llvm/Transforms/IPO/GlobalDCE.h>
+#include <llvm/Transforms/Utils/ModuleUtils.h>
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/EarlyCSE.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
+
+#include <dlfcn.h>
 
 #include <map>
 #include <optional>
@@ -69,6 +72,13 @@ void strip_target_attributes(llvm::Module& module) {
     function.removeFnAttr("target-cpu");
     function.removeFnAttr("target-features");
     function.removeFnAttr("tune-cpu");
+    // The builtin library is compiled with -fno-builtin (its functions have libm-like names);
+    // the marker must not follow its calls into programs: it hides vector variants of calls.
+    function.removeFnAttr("no-builtins");
+    for (llvm::BasicBlock& block : function)
+      for (llvm::Instruction& inst : block)
+        if (auto* call = llvm::dyn_cast<llvm::CallBase>(&inst))
+          call->removeFnAttr(llvm::Attribute::NoBuiltin);
   }
 }
 
@@ -164,6 +174,69 @@ bool provided_by_host(const llvm::Function& function) {
          name == "memcpy" || name == "memset" || name == "memmove";
 }
 
+// SLEEF's vector functions for the scalar SLEEF calls the builtin library makes, announced
+// to the loop and SLP vectorizers through "vector-function-abi-variant": a loop over
+// work-items calling Sleef_sinf_u35 then calls Sleef_sinf16_u35 on 16 work-items at once.
+// Only widths the target's registers hold, and only functions libsleef really exports.
+void *sleef_handle() {
+  static void* handle = dlopen("libsleef.so.3", RTLD_NOW | RTLD_GLOBAL);
+  return handle;
+}
+
+void add_sleef_vector_variants(llvm::Module& module, const Target& target) {
+  void* sleef = sleef_handle();
+  if (!sleef) return;
+  const bool avx = target.features.find("+avx,") != std::string::npos ||
+                   target.features.find("+avx2") != std::string::npos;
+  const bool avx512 = target.features.find("+avx512f") != std::string::npos;
+  for (llvm::Function& scalar : module) {
+    llvm::StringRef name = scalar.getName();
+    if (!scalar.isDeclaration() || !name.starts_with("Sleef_") || scalar.use_empty()) continue;
+    // Pure functions of their arguments: lets the vectorizers and LICM treat them freely.
+    scalar.setDoesNotAccessMemory();
+    scalar.setDoesNotThrow();
+    scalar.setWillReturn();
+    llvm::Type* type = scalar.getReturnType();
+    if (!type->isFloatTy() && !type->isDoubleTy()) continue;
+    bool uniform = true;
+    for (llvm::Type* param : scalar.getFunctionType()->params()) uniform &= param == type;
+    if (!uniform || scalar.arg_empty()) continue;
+    const bool is_float = type->isFloatTy();
+    // Sleef_sinf_u35 -> Sleef_sinf<W>_u35; Sleef_fmod -> Sleef_fmodd<W>.
+    size_t accuracy = name.rfind("_u");
+    llvm::StringRef stem = accuracy == llvm::StringRef::npos ? name : name.substr(0, accuracy);
+    llvm::StringRef suffix = accuracy == llvm::StringRef::npos ? "" : name.substr(accuracy);
+    std::vector<unsigned> widths = is_float ? std::vector<unsigned>{4} : std::vector<unsigned>{2};
+    if (avx) widths.push_back(is_float ? 8 : 4);
+    if (avx512) widths.push_back(is_float ? 16 : 8);
+    std::string variants;
+    for (unsigned width : widths) {
+      std::string vector_name =
+          stem.str() + (is_float ? "" : "d") + std::to_string(width) + suffix.str();
+      if (!dlsym(sleef, vector_name.c_str())) continue;
+      auto* vector_type = llvm::FixedVectorType::get(type, width);
+      std::vector<llvm::Type*> params(scalar.arg_size(), vector_type);
+      llvm::FunctionCallee vector_fn = module.getOrInsertFunction(
+          vector_name, llvm::FunctionType::get(vector_type, params, false));
+      if (auto* declared = llvm::dyn_cast<llvm::Function>(vector_fn.getCallee())) {
+        declared->setDoesNotAccessMemory();
+        declared->setDoesNotThrow();
+        declared->setWillReturn();
+        // Unused until the vectorizer picks it: keep the declaration alive until then.
+        llvm::appendToCompilerUsed(module, {declared});
+      }
+      if (!variants.empty()) variants += ",";
+      variants += "_ZGV_LLVM_N" + std::to_string(width) + std::string(scalar.arg_size(), 'v') +
+                  "_" + name.str() + "(" + vector_name + ")";
+    }
+    if (variants.empty()) continue;
+    for (llvm::User* user : scalar.users())
+      if (auto* call = llvm::dyn_cast<llvm::CallInst>(user))
+        call->addFnAttr(llvm::Attribute::get(module.getContext(), "vector-function-abi-variant",
+                                             variants));
+  }
+}
+
 bool check_undefined(llvm::Module& module, std::string* log) {
   bool ok = true;
   for (llvm::Function& function : module) {
@@ -219,7 +292,7 @@ bool finalize_executable(llvm::Module& module, std::vector<KernelInfo>& kernels,
   }
   lower_printf_calls(module);
   if (!link_builtins(module, log)) return false;
-  strip_target_attributes(module);
+  strip_target_attributes(module);  // again: the builtins just linked carry them too
   if (!check_undefined(module, log)) return false;
 
   // Everything but the kernels is inlined into the kernels: barriers inside helper functions
@@ -253,6 +326,7 @@ bool finalize_executable(llvm::Module& module, std::vector<KernelInfo>& kernels,
     *log += error + "\n";
     return false;
   }
+  add_sleef_vector_variants(module, target);
   // Only the work-group functions are entry points.
   for (llvm::Function& function : module)
     if (!function.isDeclaration() && !function.getName().ends_with(".wg"))
