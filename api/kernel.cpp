@@ -616,14 +616,13 @@ void clEnqueueNativeKernel(cl_command_queue command_queue, void(CL_CALLBACK* use
     const auto* bytes = static_cast<const std::byte*>(args);
     op.args.assign(bytes, bytes + cb_args);
   }
-  const auto* base = static_cast<const std::byte*>(args);
+  const auto base = reinterpret_cast<uintptr_t>(args);
   for (cl_uint i = 0; i < num_mem_objects; ++i) {
     // Each location must lie inside the args block, with room for a pointer.
-    const auto* loc = static_cast<const std::byte*>(args_mem_loc[i]);
-    check(loc >= base && cb_args >= sizeof(void*) &&
-              static_cast<size_t>(loc - base) <= cb_args - sizeof(void*),
+    const auto loc = reinterpret_cast<uintptr_t>(args_mem_loc[i]);
+    check(loc >= base && cb_args >= sizeof(void*) && loc - base <= cb_args - sizeof(void*),
           CL_INVALID_VALUE, "an args_mem_loc entry lies outside args");
-    const size_t offset = static_cast<size_t>(loc - base);
+    const size_t offset = loc - base;
     if (!mem_list[i]) {
       // A NULL buffer becomes a NULL pointer.
       std::memset(op.args.data() + offset, 0, sizeof(void*));
