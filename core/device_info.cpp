@@ -25,6 +25,15 @@ std::string il_string(const DeviceInfo& d) {
   return out;
 }
 
+// The highest OpenCL C version the device supports in full: for a 3.0 device "1.2" unless
+// every 2.0 feature is there (OpenCL C 3.0 makes them optional).
+cl_version highest_full_opencl_c(const DeviceInfo& d) {
+  cl_version best = CL_MAKE_VERSION(1, 0, 0);
+  for (const auto& v : d.opencl_c_versions)
+    if (CL_VERSION_MAJOR(v.version) < 3 && v.version > best) best = v.version;
+  return best;
+}
+
 }  // namespace
 
 void get_device_info(Device& device, cl_device_info param, size_t size, void* value, size_t* size_ret) {
@@ -114,14 +123,12 @@ void get_device_info(Device& device, cl_device_info param, size_t size, void* va
     case CL_DEVICE_VERSION: return out.string(version_string(d));
     case CL_DEVICE_NUMERIC_VERSION: return out.value(d.numeric_version);
     case CL_DEVICE_OPENCL_C_VERSION: {
-      // The highest OpenCL C version the device supports in full (3.0 devices: "1.2" unless
-      // every 2.0 feature is there).
-      cl_version best = CL_MAKE_VERSION(1, 0, 0);
-      for (const auto& v : d.opencl_c_versions)
-        if (CL_VERSION_MAJOR(v.version) < 3 && v.version > best) best = v.version;
+      const cl_version best = highest_full_opencl_c(d);
       return out.string("OpenCL C " + std::to_string(CL_VERSION_MAJOR(best)) + "." +
                         std::to_string(CL_VERSION_MINOR(best)) + " ");
     }
+    case CL_DEVICE_OPENCL_C_NUMERIC_VERSION_KHR:  // cl_khr_extended_versioning
+      return out.value(highest_full_opencl_c(d));
     case CL_DEVICE_OPENCL_C_ALL_VERSIONS: return out.array(d.opencl_c_versions);
     case CL_DEVICE_OPENCL_C_FEATURES: return out.array(d.opencl_c_features);
     case CL_DEVICE_EXTENSIONS: return out.string(extensions_string(d));

@@ -118,6 +118,10 @@ CpuDevice::CpuDevice() : target_(compiler::host_cpu_target()) {
   d.max_parameter_size = 1024;
   d.mem_base_addr_align = 1024;
   d.host_unified_memory = true;
+  if (has_feature(target_, "__opencl_c_program_scope_global_variables")) {
+    d.max_global_variable_size = 64 * 1024;
+    d.global_variable_preferred_total_size = 1 << 20;
+  }
   d.execution_capabilities = CL_EXEC_KERNEL | CL_EXEC_NATIVE_KERNEL;
   d.queue_on_host_properties = CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
   d.single_fp_config = CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO |
