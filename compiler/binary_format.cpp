@@ -114,8 +114,8 @@ KernelInfo read_kernel(Reader& r) {
   for (uint64_t i = 0; i < count && r.ok(); ++i) {
     KernelArg a;
     uint32_t kind = r.u32();
-    a.kind = kind <= static_cast<uint32_t>(ArgKind::Image) ? static_cast<ArgKind>(kind)
-                                                           : ArgKind::Value;
+    a.kind =
+        kind <= static_cast<uint32_t>(ArgKind::Image) ? static_cast<ArgKind>(kind) : ArgKind::Value;
     a.size = r.u64();
     a.address = r.u32();
     a.access = r.u32();

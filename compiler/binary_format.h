@@ -22,8 +22,8 @@ namespace manifold::compiler {
 
 // What the CPU loader needs beyond the OpenCL-visible KernelInfo.
 struct KernelExec {
-  std::string entry_symbol;           // the work-group function
-  uint64_t static_local_size = 0;     // bytes of the kernel's static __local variables
+  std::string entry_symbol;             // the work-group function
+  uint64_t static_local_size = 0;       // bytes of the kernel's static __local variables
   uint64_t scratch_bytes_per_item = 0;  // spilled values + private arrays, per work-item
   bool has_barriers = false;
   bool uses_printf = false;

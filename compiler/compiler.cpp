@@ -8,8 +8,8 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Linker/Linker.h>
-#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
@@ -84,8 +84,7 @@ void merge_link_options(ParsedOptions& into, const std::string& library_options)
 }
 
 BuildOutput finish_executable(std::unique_ptr<llvm::Module> module, const ParsedOptions& options,
-                              std::string_view option_text, const Target& target,
-                              std::string log) {
+                              std::string_view option_text, const Target& target, std::string log) {
   ProgramBinary program;
   program.type = BinaryType::Executable;
   program.triple = target.triple;
@@ -165,8 +164,8 @@ BuildOutput link(const std::vector<std::span<const uint8_t>>& objects, std::stri
                           object->bitcode.size());
     auto module = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bytes, "object"), context);
     if (!module)
-      return failure("error: input " + std::to_string(i) + ": unreadable bitcode: " +
-                     llvm::toString(module.takeError()) + "\n");
+      return failure("error: input " + std::to_string(i) +
+                     ": unreadable bitcode: " + llvm::toString(module.takeError()) + "\n");
     if (i == 0) {
       linked->setTargetTriple((*module)->getTargetTriple());
       linked->setDataLayout((*module)->getDataLayout());
@@ -227,17 +226,21 @@ Target host_cpu_target() {
   target.features = std::move(features);
   target.opencl_c_version = 300;
   target.opencl_c_features = {
-      "__opencl_c_generic_address_space",   "__opencl_c_program_scope_global_variables",
-      "__opencl_c_atomic_order_acq_rel",    "__opencl_c_atomic_order_seq_cst",
-      "__opencl_c_atomic_scope_device",     "__opencl_c_atomic_scope_all_devices",
-      "__opencl_c_int64",                   "__opencl_c_fp64",
+      "__opencl_c_generic_address_space",
+      "__opencl_c_program_scope_global_variables",
+      "__opencl_c_atomic_order_acq_rel",
+      "__opencl_c_atomic_order_seq_cst",
+      "__opencl_c_atomic_scope_device",
+      "__opencl_c_atomic_scope_all_devices",
+      "__opencl_c_int64",
+      "__opencl_c_fp64",
       "__opencl_c_work_group_collective_functions",
   };
   target.extensions = {
-      "cl_khr_byte_addressable_store",      "cl_khr_fp64",
-      "cl_khr_global_int32_base_atomics",   "cl_khr_global_int32_extended_atomics",
-      "cl_khr_local_int32_base_atomics",    "cl_khr_local_int32_extended_atomics",
-      "cl_khr_int64_base_atomics",          "cl_khr_int64_extended_atomics",
+      "cl_khr_byte_addressable_store",    "cl_khr_fp64",
+      "cl_khr_global_int32_base_atomics", "cl_khr_global_int32_extended_atomics",
+      "cl_khr_local_int32_base_atomics",  "cl_khr_local_int32_extended_atomics",
+      "cl_khr_int64_base_atomics",        "cl_khr_int64_extended_atomics",
   };
   target.fp64 = true;
   target.fp16 = false;

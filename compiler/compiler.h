@@ -57,12 +57,12 @@ struct KernelInfo {
 
 // What one device supports; the compiler defines exactly these feature macros and extensions.
 struct Target {
-  std::string triple;    // e.g. "x86_64-pc-linux-gnu"
-  std::string cpu;       // e.g. "znver4"; empty: generic
-  std::string features;  // e.g. "+avx2,+fma"
-  unsigned opencl_c_version = 300;                // highest OpenCL C the device accepts
-  std::vector<std::string> opencl_c_features;    // __opencl_c_* macros to define
-  std::vector<std::string> extensions;           // cl_khr_* etc. to enable
+  std::string triple;                          // e.g. "x86_64-pc-linux-gnu"
+  std::string cpu;                             // e.g. "znver4"; empty: generic
+  std::string features;                        // e.g. "+avx2,+fma"
+  unsigned opencl_c_version = 300;             // highest OpenCL C the device accepts
+  std::vector<std::string> opencl_c_features;  // __opencl_c_* macros to define
+  std::vector<std::string> extensions;         // cl_khr_* etc. to enable
   bool fp64 = true;
   bool fp16 = false;
   bool images = false;
@@ -88,8 +88,7 @@ BuildOutput build(std::string_view source, std::string_view options, const Targe
 // clCompileProgram: compile only (an object; "-create-library" is a link option, not this).
 // headers are (include name, source) pairs, found by #include "name".
 BuildOutput compile(std::string_view source, std::string_view options,
-                    const std::vector<std::pair<std::string, std::string>>& headers,
-                    const Target&);
+                    const std::vector<std::pair<std::string, std::string>>& headers, const Target&);
 // clLinkProgram: objects and libraries in; "-create-library" gives a library, else an
 // executable (then every called function must be defined).
 BuildOutput link(const std::vector<std::span<const uint8_t>>& objects, std::string_view options,

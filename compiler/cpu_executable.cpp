@@ -185,8 +185,8 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
     local_offsets[i] = local_bytes;
     local_bytes += local_sizes ? local_sizes[i] : 0;
   }
-  const uint64_t items_per_group = shape.enqueued_local_size[0] * shape.enqueued_local_size[1] *
-                                   shape.enqueued_local_size[2];
+  const uint64_t items_per_group =
+      shape.enqueued_local_size[0] * shape.enqueued_local_size[1] * shape.enqueued_local_size[2];
   const uint64_t scratch_bytes = exec.scratch_bytes_per_item * items_per_group;
   const uint64_t scratch_offset = align_up(local_bytes, 128);
   const uint64_t collective_offset = align_up(scratch_offset + scratch_bytes, 128);

@@ -1,8 +1,9 @@
 #include "compiler/cpu_pipeline.h"
 
+#include <dlfcn.h>
+#include <llvm/ADT/StringMap.h>
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
-#include <llvm/ADT/StringMap.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Demangle/Demangle.h>
 #include <llvm/IR/Function.h>
@@ -19,18 +20,16 @@
 #include <llvm/TargetParser/Host.h>
 #include <llvm/Transforms/IPO/AlwaysInliner.h>
 #include <llvm/Transforms/IPO/GlobalDCE.h>
-#include <llvm/Transforms/Utils/ModuleUtils.h>
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/EarlyCSE.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
-
-#include <dlfcn.h>
+#include <llvm/Transforms/Utils/ModuleUtils.h>
 
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
-#include <mutex>
 
 #include "compiler/kernel_info.h"
 #include "compiler/workgroup.h"
@@ -58,12 +57,13 @@ llvm::TargetMachine* target_machine_for(const Target& target) {
   auto it = cache.find(key);
   if (it != cache.end()) return it->second.get();
   std::string error;
-  const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(llvm::Triple(target.triple), error);
+  const llvm::Target* llvm_target =
+      llvm::TargetRegistry::lookupTarget(llvm::Triple(target.triple), error);
   if (!llvm_target) return nullptr;
   llvm::TargetOptions options;
   std::unique_ptr<llvm::TargetMachine> machine(llvm_target->createTargetMachine(
-      llvm::Triple(target.triple), cpu, target.features, options, llvm::Reloc::PIC_,
-      std::nullopt, llvm::CodeGenOptLevel::Aggressive, /*JIT=*/true));
+      llvm::Triple(target.triple), cpu, target.features, options, llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive, /*JIT=*/true));
   return cache.emplace(key, std::move(machine)).first->second.get();
 }
 
@@ -178,7 +178,7 @@ bool provided_by_host(const llvm::Function& function) {
 // to the loop and SLP vectorizers through "vector-function-abi-variant": a loop over
 // work-items calling Sleef_sinf_u35 then calls Sleef_sinf16_u35 on 16 work-items at once.
 // Only widths the target's registers hold, and only functions libsleef really exports.
-void *sleef_handle() {
+void* sleef_handle() {
   static void* handle = dlopen("libsleef.so.3", RTLD_NOW | RTLD_GLOBAL);
   return handle;
 }
@@ -232,8 +232,8 @@ void add_sleef_vector_variants(llvm::Module& module, const Target& target) {
     if (variants.empty()) continue;
     for (llvm::User* user : scalar.users())
       if (auto* call = llvm::dyn_cast<llvm::CallInst>(user))
-        call->addFnAttr(llvm::Attribute::get(module.getContext(), "vector-function-abi-variant",
-                                             variants));
+        call->addFnAttr(
+            llvm::Attribute::get(module.getContext(), "vector-function-abi-variant", variants));
   }
 }
 
@@ -259,9 +259,9 @@ bool check_undefined(llvm::Module& module, std::string* log) {
   return ok;
 }
 
-void run_module_passes(llvm::Module& module, llvm::TargetMachine* machine,
-                       const std::function<void(llvm::PassBuilder&, llvm::ModulePassManager&)>&
-                           populate) {
+void run_module_passes(
+    llvm::Module& module, llvm::TargetMachine* machine,
+    const std::function<void(llvm::PassBuilder&, llvm::ModulePassManager&)>& populate) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -331,19 +331,18 @@ bool finalize_executable(llvm::Module& module, std::vector<KernelInfo>& kernels,
   for (llvm::Function& function : module)
     if (!function.isDeclaration() && !function.getName().ends_with(".wg"))
       function.setLinkage(llvm::GlobalValue::InternalLinkage);
-  const std::string cpu =
-      target.cpu.empty() ? llvm::sys::getHostCPUName().str() : target.cpu;
+  const std::string cpu = target.cpu.empty() ? llvm::sys::getHostCPUName().str() : target.cpu;
   for (llvm::Function& function : module) {
     if (function.isDeclaration()) continue;
     function.addFnAttr("target-cpu", cpu);
     if (!target.features.empty()) function.addFnAttr("target-features", target.features);
   }
   const bool optimize = !options.opt_disable;
-  run_module_passes(module, machine, [optimize](llvm::PassBuilder& builder,
-                                                llvm::ModulePassManager& passes) {
-    passes = builder.buildPerModuleDefaultPipeline(optimize ? llvm::OptimizationLevel::O3
-                                                            : llvm::OptimizationLevel::O1);
-  });
+  run_module_passes(
+      module, machine, [optimize](llvm::PassBuilder& builder, llvm::ModulePassManager& passes) {
+        passes = builder.buildPerModuleDefaultPipeline(optimize ? llvm::OptimizationLevel::O3
+                                                                : llvm::OptimizationLevel::O1);
+      });
   return true;
 }
 

@@ -27,11 +27,16 @@ constexpr const char* kMainFileName = "input.cl";
 std::string version_flag(unsigned version, bool cpp) {
   if (cpp) return "-cl-std=CLC++2021";
   switch (version) {
-    case 100: return "-cl-std=CL1.0";
-    case 110: return "-cl-std=CL1.1";
-    case 120: return "-cl-std=CL1.2";
-    case 200: return "-cl-std=CL2.0";
-    default: return "-cl-std=CL3.0";
+    case 100:
+      return "-cl-std=CL1.0";
+    case 110:
+      return "-cl-std=CL1.1";
+    case 120:
+      return "-cl-std=CL1.2";
+    case 200:
+      return "-cl-std=CL2.0";
+    default:
+      return "-cl-std=CL3.0";
   }
 }
 
@@ -57,7 +62,10 @@ std::string cl_ext_argument(const Target& target) {
     remove("cl_khr_fp64");
     remove("__opencl_c_fp64");
   }
-  if (target.fp16) add("cl_khr_fp16"); else remove("cl_khr_fp16");
+  if (target.fp16)
+    add("cl_khr_fp16");
+  else
+    remove("cl_khr_fp16");
   if (!target.images) {
     remove("__opencl_c_images");
     remove("__opencl_c_read_write_images");
@@ -109,7 +117,14 @@ FrontendResult run_frontend(llvm::LLVMContext& context, std::string_view source,
   } else {
     args.insert(args.begin() + 2, {"-x", "cl"});
   }
-  for (const std::string& flag : options.math_flags) args.push_back(flag);
+  for (const std::string& flag : options.math_flags) {
+    // cc1 knows every OpenCL math option but this one, which the driver turns into a
+    // denormal mode (flushing is then allowed, not required).
+    if (flag == "-cl-denorms-are-zero")
+      args.push_back("-fdenormal-fp-math-f32=preserve-sign,preserve-sign");
+    else
+      args.push_back(flag);
+  }
   if (options.no_warnings) args.push_back("-w");
   if (options.warnings_as_errors) args.push_back("-Werror");
   for (const std::string& define : options.defines) args.push_back("-D" + define);
@@ -124,15 +139,15 @@ FrontendResult run_frontend(llvm::LLVMContext& context, std::string_view source,
 
   // The program and its headers live in memory, on top of the real file system (for -I and
   // clang's own headers). Relative names resolve against the process's working directory.
-  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
-      llvm::vfs::getRealFileSystem());
+  auto overlay =
+      llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
   auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   llvm::SmallString<256> cwd;
   if (auto dir = overlay->getCurrentWorkingDirectory()) cwd = *dir;
   memory->setCurrentWorkingDirectory(cwd);
   memory->addFile(kMainFileName, 0,
-                  llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(source.data(), source.size()),
-                                                       kMainFileName));
+                  llvm::MemoryBuffer::getMemBufferCopy(
+                      llvm::StringRef(source.data(), source.size()), kMainFileName));
   for (const auto& [name, text] : headers)
     memory->addFile(name, 0, llvm::MemoryBuffer::getMemBufferCopy(text, name));
   overlay->pushOverlay(memory);

@@ -34,14 +34,22 @@ std::string opencl_type_name(llvm::Type* type, bool is_signed) {
     type = vector->getElementType();
   }
   std::string base;
-  if (type->isFloatTy()) base = "float";
-  else if (type->isDoubleTy()) base = "double";
-  else if (type->isHalfTy()) base = "half";
-  else if (type->isIntegerTy(8)) base = is_signed ? "char" : "uchar";
-  else if (type->isIntegerTy(16)) base = is_signed ? "short" : "ushort";
-  else if (type->isIntegerTy(32)) base = is_signed ? "int" : "uint";
-  else if (type->isIntegerTy(64)) base = is_signed ? "long" : "ulong";
-  else base = "unknown";
+  if (type->isFloatTy())
+    base = "float";
+  else if (type->isDoubleTy())
+    base = "double";
+  else if (type->isHalfTy())
+    base = "half";
+  else if (type->isIntegerTy(8))
+    base = is_signed ? "char" : "uchar";
+  else if (type->isIntegerTy(16))
+    base = is_signed ? "short" : "ushort";
+  else if (type->isIntegerTy(32))
+    base = is_signed ? "int" : "uint";
+  else if (type->isIntegerTy(64))
+    base = is_signed ? "long" : "ulong";
+  else
+    base = "unknown";
   return lanes ? base + std::to_string(lanes) : base;
 }
 
@@ -56,10 +64,14 @@ cl_kernel_arg_type_qualifier type_qualifier(const std::string& text) {
   cl_kernel_arg_type_qualifier bits = CL_KERNEL_ARG_TYPE_NONE;
   std::istringstream words(text);
   for (std::string word; words >> word;) {
-    if (word == "const") bits |= CL_KERNEL_ARG_TYPE_CONST;
-    else if (word == "restrict") bits |= CL_KERNEL_ARG_TYPE_RESTRICT;
-    else if (word == "volatile") bits |= CL_KERNEL_ARG_TYPE_VOLATILE;
-    else if (word == "pipe") bits |= CL_KERNEL_ARG_TYPE_PIPE;
+    if (word == "const")
+      bits |= CL_KERNEL_ARG_TYPE_CONST;
+    else if (word == "restrict")
+      bits |= CL_KERNEL_ARG_TYPE_RESTRICT;
+    else if (word == "volatile")
+      bits |= CL_KERNEL_ARG_TYPE_VOLATILE;
+    else if (word == "pipe")
+      bits |= CL_KERNEL_ARG_TYPE_PIPE;
   }
   return bits;
 }
@@ -100,10 +112,18 @@ std::vector<KernelInfo> read_kernel_infos(const llvm::Module& module) {
       out.access = access_qualifier(md_string(access, i));
       out.type_qualifier = type_qualifier(md_string(qualifiers, i));
       switch (address_space) {
-        case 1: out.address = CL_KERNEL_ARG_ADDRESS_GLOBAL; break;
-        case 2: out.address = CL_KERNEL_ARG_ADDRESS_CONSTANT; break;
-        case 3: out.address = CL_KERNEL_ARG_ADDRESS_LOCAL; break;
-        default: out.address = CL_KERNEL_ARG_ADDRESS_PRIVATE; break;
+        case 1:
+          out.address = CL_KERNEL_ARG_ADDRESS_GLOBAL;
+          break;
+        case 2:
+          out.address = CL_KERNEL_ARG_ADDRESS_CONSTANT;
+          break;
+        case 3:
+          out.address = CL_KERNEL_ARG_ADDRESS_LOCAL;
+          break;
+        default:
+          out.address = CL_KERNEL_ARG_ADDRESS_PRIVATE;
+          break;
       }
       llvm::Type* type = arg.getType();
       if (base_type == "sampler_t") {

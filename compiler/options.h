@@ -20,11 +20,11 @@ struct ParsedOptions {
   std::vector<std::string> math_flags;
   bool fast_relaxed_math = false;
   bool kernel_arg_info = false;
-  bool no_warnings = false;       // -w
+  bool no_warnings = false;         // -w
   bool warnings_as_errors = false;  // -Werror
-  bool create_library = false;    // -create-library (link only)
+  bool create_library = false;      // -create-library (link only)
   bool enable_link_options = false;
-  bool debug_info = false;        // -g (accepted, no debug info is emitted yet)
+  bool debug_info = false;  // -g (accepted, no debug info is emitted yet)
 };
 
 // Splits an option string into words the way a shell would (quotes and backslashes).

@@ -40,7 +40,8 @@ void lower_printf_calls(llvm::Module& module) {
   for (llvm::CallInst* call : calls) {
     llvm::IRBuilder<> b(call);
     std::vector<llvm::Type*> fields;
-    for (unsigned i = 1; i < call->arg_size(); ++i) fields.push_back(call->getArgOperand(i)->getType());
+    for (unsigned i = 1; i < call->arg_size(); ++i)
+      fields.push_back(call->getArgOperand(i)->getType());
     llvm::StructType* record = llvm::StructType::get(c, fields);
     const llvm::StructLayout* record_layout = layout.getStructLayout(record);
 
@@ -128,14 +129,22 @@ void format_element(std::string& out, const std::string& spec_prefix, const std:
       unsigned_value = uint64_t(signed_value);
     } else {
       switch (slot.bytes) {
-        case 1: signed_value = *reinterpret_cast<const int8_t*>(element);
-                unsigned_value = *reinterpret_cast<const uint8_t*>(element); break;
-        case 2: signed_value = *reinterpret_cast<const int16_t*>(element);
-                unsigned_value = *reinterpret_cast<const uint16_t*>(element); break;
-        case 4: signed_value = *reinterpret_cast<const int32_t*>(element);
-                unsigned_value = *reinterpret_cast<const uint32_t*>(element); break;
-        default: std::memcpy(&signed_value, element, 8);
-                 std::memcpy(&unsigned_value, element, 8); break;
+        case 1:
+          signed_value = *reinterpret_cast<const int8_t*>(element);
+          unsigned_value = *reinterpret_cast<const uint8_t*>(element);
+          break;
+        case 2:
+          signed_value = *reinterpret_cast<const int16_t*>(element);
+          unsigned_value = *reinterpret_cast<const uint16_t*>(element);
+          break;
+        case 4:
+          signed_value = *reinterpret_cast<const int32_t*>(element);
+          unsigned_value = *reinterpret_cast<const uint32_t*>(element);
+          break;
+        default:
+          std::memcpy(&signed_value, element, 8);
+          std::memcpy(&unsigned_value, element, 8);
+          break;
       }
     }
     // The length modifier says how wide the value is in the kernel: truncate to it.
@@ -176,7 +185,8 @@ void format_element(std::string& out, const std::string& spec_prefix, const std:
   // Floating-point conversions: f F e E g G a A.
   double value = 0;
   if (slot.kind == 'f') {
-    if (slot.bytes == 8) std::memcpy(&value, element, 8);
+    if (slot.bytes == 8)
+      std::memcpy(&value, element, 8);
     else if (slot.bytes == 4) {
       float f;
       std::memcpy(&f, element, 4);

@@ -46,8 +46,8 @@ enum class Query {
   WorkDim,
   GlobalLinearId,
   LocalLinearId,
-  Slot,     // __manifold.wi_slot(i32 k): this work-item's element of spill slot k
-  Private,  // __manifold.wi_private(i64 offset): this work-item's private memory + offset
+  Slot,               // __manifold.wi_slot(i32 k): this work-item's element of spill slot k
+  Private,            // __manifold.wi_private(i64 offset): this work-item's private memory + offset
   CollectiveScratch,  // __manifold_collective_scratch(): the group's collective scratch
 };
 
@@ -297,8 +297,7 @@ void KernelLowering::spill_cross_barrier_values() {
       for (llvm::Use& use : def->uses()) {
         auto* user = llvm::cast<Instruction>(use.getUser());
         BasicBlock* use_block = user->getParent();
-        if (auto* phi = llvm::dyn_cast<llvm::PHINode>(user))
-          use_block = phi->getIncomingBlock(use);
+        if (auto* phi = llvm::dyn_cast<llvm::PHINode>(user)) use_block = phi->getIncomingBlock(use);
         if (use_block != &def_block && crossed.contains(use_block)) crossing.push_back(&use);
       }
       if (crossing.empty()) continue;
@@ -323,9 +322,9 @@ void KernelLowering::spill_cross_barrier_values() {
       slot_bytes_ += align_to(size, 64);
       llvm::Constant* slot_index = llvm::ConstantInt::get(i32_, slot);
 
-      llvm::BasicBlock::iterator store_at =
-          llvm::isa<llvm::PHINode>(def) ? def_block.getFirstInsertionPt()
-                                        : std::next(def->getIterator());
+      llvm::BasicBlock::iterator store_at = llvm::isa<llvm::PHINode>(def)
+                                                ? def_block.getFirstInsertionPt()
+                                                : std::next(def->getIterator());
       auto* store_address = CallInst::Create(slot_fn, {slot_index}, "", store_at);
       new llvm::StoreInst(def, store_address, store_at);
 
@@ -392,9 +391,12 @@ Value* KernelLowering::resolve_query(IRBuilder<>& b, CallInst* call, Query query
                        u.global_offset[d]);
   };
   switch (query) {
-    case Query::GlobalId: return dimension_select(global_id, 0);
-    case Query::LocalId: return dimension_select([&](unsigned d) { return local_id_[d]; }, 0);
-    case Query::GroupId: return dimension_select([&](unsigned d) { return u.group_id[d]; }, 0);
+    case Query::GlobalId:
+      return dimension_select(global_id, 0);
+    case Query::LocalId:
+      return dimension_select([&](unsigned d) { return local_id_[d]; }, 0);
+    case Query::GroupId:
+      return dimension_select([&](unsigned d) { return u.group_id[d]; }, 0);
     case Query::LocalSize:
       return dimension_select([&](unsigned d) { return u.local_size[d]; }, 1);
     case Query::EnqueuedLocalSize:
@@ -405,7 +407,8 @@ Value* KernelLowering::resolve_query(IRBuilder<>& b, CallInst* call, Query query
       return dimension_select([&](unsigned d) { return u.global_size[d]; }, 1);
     case Query::GlobalOffset:
       return dimension_select([&](unsigned d) { return u.global_offset[d]; }, 0);
-    case Query::WorkDim: return b.CreateTrunc(u.work_dim, call->getType());
+    case Query::WorkDim:
+      return b.CreateTrunc(u.work_dim, call->getType());
     case Query::GlobalLinearId: {
       Value* id0 = b.CreateSub(global_id(0), u.global_offset[0]);
       Value* id1 = b.CreateSub(global_id(1), u.global_offset[1]);
@@ -414,7 +417,8 @@ Value* KernelLowering::resolve_query(IRBuilder<>& b, CallInst* call, Query query
       return b.CreateAdd(b.CreateAdd(b.CreateMul(id2, plane), b.CreateMul(id1, u.global_size[0])),
                          id0);
     }
-    case Query::LocalLinearId: return local_linear_;
+    case Query::LocalLinearId:
+      return local_linear_;
     case Query::Slot: {
       auto* index = llvm::cast<llvm::ConstantInt>(call->getArgOperand(0));
       const unsigned slot = index->getZExtValue();
@@ -424,9 +428,9 @@ Value* KernelLowering::resolve_query(IRBuilder<>& b, CallInst* call, Query query
     case Query::CollectiveScratch:
       return b.CreateAddrSpaceCast(u.collective_scratch, call->getType());
     case Query::Private: {
-      Value* offset = b.CreateAdd(
-          b.CreateMul(local_linear_, llvm::ConstantInt::get(i64_, private_bytes_)),
-          call->getArgOperand(0));
+      Value* offset =
+          b.CreateAdd(b.CreateMul(local_linear_, llvm::ConstantInt::get(i64_, private_bytes_)),
+                      call->getArgOperand(0));
       return b.CreateGEP(i8_, u.private_base, offset, "private");
     }
   }
@@ -463,8 +467,7 @@ KernelLowering::RegionEnd KernelLowering::emit_region(Region& region, Function* 
   local_id_[1] = y;
   local_id_[2] = z;
   local_linear_ = b.CreateAdd(
-      b.CreateMul(b.CreateAdd(b.CreateMul(z, uniforms_.local_size[1]), y),
-                  uniforms_.local_size[0]),
+      b.CreateMul(b.CreateAdd(b.CreateMul(z, uniforms_.local_size[1]), y), uniforms_.local_size[0]),
       x, "llinear");
 
   // Clone the region's blocks. Barrier blocks it reaches become exits to the x latch.
@@ -528,8 +531,8 @@ KernelLowering::RegionEnd KernelLowering::emit_region(Region& region, Function* 
         all_parallel = false;
         continue;
       }
-      if (inst.mayReadOrWriteMemory()) inst.setMetadata(llvm::LLVMContext::MD_access_group,
-                                                        access_group);
+      if (inst.mayReadOrWriteMemory())
+        inst.setMetadata(llvm::LLVMContext::MD_access_group, access_group);
     }
   }
   if (next->getNumIncomingValues() == 0) {
@@ -606,8 +609,7 @@ Function* KernelLowering::build_work_group_function() {
   u.work_dim = load_word(context_word::kWorkDim, i64_, "work.dim");
   u.scratch = load_word(context_word::kScratch, ptr_, "scratch");
   u.local_memory = load_word(context_word::kLocalMemory, ptr_, "local.memory");
-  u.collective_scratch =
-      load_word(context_word::kCollectiveScratch, ptr_, "collective.scratch");
+  u.collective_scratch = load_word(context_word::kCollectiveScratch, ptr_, "collective.scratch");
   Value* items = b.CreateMul(b.CreateMul(u.enqueued[0], u.enqueued[1]), u.enqueued[2], "items");
   for (uint64_t offset : slot_offsets_)
     u.slot_base.push_back(

@@ -40,8 +40,8 @@ struct WorkGroupContext {
   uint64_t global_size[3];
   uint64_t global_offset[3];
   uint64_t work_dim;
-  void* scratch;       // scratch_bytes_per_item * product(enqueued_local_size), 64-aligned
-  void* local_memory;  // the kernel's static __local variables, 128-aligned
+  void* scratch;             // scratch_bytes_per_item * product(enqueued_local_size), 64-aligned
+  void* local_memory;        // the kernel's static __local variables, 128-aligned
   void* collective_scratch;  // 8 * (enqueued work-items + 2) bytes for work-group collectives
 };
 

@@ -37,11 +37,12 @@ TEST(Build, ValidProgramReportsKernels) {
 }
 
 TEST(Build, SyntaxErrorFailsWithLocationInLog) {
-  BuildOutput out = build("__kernel void k(__global int* p) {\n  p[0] = undefined_name;\n}", "",
-                          host());
+  BuildOutput out =
+      build("__kernel void k(__global int* p) {\n  p[0] = undefined_name;\n}", "", host());
   EXPECT_FALSE(out.success);
-  EXPECT_TRUE(contains(out.log, "input.cl:2:10: error: use of undeclared identifier "
-                                "'undefined_name'"))
+  EXPECT_TRUE(contains(out.log,
+                       "input.cl:2:10: error: use of undeclared identifier "
+                       "'undefined_name'"))
       << out.log;
   EXPECT_TRUE(contains(out.log, "1 error generated.")) << out.log;
   EXPECT_TRUE(out.binary.empty());
@@ -67,8 +68,7 @@ TEST(Build, DefinesAndIncludeDirectories) {
   const char* source = R"(
     #include "values.h"
     __kernel void k(__global int* p) { p[0] = VALUE + FROM_HEADER + SPACED; })";
-  BuildOutput out =
-      build(source, "-DVALUE=5 -D SPACED=\"(1 + 2)\" -I " + dir.string(), host());
+  BuildOutput out = build(source, "-DVALUE=5 -D SPACED=\"(1 + 2)\" -I " + dir.string(), host());
   EXPECT_TRUE(out.success) << out.log;
   BuildOutput missing = build(source, "-DVALUE=5", host());
   EXPECT_FALSE(missing.success);
@@ -112,11 +112,12 @@ TEST(Build, FeatureMacrosFollowTheTarget) {
 TEST(Options, Validation) {
   std::string why;
   EXPECT_TRUE(options_valid("", &why));
-  EXPECT_TRUE(options_valid("-DX=1 -D Y -I /tmp -cl-std=CL1.2 -cl-mad-enable -cl-opt-disable "
-                            "-cl-fast-relaxed-math -cl-finite-math-only -cl-no-signed-zeros "
-                            "-cl-unsafe-math-optimizations -cl-denorms-are-zero "
-                            "-cl-single-precision-constant -w -Werror -cl-kernel-arg-info",
-                            &why))
+  EXPECT_TRUE(
+      options_valid("-DX=1 -D Y -I /tmp -cl-std=CL1.2 -cl-mad-enable -cl-opt-disable "
+                    "-cl-fast-relaxed-math -cl-finite-math-only -cl-no-signed-zeros "
+                    "-cl-unsafe-math-optimizations -cl-denorms-are-zero "
+                    "-cl-single-precision-constant -w -Werror -cl-kernel-arg-info",
+                    &why))
       << why;
   EXPECT_FALSE(options_valid("-cl-no-such-option", &why));
   EXPECT_TRUE(contains(why, "-cl-no-such-option")) << why;
@@ -178,8 +179,7 @@ TEST(Metadata, ArgumentsAndAttributes) {
   EXPECT_EQ(k.args[4].kind, ArgKind::Value);
   EXPECT_EQ(k.args[4].size, 8u);
   EXPECT_EQ(k.args[4].type_name, "Pair");
-  EXPECT_EQ(k.args[5].type_qualifier,
-            cl_kernel_arg_type_qualifier(CL_KERNEL_ARG_TYPE_VOLATILE));
+  EXPECT_EQ(k.args[5].type_qualifier, cl_kernel_arg_type_qualifier(CL_KERNEL_ARG_TYPE_VOLATILE));
   EXPECT_EQ(k.args[6].size, 1u);
   EXPECT_EQ(k.args[6].type_name, "uchar");
 }
@@ -289,8 +289,8 @@ TEST(Binary, CorruptTruncatedAndForeignBinariesAreRejected) {
   EXPECT_EQ(CpuExecutable::load(flipped, host(), &error), nullptr);
   EXPECT_TRUE(contains(error, "checksum")) << error;
 
-  for (size_t keep : {size_t(0), size_t(5), size_t(31), out.binary.size() / 2,
-                      out.binary.size() - 1}) {
+  for (size_t keep :
+       {size_t(0), size_t(5), size_t(31), out.binary.size() / 2, out.binary.size() - 1}) {
     std::vector<uint8_t> truncated(out.binary.begin(), out.binary.begin() + keep);
     error.clear();
     EXPECT_EQ(CpuExecutable::load(truncated, host(), &error), nullptr) << keep;

@@ -184,7 +184,8 @@ TEST(CpuRun, MatrixTransposeThroughLocalMemory) {
   r.local_size[1] = 16;
   exe->run("transpose", r, args, nullptr);
   for (int y = 0; y < height; ++y)
-    for (int x = 0; x < width; ++x) ASSERT_EQ(out[x * height + y], in[y * width + x]) << x << "," << y;
+    for (int x = 0; x < width; ++x)
+      ASSERT_EQ(out[x * height + y], in[y * width + x]) << x << "," << y;
 }
 
 TEST(CpuRun, AtomicsHistogram) {
@@ -481,6 +482,36 @@ TEST(CpuRun, ConcurrentRuns) {
   }
   for (std::thread& thread : threads) thread.join();
   EXPECT_EQ(ok, std::vector<int>(4, 1));
+}
+
+// The same barrier kernel under the options that change the pipeline the most.
+TEST(CpuRun, OptimizationAndMathOptions) {
+  const char* source = R"(
+    __kernel void k(__global float* data, __local float* tile) {
+      size_t lid = get_local_id(0), n = get_local_size(0);
+      float values[4];
+      for (int j = 0; j < 4; ++j) values[j] = data[get_global_id(0)] * (j + 1);
+      tile[lid] = values[lid % 4];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      data[get_global_id(0)] = tile[n - 1 - lid] + values[3] + sqrt(16.0f);
+    })";
+  for (const char* options : {"-cl-opt-disable", "-cl-fast-relaxed-math", "-cl-mad-enable",
+                              "-cl-denorms-are-zero -cl-no-signed-zeros"}) {
+    auto exe = build_and_load(source, options);
+    ASSERT_NE(exe, nullptr) << options;
+    std::vector<float> data(64);
+    std::iota(data.begin(), data.end(), 0.0f);
+    std::vector<float> expected(64);
+    for (size_t i = 0; i < 64; ++i) {
+      size_t group = i / 16, lid = i % 16, mirror = group * 16 + 15 - lid;
+      expected[i] = data[mirror] * float(mirror % 16 % 4 + 1) + data[i] * 4 + 4;
+    }
+    void* p = data.data();
+    const void* args[] = {&p, nullptr};
+    const size_t local_sizes[] = {0, 16 * sizeof(float)};
+    exe->run("k", range_1d(64, 16), args, local_sizes);
+    for (size_t i = 0; i < 64; ++i) ASSERT_EQ(data[i], expected[i]) << options << " " << i;
+  }
 }
 
 }  // namespace
