@@ -13,6 +13,9 @@
 #ifndef CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #endif
+#ifndef CL_USE_DEPRECATED_OPENCL_2_2_APIS
+#define CL_USE_DEPRECATED_OPENCL_2_2_APIS  // clSetProgramReleaseCallback
+#endif
 #include <CL/cl.h>
 #include <CL/cl_egl.h>
 #include <CL/cl_gl.h>
@@ -22,6 +25,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -30,6 +34,8 @@
 
 #ifdef MANIFOLD_FAKE_COMPILER
 #include "fake_compiler.h"
+// Distinct test names for the two builds (ctest lists both binaries' tests side by side).
+#define KernelApi KernelApiFake
 #endif
 
 namespace {
@@ -123,6 +129,9 @@ class KernelApi : public ::testing::Test {
 #ifdef MANIFOLD_FAKE_COMPILER
     define_fake_kernels();
 #endif
+    // The platform: MANIFOLD_TEST_PLATFORM names it (default "Manifold"; "any": the first).
+    const char* wanted_env = std::getenv("MANIFOLD_TEST_PLATFORM");
+    const std::string wanted = wanted_env ? wanted_env : "Manifold";
     cl_uint n = 0;
     ASSERT_EQ(clGetPlatformIDs(0, nullptr, &n), CL_SUCCESS);
     ASSERT_GT(n, 0u);
@@ -131,9 +140,11 @@ class KernelApi : public ::testing::Test {
     for (cl_platform_id p : platforms) {
       char name[256] = {};
       clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof(name), name, nullptr);
-      if (std::string(name).find("Manifold") != std::string::npos || platform_ == nullptr)
+      if (!platform_ && (wanted == "any" || std::string(name).find(wanted) != std::string::npos))
         platform_ = p;
     }
+    ASSERT_NE(platform_, nullptr) << "no platform named " << wanted
+                                  << " (set OCL_ICD_VENDORS or MANIFOLD_TEST_PLATFORM)";
     ASSERT_EQ(clGetDeviceIDs(platform_, CL_DEVICE_TYPE_CPU, 1, &device_, nullptr), CL_SUCCESS);
     cl_int err = CL_SUCCESS;
     context_ = clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err);
