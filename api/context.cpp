@@ -58,7 +58,8 @@ cl_context clCreateContextFromType(const cl_context_properties* properties, cl_d
   check(pfn_notify || !user_data, CL_INVALID_VALUE, "user_data without pfn_notify");
   constexpr cl_device_type known = CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU |
                                    CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_CUSTOM;
-  check(device_type == CL_DEVICE_TYPE_ALL || (device_type & ~known) == 0, CL_INVALID_DEVICE_TYPE,
+  check(device_type == CL_DEVICE_TYPE_ALL || (device_type != 0 && (device_type & ~known) == 0),
+        CL_INVALID_DEVICE_TYPE,
         "unknown device type");
   read_context_properties(properties);  // validate before looking for devices
   std::vector<Device*> found = Platform::get().devices_of_type(device_type);

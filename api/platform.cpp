@@ -60,7 +60,8 @@ void clGetDeviceIDs(cl_platform_id platform, cl_device_type device_type, cl_uint
   Platform& p = platform_or_default(platform);
   constexpr cl_device_type known = CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU |
                                    CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_CUSTOM;
-  check(device_type == CL_DEVICE_TYPE_ALL || (device_type & ~known) == 0, CL_INVALID_DEVICE_TYPE,
+  check(device_type == CL_DEVICE_TYPE_ALL || (device_type != 0 && (device_type & ~known) == 0),
+        CL_INVALID_DEVICE_TYPE,
         "unknown device type");
   check(!(num_entries == 0 && devices), CL_INVALID_VALUE, "num_entries is 0 but devices is not NULL");
   check(devices || num_devices, CL_INVALID_VALUE, "devices and num_devices are both NULL");

@@ -185,7 +185,13 @@ FrontendResult run_frontend(llvm::LLVMContext& context, std::string_view source,
   }
   log_stream.flush();
   result.log = std::move(log);
-  if (ok && module) result.module = std::move(module);
+  if (ok && module) {
+    // Clang always gets -cl-kernel-arg-info (the runtime needs qualifiers and types), but
+    // clGetKernelArgInfo answers only for programs built with it: the module says which.
+    if (options.kernel_arg_info)
+      module->addModuleFlag(llvm::Module::Max, kArgInfoRequestedFlag, 1);
+    result.module = std::move(module);
+  }
   return result;
 }
 

@@ -17,6 +17,9 @@ class Module;
 
 namespace manifold::compiler {
 
+// Module flag set when the program was compiled with -cl-kernel-arg-info.
+inline constexpr const char* kArgInfoRequestedFlag = "manifold.kernel_arg_info";
+
 struct FrontendResult {
   std::unique_ptr<llvm::Module> module;  // null on failure
   std::string log;

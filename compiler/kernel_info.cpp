@@ -1,5 +1,7 @@
 #include "compiler/kernel_info.h"
 
+#include "compiler/frontend.h"
+
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DataLayout.h>
 #include <llvm/IR/DerivedTypes.h>
@@ -101,7 +103,7 @@ std::vector<KernelInfo> read_kernel_infos(const llvm::Module& module) {
     const llvm::MDNode* base_types = function.getMetadata("kernel_arg_base_type");
     const llvm::MDNode* qualifiers = function.getMetadata("kernel_arg_type_qual");
     const llvm::MDNode* names = function.getMetadata("kernel_arg_name");
-    info.arg_info_available = names != nullptr;
+    info.arg_info_available = names != nullptr && module.getModuleFlag(kArgInfoRequestedFlag);
     for (const llvm::Argument& arg : function.args()) {
       const unsigned i = arg.getArgNo();
       KernelArg out;

@@ -88,7 +88,11 @@ void get_device_info(Device& device, cl_device_info param, size_t size, void* va
     case CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE: return out.value(d.min_data_type_align_size);
     case CL_DEVICE_SINGLE_FP_CONFIG: return out.value(d.single_fp_config);
     case CL_DEVICE_DOUBLE_FP_CONFIG: return out.value(d.double_fp_config);
-    case CL_DEVICE_HALF_FP_CONFIG: return out.value(d.half_fp_config);
+    case CL_DEVICE_HALF_FP_CONFIG:
+      // Part of cl_khr_fp16: "CL_INVALID_VALUE if param_name is a value that is available as an
+      // extension and the corresponding extension is not supported by the device."
+      check(d.half_fp_config != 0, CL_INVALID_VALUE, "CL_DEVICE_HALF_FP_CONFIG needs cl_khr_fp16");
+      return out.value(d.half_fp_config);
     case CL_DEVICE_GLOBAL_MEM_CACHE_TYPE: return out.value(d.global_mem_cache_type);
     case CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE: return out.value(d.global_mem_cacheline_size);
     case CL_DEVICE_GLOBAL_MEM_CACHE_SIZE: return out.value(d.global_mem_cache_size);

@@ -41,6 +41,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -493,48 +494,57 @@ inline Caps queryCaps(cl_device_id d) {
 
 class Watchdog : public ::testing::EmptyTestEventListener {
  public:
-  Watchdog() {
-    seconds_ = std::atoi(envOr("MANIFOLD_TEST_TIMEOUT", "120").c_str());
-    if (seconds_ <= 0) return;
-    thread_ = std::thread([this] { run(); });
-    thread_.detach();
+  Watchdog() : state_(std::make_shared<State>()) {
+    state_->seconds = std::atoi(envOr("MANIFOLD_TEST_TIMEOUT", "120").c_str());
+    if (state_->seconds <= 0) return;
+    // The thread shares the state, so it may outlive this listener (gtest deletes listeners at
+    // exit) without touching freed memory; the destructor tells it to stop.
+    std::thread([state = state_] { state->run(); }).detach();
+  }
+  ~Watchdog() override {
+    std::lock_guard<std::mutex> lk(state_->m);
+    state_->stop = true;
+    state_->cv.notify_all();
   }
   void OnTestStart(const ::testing::TestInfo& t) override {
-    std::lock_guard<std::mutex> lk(m_);
-    name_ = std::string(t.test_suite_name()) + "." + t.name();
-    deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(seconds_);
-    armed_ = true;
-    cv_.notify_all();
+    std::lock_guard<std::mutex> lk(state_->m);
+    state_->name = std::string(t.test_suite_name()) + "." + t.name();
+    state_->deadline = std::chrono::steady_clock::now() + std::chrono::seconds(state_->seconds);
+    state_->armed = true;
+    state_->cv.notify_all();
   }
   void OnTestEnd(const ::testing::TestInfo&) override {
-    std::lock_guard<std::mutex> lk(m_);
-    armed_ = false;
+    std::lock_guard<std::mutex> lk(state_->m);
+    state_->armed = false;
   }
 
  private:
-  void run() {
-    std::unique_lock<std::mutex> lk(m_);
-    for (;;) {
-      if (!armed_) {
-        cv_.wait_for(lk, std::chrono::milliseconds(500));
-        continue;
+  struct State {
+    void run() {
+      std::unique_lock<std::mutex> lk(m);
+      while (!stop) {
+        if (!armed) {
+          cv.wait(lk);
+          continue;
+        }
+        if (std::chrono::steady_clock::now() >= deadline) {
+          std::fprintf(stderr, "\n[  WATCHDOG ] %s did not finish within %d s (MANIFOLD_TEST_TIMEOUT): aborting\n",
+                       name.c_str(), seconds);
+          std::fflush(stderr);
+          std::_Exit(3);
+        }
+        cv.wait_until(lk, deadline);
       }
-      if (std::chrono::steady_clock::now() >= deadline_) {
-        std::fprintf(stderr, "\n[  WATCHDOG ] %s did not finish within %d s (MANIFOLD_TEST_TIMEOUT): aborting\n",
-                     name_.c_str(), seconds_);
-        std::fflush(stderr);
-        std::_Exit(3);
-      }
-      cv_.wait_until(lk, deadline_);
     }
-  }
-  int seconds_ = 0;
-  std::mutex m_;
-  std::condition_variable cv_;
-  std::thread thread_;
-  std::string name_;
-  std::chrono::steady_clock::time_point deadline_;
-  bool armed_ = false;
+    int seconds = 0;
+    std::mutex m;
+    std::condition_variable cv;
+    std::string name;
+    std::chrono::steady_clock::time_point deadline;
+    bool armed = false;
+    bool stop = false;
+  };
+  std::shared_ptr<State> state_;
 };
 
 inline const bool kWatchdogRegistered = [] {
