@@ -15,13 +15,16 @@
 namespace manifold {
 namespace {
 
+// Runs an entry point's body; `returned_with_error` receives the handle an Error carries (see
+// Error::with_handle) for entry points that return an object.
 template <class F>
-cl_int boundary(const char* entry_point, F&& body) noexcept {
+cl_int boundary(const char* entry_point, F&& body, void** returned_with_error = nullptr) noexcept {
   try {
     body();
     return CL_SUCCESS;
   } catch (const Error& e) {
     log_debug("%s: %s (%s)", entry_point, error_name(e.code()), e.what());
+    if (returned_with_error) *returned_with_error = e.handle();
     return e.code();
   } catch (const std::bad_alloc&) {
     log_debug("%s: out of host memory", entry_point);
@@ -47,10 +50,11 @@ cl_int boundary(const char* entry_point, F&& body) noexcept {
 #define MF_OBJECT(ret, name, params, args)                                                   \
   extern "C" CL_API_ENTRY ret CL_API_CALL name MF_WITH_ERRCODE params {                      \
     ret result{};                                                                            \
-    const cl_int code =                                                                      \
-        manifold::boundary(#name, [&] { result = manifold::api::impl::name args; });         \
+    void* with_error = nullptr;                                                              \
+    const cl_int code = manifold::boundary(                                                  \
+        #name, [&] { result = manifold::api::impl::name args; }, &with_error);               \
     if (errcode_ret) *errcode_ret = code;                                                    \
-    if (code != CL_SUCCESS) result = {};                                                     \
+    if (code != CL_SUCCESS) result = static_cast<ret>(with_error);                           \
     return result;                                                                           \
   }
 #define MF_POINTER(ret, name, params, args)                                                  \

@@ -420,14 +420,14 @@ cl_program clLinkProgram(cl_context context, cl_uint num_devices, const cl_devic
   Program& lp = *linked;
   auto step = [&lp, to_link, opts, inputs, keep_inputs] { return lp.link(to_link, opts, inputs); };
   if (!pfn_notify) {
-    // Without a callback, errcode_ret reports the link's outcome. The C wrapper returns NULL
-    // with any error, so a failed link's program (and its log) cannot reach the application:
-    // the reference handed out by make_api_object is dropped with `linked` here.
-    if (!step()) {
-      linked.detach()->release_api();
-      fail(CL_LINK_PROGRAM_FAILURE, "clLinkProgram failed (see the build log)");
-    }
-    return linked.detach()->handle();
+    // Without a callback, errcode_ret reports the link's outcome. A failed link still returns
+    // its program, so that the application can read the build log.
+    const bool linked_ok = step();
+    cl_program handle = linked.detach()->handle();
+    if (!linked_ok)
+      throw Error(CL_LINK_PROGRAM_FAILURE, "clLinkProgram failed (see the build log)")
+          .with_handle(handle);
+    return handle;
   }
   run_build(lp, pfn_notify, user_data, CL_LINK_PROGRAM_FAILURE, "clLinkProgram", step);
   return linked.detach()->handle();

@@ -15,9 +15,19 @@ class Error : public std::exception {
   cl_int code() const noexcept { return code_; }
   const char* what() const noexcept override { return message_.c_str(); }
 
+  // The few entry points that return an object together with an error (clLinkProgram returns
+  // the failed program, whose build log says why) attach the handle here; the C boundary hands
+  // it out instead of NULL.
+  Error& with_handle(void* handle) noexcept {
+    handle_ = handle;
+    return *this;
+  }
+  void* handle() const noexcept { return handle_; }
+
  private:
   cl_int code_;
   std::string message_;
+  void* handle_ = nullptr;
 };
 
 [[noreturn]] inline void fail(cl_int code, std::string message) { throw Error(code, std::move(message)); }
