@@ -1,0 +1,631 @@
+// The per-device side of `manifold bench`: run in a child process (one per device, so a crash or a
+// hang in one OpenCL implementation cannot take the others down), it measures one device and
+// prints protocol lines (bench_metrics.h) on stdout:
+//   info<TAB>running<TAB>METRIC      before each measurement (the parent's progress line)
+//   METRIC<TAB>VALUE<TAB>UNIT        a checked result
+//   METRIC<TAB>FAIL<TAB>UNIT<TAB>why  a wrong result;  ERROR instead of FAIL: an OpenCL error
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench_metrics.h"
+#include "cl_support.h"
+#include "commands.h"
+
+namespace manifold_tool {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_between(Clock::time_point start, Clock::time_point end) {
+  return std::chrono::duration<double>(end - start).count();
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+// Owning handles for OpenCL objects.
+template <typename T, cl_int (*Release)(T)>
+class Handle {
+ public:
+  Handle() = default;
+  explicit Handle(T handle) : handle_(handle) {}
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  Handle(Handle&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  Handle& operator=(Handle&& other) noexcept {
+    reset();
+    handle_ = std::exchange(other.handle_, nullptr);
+    return *this;
+  }
+  ~Handle() { reset(); }
+  void reset() {
+    if (handle_) Release(handle_);
+    handle_ = nullptr;
+  }
+  T get() const { return handle_; }
+  operator T() const { return handle_; }
+
+ private:
+  T handle_ = nullptr;
+};
+using Context = Handle<cl_context, clReleaseContext>;
+using Queue = Handle<cl_command_queue, clReleaseCommandQueue>;
+using Buffer = Handle<cl_mem, clReleaseMemObject>;
+using Program = Handle<cl_program, clReleaseProgram>;
+using Kernel = Handle<cl_kernel, clReleaseKernel>;
+
+// A benchmark's answer: a number, or why there is none.
+struct Outcome {
+  double value = 0;
+  std::string failure;  // non-empty: the result was wrong
+};
+
+void emit(const char* metric, const std::string& value, const std::string& note = {}) {
+  const MetricInfo* info = find_metric(metric);
+  std::printf("%s\t%s\t%s%s%s\n", metric, value.c_str(), info ? info->unit : "-",
+              note.empty() ? "" : "\t", note.c_str());
+  std::fflush(stdout);
+}
+
+void emit_info(const char* key, const std::string& value) {
+  std::printf("info\t%s\t%s\n", key, value.c_str());
+  std::fflush(stdout);
+}
+
+// Runs one measurement and prints its line, whatever happens inside.
+void measure(const char* metric, const std::function<Outcome()>& body) {
+  emit_info("running", metric);
+  try {
+    Outcome outcome = body();
+    if (!outcome.failure.empty()) {
+      emit(metric, "FAIL", outcome.failure);
+    } else {
+      char text[64];
+      std::snprintf(text, sizeof text, "%.6g", outcome.value);
+      emit(metric, text);
+    }
+  } catch (const ClError& error) {
+    emit(metric, "ERROR", error.what());
+  } catch (const std::exception& error) {
+    emit(metric, "ERROR", error.what());
+  }
+}
+
+const char* kBenchSource = R"CLC(
+kernel void empty(global float* unused) {}
+
+kernel void triad(global float4* a, global const float4* b, global const float4* c, float s) {
+  size_t i = get_global_id(0);
+  a[i] = b[i] + s * c[i];
+}
+
+kernel void reduce(global const float* in, global float* partial, local float* scratch) {
+  size_t lid = get_local_id(0);
+  scratch[lid] = in[get_global_id(0)];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (size_t stride = get_local_size(0) / 2; stride > 0; stride /= 2) {
+    if (lid < stride) scratch[lid] += scratch[lid + stride];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid == 0) partial[get_group_id(0)] = scratch[0];
+}
+
+kernel void sgemm_naive(int n, global const float* a, global const float* b, global float* c) {
+  int col = get_global_id(0), row = get_global_id(1);
+  float sum = 0.0f;
+  for (int k = 0; k < n; ++k) sum += a[row * n + k] * b[k * n + col];
+  c[row * n + col] = sum;
+}
+
+#define TILE 16
+kernel void sgemm_tiled(int n, global const float* a, global const float* b, global float* c) {
+  local float a_tile[TILE][TILE];
+  local float b_tile[TILE][TILE];
+  int lx = get_local_id(0), ly = get_local_id(1);
+  int col = get_global_id(0), row = get_global_id(1);
+  float sum = 0.0f;
+  for (int t = 0; t < n; t += TILE) {
+    a_tile[ly][lx] = a[row * n + t + lx];
+    b_tile[ly][lx] = b[(t + ly) * n + col];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 0; k < TILE; ++k) sum += a_tile[ly][k] * b_tile[k][lx];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  c[row * n + col] = sum;
+}
+
+kernel void nbody(int n, float softening, global const float4* pos, global float4* accel) {
+  int i = get_global_id(0);
+  float3 p = pos[i].xyz;
+  float3 acc = (float3)(0.0f);
+  for (int j = 0; j < n; ++j) {
+    float4 q = pos[j];
+    float3 d = q.xyz - p;
+    float inv = rsqrt(dot(d, d) + softening);
+    acc += d * (q.w * inv * inv * inv);
+  }
+  accel[i] = (float4)(acc, 0.0f);
+}
+)CLC";
+
+// The small program whose build time is measured (a nonce comment makes a cold build's source
+// unique, so no cache of any kind can answer it).
+std::string build_test_source(const std::string& nonce) {
+  return "// " + nonce +
+         "\n"
+         "kernel void saxpy(global float* y, global const float* x, float a) {\n"
+         "  size_t i = get_global_id(0);\n"
+         "  y[i] = a * x[i] + y[i];\n"
+         "}\n";
+}
+
+struct Device {
+  cl_platform_id platform = nullptr;
+  cl_device_id device = nullptr;
+  Context context;
+  Queue queue;
+};
+
+// Finds the device the parent named (platform name + index) and opens a context and queue.
+Device open_device(const std::string& platform_name, int device_index) {
+  Device result;
+  cl_uint count = 0;
+  cl_check(clGetPlatformIDs(0, nullptr, &count), "clGetPlatformIDs");
+  std::vector<cl_platform_id> platforms(count);
+  cl_check(clGetPlatformIDs(count, platforms.data(), nullptr), "clGetPlatformIDs");
+  for (cl_platform_id platform : platforms)
+    if (platform_string(platform, CL_PLATFORM_NAME) == platform_name) result.platform = platform;
+  if (!result.platform) throw std::runtime_error("platform '" + platform_name + "' not found");
+  cl_uint device_count = 0;
+  cl_check(clGetDeviceIDs(result.platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &device_count),
+           "clGetDeviceIDs");
+  if (device_index < 0 || static_cast<cl_uint>(device_index) >= device_count)
+    throw std::runtime_error("device index out of range");
+  std::vector<cl_device_id> ids(device_count);
+  cl_check(clGetDeviceIDs(result.platform, CL_DEVICE_TYPE_ALL, device_count, ids.data(), nullptr),
+           "clGetDeviceIDs");
+  result.device = ids[static_cast<size_t>(device_index)];
+  cl_int status = CL_SUCCESS;
+  cl_context_properties properties[] = {
+      CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(result.platform), 0};
+  result.context =
+      Context(clCreateContext(properties, 1, &result.device, nullptr, nullptr, &status));
+  cl_check(status, "clCreateContext");
+  result.queue = Queue(clCreateCommandQueue(result.context, result.device, 0, &status));
+  cl_check(status, "clCreateCommandQueue");
+  return result;
+}
+
+Buffer make_buffer(const Device& device, cl_mem_flags flags, size_t bytes, void* host = nullptr) {
+  cl_int status = CL_SUCCESS;
+  Buffer buffer(clCreateBuffer(device.context, flags, bytes, host, &status));
+  cl_check(status, "clCreateBuffer");
+  return buffer;
+}
+
+std::string build_log(cl_program program, cl_device_id device) {
+  size_t size = 0;
+  clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+  std::string log(size, '\0');
+  if (size) clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+  return log;
+}
+
+Program build_program(const Device& device, const std::string& source) {
+  const char* text = source.c_str();
+  size_t length = source.size();
+  cl_int status = CL_SUCCESS;
+  Program program(clCreateProgramWithSource(device.context, 1, &text, &length, &status));
+  cl_check(status, "clCreateProgramWithSource");
+  status = clBuildProgram(program, 1, &device.device, "", nullptr, nullptr);
+  if (status != CL_SUCCESS) {
+    std::string log = build_log(program, device.device);
+    std::fprintf(stderr, "build log:\n%s\n", log.c_str());
+    throw ClError("clBuildProgram", status);
+  }
+  return program;
+}
+
+Kernel make_kernel(cl_program program, const char* name) {
+  cl_int status = CL_SUCCESS;
+  Kernel kernel(clCreateKernel(program, name, &status));
+  cl_check(status, (std::string("clCreateKernel(") + name + ")").c_str());
+  return kernel;
+}
+
+template <typename T>
+void set_arg(cl_kernel kernel, cl_uint index, const T& value) {
+  cl_check(clSetKernelArg(kernel, index, sizeof(T), &value), "clSetKernelArg");
+}
+
+void run_ndrange(const Device& device, cl_kernel kernel, cl_uint dims, const size_t* global,
+                 const size_t* local) {
+  cl_check(clEnqueueNDRangeKernel(device.queue, kernel, dims, nullptr, global, local, 0, nullptr,
+                                  nullptr),
+           "clEnqueueNDRangeKernel");
+}
+
+void finish(const Device& device) { cl_check(clFinish(device.queue), "clFinish"); }
+
+// Times `repeats` runs of `body` (after one warm-up run), each ended by clFinish; the median.
+double timed_median(const Device& device, int repeats, const std::function<void()>& body) {
+  body();
+  finish(device);
+  std::vector<double> times;
+  for (int r = 0; r < repeats; ++r) {
+    auto start = Clock::now();
+    body();
+    finish(device);
+    times.push_back(seconds_between(start, Clock::now()));
+  }
+  return median(times);
+}
+
+void write_buffer(const Device& device, cl_mem buffer, size_t bytes, const void* data) {
+  cl_check(clEnqueueWriteBuffer(device.queue, buffer, CL_TRUE, 0, bytes, data, 0, nullptr, nullptr),
+           "clEnqueueWriteBuffer");
+}
+void read_buffer(const Device& device, cl_mem buffer, size_t bytes, void* data) {
+  cl_check(clEnqueueReadBuffer(device.queue, buffer, CL_TRUE, 0, bytes, data, 0, nullptr, nullptr),
+           "clEnqueueReadBuffer");
+}
+
+std::string mismatch(const char* what, size_t index, double expected, double got) {
+  char text[160];
+  std::snprintf(text, sizeof text, "%s[%zu] = %.7g, expected %.7g", what, index, got, expected);
+  return text;
+}
+
+bool close_enough(double expected, double got, double relative) {
+  return std::fabs(expected - got) <= relative * std::max(1.0, std::fabs(expected));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The measurements
+
+Outcome measure_roundtrip(const Device& device, cl_kernel empty, int iterations) {
+  size_t global = 1;
+  for (int i = 0; i < 20; ++i) {
+    run_ndrange(device, empty, 1, &global, nullptr);
+    finish(device);
+  }
+  std::vector<double> times;
+  times.reserve(static_cast<size_t>(iterations));
+  for (int i = 0; i < iterations; ++i) {
+    auto start = Clock::now();
+    run_ndrange(device, empty, 1, &global, nullptr);
+    finish(device);
+    times.push_back(seconds_between(start, Clock::now()));
+  }
+  return {median(times) * 1e6, {}};
+}
+
+Outcome measure_enqueue(const Device& device, cl_kernel empty, int kernels) {
+  size_t global = 1;
+  run_ndrange(device, empty, 1, &global, nullptr);
+  finish(device);
+  auto start = Clock::now();
+  for (int i = 0; i < kernels; ++i) run_ndrange(device, empty, 1, &global, nullptr);
+  finish(device);
+  return {seconds_between(start, Clock::now()) * 1e6 / kernels, {}};
+}
+
+Outcome measure_triad(const Device& device, cl_program program, const BenchSizes& sizes) {
+  size_t bytes = sizes.stream_bytes, count = bytes / sizeof(float);
+  std::vector<float> b(count), c(count), a(count);
+  for (size_t i = 0; i < count; ++i) {
+    b[i] = static_cast<float>(i % 1000) * 0.5f;
+    c[i] = static_cast<float>(i % 7) + 0.25f;
+  }
+  Buffer a_buffer = make_buffer(device, CL_MEM_WRITE_ONLY, bytes);
+  Buffer b_buffer = make_buffer(device, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, b.data());
+  Buffer c_buffer = make_buffer(device, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, c.data());
+  Kernel kernel = make_kernel(program, "triad");
+  const float scale = 3.0f;
+  set_arg(kernel, 0, a_buffer.get());
+  set_arg(kernel, 1, b_buffer.get());
+  set_arg(kernel, 2, c_buffer.get());
+  set_arg(kernel, 3, scale);
+  size_t global = count / 4;
+  double seconds = timed_median(device, sizes.stream_repeats,
+                                [&] { run_ndrange(device, kernel, 1, &global, nullptr); });
+  read_buffer(device, a_buffer, bytes, a.data());
+  for (size_t i = 0; i < count; ++i) {
+    float expected = b[i] + scale * c[i];
+    if (!close_enough(expected, a[i], 1e-6)) return {0, mismatch("a", i, expected, a[i])};
+  }
+  return {3.0 * static_cast<double>(bytes) / seconds / 1e9, {}};
+}
+
+Outcome measure_reduce(const Device& device, cl_program program, const BenchSizes& sizes) {
+  const size_t group = 256;
+  size_t count = sizes.stream_bytes / sizeof(float), groups = count / group;
+  // Multiples of 1/4 below 5: every partial sum of 256 of them is exact in float.
+  std::vector<float> input(count), partial(groups);
+  for (size_t i = 0; i < count; ++i) input[i] = static_cast<float>(i % 17) * 0.25f;
+  Buffer in_buffer = make_buffer(device, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                 count * sizeof(float), input.data());
+  Buffer partial_buffer = make_buffer(device, CL_MEM_WRITE_ONLY, groups * sizeof(float));
+  Kernel kernel = make_kernel(program, "reduce");
+  set_arg(kernel, 0, in_buffer.get());
+  set_arg(kernel, 1, partial_buffer.get());
+  cl_check(clSetKernelArg(kernel, 2, group * sizeof(float), nullptr), "clSetKernelArg(local)");
+  double seconds = timed_median(device, sizes.stream_repeats,
+                                [&] { run_ndrange(device, kernel, 1, &count, &group); });
+  read_buffer(device, partial_buffer, groups * sizeof(float), partial.data());
+  for (size_t g = 0; g < groups; ++g) {
+    double expected = 0;
+    for (size_t i = g * group; i < (g + 1) * group; ++i) expected += input[i];
+    if (!close_enough(expected, partial[g], 1e-6))
+      return {0, mismatch("partial", g, expected, partial[g])};
+  }
+  return {static_cast<double>(count * sizeof(float)) / seconds / 1e9, {}};
+}
+
+Outcome measure_sgemm(const Device& device, cl_program program, const char* kernel_name,
+                      const BenchSizes& sizes) {
+  const int n = sizes.sgemm_n;
+  size_t elements = static_cast<size_t>(n) * n, bytes = elements * sizeof(float);
+  std::mt19937 random(42);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<float> a(elements), b(elements), c(elements);
+  for (auto& x : a) x = uniform(random);
+  for (auto& x : b) x = uniform(random);
+  Buffer a_buffer = make_buffer(device, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, a.data());
+  Buffer b_buffer = make_buffer(device, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, b.data());
+  Buffer c_buffer = make_buffer(device, CL_MEM_WRITE_ONLY, bytes);
+  Kernel kernel = make_kernel(program, kernel_name);
+  set_arg(kernel, 0, n);
+  set_arg(kernel, 1, a_buffer.get());
+  set_arg(kernel, 2, b_buffer.get());
+  set_arg(kernel, 3, c_buffer.get());
+  size_t global[2] = {static_cast<size_t>(n), static_cast<size_t>(n)}, local[2] = {16, 16};
+  double seconds = timed_median(device, sizes.sgemm_repeats,
+                                [&] { run_ndrange(device, kernel, 2, global, local); });
+  read_buffer(device, c_buffer, bytes, c.data());
+  std::uniform_int_distribution<int> pick(0, n - 1);
+  for (int sample = 0; sample < 256; ++sample) {
+    int row = pick(random), col = pick(random);
+    double expected = 0;
+    for (int k = 0; k < n; ++k) expected += static_cast<double>(a[row * n + k]) * b[k * n + col];
+    size_t index = static_cast<size_t>(row) * n + col;
+    // Sums of n products of magnitude < 1: allow float rounding over n terms.
+    if (std::fabs(expected - c[index]) > 1e-5 * n)
+      return {0, mismatch("c", index, expected, c[index])};
+  }
+  return {2.0 * n * n * static_cast<double>(n) / seconds / 1e9, {}};
+}
+
+Outcome measure_nbody(const Device& device, cl_program program, const BenchSizes& sizes) {
+  const int n = sizes.nbody_bodies;
+  const float softening = 0.01f;
+  std::mt19937 random(7);
+  std::uniform_real_distribution<float> coordinate(-1.0f, 1.0f), mass(0.5f, 1.0f);
+  std::vector<float> positions(4 * static_cast<size_t>(n)), accel(4 * static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    for (int k = 0; k < 3; ++k) positions[4 * i + k] = coordinate(random);
+    positions[4 * i + 3] = mass(random);
+  }
+  size_t bytes = positions.size() * sizeof(float);
+  Buffer pos_buffer =
+      make_buffer(device, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, positions.data());
+  Buffer accel_buffer = make_buffer(device, CL_MEM_WRITE_ONLY, bytes);
+  Kernel kernel = make_kernel(program, "nbody");
+  set_arg(kernel, 0, n);
+  set_arg(kernel, 1, softening);
+  set_arg(kernel, 2, pos_buffer.get());
+  set_arg(kernel, 3, accel_buffer.get());
+  size_t global = static_cast<size_t>(n);
+  double seconds = timed_median(device, sizes.nbody_repeats,
+                                [&] { run_ndrange(device, kernel, 1, &global, nullptr); });
+  read_buffer(device, accel_buffer, bytes, accel.data());
+  for (int sample = 0; sample < 64; ++sample) {
+    int i = (sample * 7919) % n;
+    double expected[3] = {0, 0, 0};
+    for (int j = 0; j < n; ++j) {
+      double d[3], r2 = softening;
+      for (int k = 0; k < 3; ++k) {
+        d[k] = static_cast<double>(positions[4 * j + k]) - positions[4 * i + k];
+        r2 += d[k] * d[k];
+      }
+      double inv = 1.0 / std::sqrt(r2);
+      for (int k = 0; k < 3; ++k) expected[k] += d[k] * positions[4 * j + 3] * inv * inv * inv;
+    }
+    double magnitude = std::sqrt(expected[0] * expected[0] + expected[1] * expected[1] +
+                                 expected[2] * expected[2]);
+    for (int k = 0; k < 3; ++k)
+      if (std::fabs(expected[k] - accel[4 * i + k]) > 1e-3 * std::max(1.0, magnitude))
+        return {0,
+                mismatch("accel", static_cast<size_t>(4 * i + k), expected[k], accel[4 * i + k])};
+  }
+  return {20.0 * n * static_cast<double>(n) / seconds / 1e9, {}};
+}
+
+struct TransferResults {
+  Outcome host_to_device, device_to_host;
+};
+
+// Host<->device copies from `host` (pageable or pinned memory), checked byte for byte.
+TransferResults measure_transfers(const Device& device, unsigned char* source,
+                                  unsigned char* target, size_t bytes, int repeats) {
+  for (size_t i = 0; i < bytes; ++i) source[i] = static_cast<unsigned char>(i * 131 + 7);
+  Buffer device_buffer = make_buffer(device, CL_MEM_READ_WRITE, bytes);
+  std::vector<double> write_times, read_times;
+  write_buffer(device, device_buffer, bytes, source);
+  read_buffer(device, device_buffer, bytes, target);
+  for (int r = 0; r < repeats; ++r) {
+    auto start = Clock::now();
+    write_buffer(device, device_buffer, bytes, source);
+    write_times.push_back(seconds_between(start, Clock::now()));
+    start = Clock::now();
+    read_buffer(device, device_buffer, bytes, target);
+    read_times.push_back(seconds_between(start, Clock::now()));
+  }
+  TransferResults results;
+  results.host_to_device.value = static_cast<double>(bytes) / median(write_times) / 1e9;
+  results.device_to_host.value = static_cast<double>(bytes) / median(read_times) / 1e9;
+  if (std::memcmp(source, target, bytes) != 0) {
+    size_t index = 0;
+    while (source[index] == target[index]) ++index;
+    std::string failure = mismatch("byte", index, source[index], target[index]);
+    results.host_to_device.failure = results.device_to_host.failure = failure;
+  }
+  return results;
+}
+
+// A mapped CL_MEM_ALLOC_HOST_PTR buffer: the portable way to get pinned host memory.
+struct PinnedHost {
+  Buffer buffer;
+  void* pointer = nullptr;
+  const Device* device = nullptr;
+  PinnedHost(const Device& owner, size_t bytes) : device(&owner) {
+    buffer = make_buffer(owner, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes);
+    cl_int status = CL_SUCCESS;
+    pointer = clEnqueueMapBuffer(owner.queue, buffer, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes,
+                                 0, nullptr, nullptr, &status);
+    cl_check(status, "clEnqueueMapBuffer");
+  }
+  PinnedHost(const PinnedHost&) = delete;
+  PinnedHost& operator=(const PinnedHost&) = delete;
+  ~PinnedHost() {
+    if (pointer) {
+      clEnqueueUnmapMemObject(device->queue, buffer, pointer, 0, nullptr, nullptr);
+      clFinish(device->queue);
+    }
+  }
+};
+
+void emit_all_kernel_metrics_as(const std::string& value, const std::string& note) {
+  for (const auto& metric : kMetrics)
+    if (std::strncmp(metric.name, "build_", 6) != 0) emit(metric.name, value, note);
+}
+
+}  // namespace
+
+// manifold _bench-device PLATFORM_NAME DEVICE_INDEX [--quick]
+int run_bench_device_worker(const std::vector<std::string>& args) {
+  if (args.size() < 2) return 2;
+  bool quick = std::find(args.begin(), args.end(), "--quick") != args.end();
+  BenchSizes sizes = bench_sizes(quick);
+  Device device;
+  try {
+    device = open_device(args[0], std::stoi(args[1]));
+  } catch (const std::exception& error) {
+    emit_all_kernel_metrics_as("ERROR", error.what());
+    return 0;
+  }
+  emit_info("device", device_string(device.device, CL_DEVICE_NAME));
+  emit_info("driver", device_string(device.device, CL_DRIVER_VERSION));
+  emit_info("version", device_string(device.device, CL_DEVICE_VERSION));
+
+  Program program;
+  try {
+    program = build_program(device, kBenchSource);
+  } catch (const std::exception& error) {
+    emit_all_kernel_metrics_as("ERROR",
+                               std::string("building the benchmark program: ") + error.what());
+    return 0;
+  }
+
+  Kernel empty;
+  Buffer unused;
+  measure("roundtrip_us", [&] {
+    empty = make_kernel(program, "empty");
+    unused = make_buffer(device, CL_MEM_READ_WRITE, 64);
+    set_arg(empty, 0, unused.get());
+    return measure_roundtrip(device, empty, sizes.roundtrip_iterations);
+  });
+  measure("enqueue_us", [&] {
+    if (!empty) throw std::runtime_error("no empty kernel");
+    return measure_enqueue(device, empty, sizes.enqueue_kernels);
+  });
+  measure("triad_gbs", [&] { return measure_triad(device, program, sizes); });
+  measure("reduce_gbs", [&] { return measure_reduce(device, program, sizes); });
+  measure("sgemm_naive_gflops",
+          [&] { return measure_sgemm(device, program, "sgemm_naive", sizes); });
+  measure("sgemm_tiled_gflops",
+          [&] { return measure_sgemm(device, program, "sgemm_tiled", sizes); });
+  measure("nbody_gflops", [&] { return measure_nbody(device, program, sizes); });
+
+  // Pageable: plain heap memory.
+  TransferResults pageable;
+  measure("h2d_pageable_gbs", [&] {
+    std::vector<unsigned char> source(sizes.stream_bytes), target(sizes.stream_bytes);
+    pageable = measure_transfers(device, source.data(), target.data(), sizes.stream_bytes,
+                                 sizes.stream_repeats);
+    return pageable.host_to_device;
+  });
+  measure("d2h_pageable_gbs", [&] {
+    if (pageable.device_to_host.value == 0 && pageable.device_to_host.failure.empty())
+      throw std::runtime_error("the host-to-device measurement did not complete");
+    return pageable.device_to_host;
+  });
+  TransferResults pinned;
+  measure("h2d_pinned_gbs", [&] {
+    PinnedHost source(device, sizes.stream_bytes), target(device, sizes.stream_bytes);
+    pinned = measure_transfers(device, static_cast<unsigned char*>(source.pointer),
+                               static_cast<unsigned char*>(target.pointer), sizes.stream_bytes,
+                               sizes.stream_repeats);
+    return pinned.host_to_device;
+  });
+  measure("d2h_pinned_gbs", [&] {
+    if (pinned.device_to_host.value == 0 && pinned.device_to_host.failure.empty())
+      throw std::runtime_error("the host-to-device measurement did not complete");
+    return pinned.device_to_host;
+  });
+  return 0;
+}
+
+// manifold _bench-build PLATFORM_NAME DEVICE_INDEX NONCE
+// One build of the small program, from source to the first checked result, in this fresh process.
+int run_bench_build_worker(const std::vector<std::string>& args) {
+  if (args.size() < 3) return 2;
+  try {
+    Device device = open_device(args[0], std::stoi(args[1]));
+    const size_t count = 1024;
+    std::vector<float> x(count), y(count);
+    for (size_t i = 0; i < count; ++i) {
+      x[i] = static_cast<float>(i);
+      y[i] = 1.0f;
+    }
+    Buffer x_buffer = make_buffer(device, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                  count * sizeof(float), x.data());
+    Buffer y_buffer = make_buffer(device, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                  count * sizeof(float), y.data());
+    finish(device);
+
+    auto start = Clock::now();
+    Program program = build_program(device, build_test_source(args[2]));
+    Kernel kernel = make_kernel(program, "saxpy");
+    set_arg(kernel, 0, y_buffer.get());
+    set_arg(kernel, 1, x_buffer.get());
+    set_arg(kernel, 2, 2.0f);
+    run_ndrange(device, kernel, 1, &count, nullptr);
+    finish(device);
+    double milliseconds = seconds_between(start, Clock::now()) * 1e3;
+
+    read_buffer(device, y_buffer, count * sizeof(float), y.data());
+    for (size_t i = 0; i < count; ++i)
+      if (y[i] != 2.0f * x[i] + 1.0f) {
+        std::printf("build_ms\tFAIL\tms\t%s\n", mismatch("y", i, 2.0 * x[i] + 1.0, y[i]).c_str());
+        return 0;
+      }
+    std::printf("build_ms\t%.6g\tms\n", milliseconds);
+  } catch (const std::exception& error) {
+    std::printf("build_ms\tERROR\tms\t%s\n", error.what());
+  }
+  return 0;
+}
+
+}  // namespace manifold_tool
