@@ -18,7 +18,8 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
     cmake --build "$build" -j"$(nproc)" --target manifold-cuda-native
   fi
 fi
-name="bench/results/$(date -u +%Y-%m-%d)-$(hostname -s)-$(git rev-parse --short HEAD)"
+commit=${MANIFOLD_BENCH_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+name="bench/results/$(date -u +%Y-%m-%d)-$(hostname -s)-$commit"
 mkdir -p bench/results
 echo "load average before the run: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) hardware threads" >&2
 "$build/tools/manifold" bench "$@" --markdown "$name.md" --plot "$name.png"

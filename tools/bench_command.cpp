@@ -104,14 +104,17 @@ MachineInfo describe_machine() {
   machine.os = file_field("/etc/os-release", "PRETTY_NAME");
   utsname name{};
   if (uname(&name) == 0) machine.kernel = name.release;
-  std::string source = MANIFOLD_SOURCE_DIR;
-  machine.commit = read_first_line("git -C '" + source + "' rev-parse --short HEAD 2>/dev/null");
-  if (machine.commit.empty()) {
-    machine.commit = "unknown";
-  } else if (!read_first_line("git -C '" + source +
-                              "' status --porcelain --untracked-files=no 2>/dev/null")
-                  .empty()) {
-    machine.uncommitted_changes = true;
+  // A tree copied without .git (the GPU machines) names its commit through the environment.
+  const char* given_commit = std::getenv("MANIFOLD_BENCH_COMMIT");
+  if (given_commit && *given_commit) {
+    machine.commit = given_commit;
+  } else {
+    std::string git = "git -C '" + std::string(MANIFOLD_SOURCE_DIR) + "' ";
+    machine.commit = read_first_line(git + "rev-parse --short HEAD 2>/dev/null");
+    if (machine.commit.empty())
+      machine.commit = "unknown";
+    else if (!read_first_line(git + "status --porcelain --untracked-files=no 2>/dev/null").empty())
+      machine.uncommitted_changes = true;
   }
   machine.load_before = load_average();
   return machine;
