@@ -26,13 +26,14 @@ MemObject& buffer_in(CommandQueue& q, cl_mem mem) {
   // The spec: CL_MISALIGNED_SUB_BUFFER_OFFSET if a sub-buffer's offset is not aligned to
   // CL_DEVICE_MEM_BASE_ADDR_ALIGN for the queue's device.
   if (m.parent())
-    check(m.origin() % (q.device().info().mem_base_addr_align / 8) == 0, CL_MISALIGNED_SUB_BUFFER_OFFSET,
-          "the sub-buffer's offset is misaligned for this device");
+    check(m.origin() % (q.device().info().mem_base_addr_align / 8) == 0,
+          CL_MISALIGNED_SUB_BUFFER_OFFSET, "the sub-buffer's offset is misaligned for this device");
   return m;
 }
 
 void check_range(const MemObject& m, size_t offset, size_t size) {
-  check(offset <= m.size() && size <= m.size() - offset, CL_INVALID_VALUE, "the region lies outside the buffer");
+  check(offset <= m.size() && size <= m.size() - offset, CL_INVALID_VALUE,
+        "the region lies outside the buffer");
 }
 
 // The spec: CL_INVALID_OPERATION if a read is called on a buffer created with
@@ -52,24 +53,73 @@ bool ranges_overlap(size_t a, size_t b, size_t size) { return a < b + size && b 
 struct Pitches {
   size_t row, slice;
 };
+
+// a * b, or CL_INVALID_VALUE when it does not fit in size_t (offsets must never wrap around).
+size_t mul(size_t a, size_t b, const char* what) {
+  size_t r;
+  check(!__builtin_mul_overflow(a, b, &r), CL_INVALID_VALUE, what);
+  return r;
+}
+size_t add(size_t a, size_t b, const char* what) {
+  size_t r;
+  check(!__builtin_add_overflow(a, b, &r), CL_INVALID_VALUE, what);
+  return r;
+}
+
 Pitches rect_pitches(const size_t* region, size_t row, size_t slice, const char* side) {
   if (row == 0) row = region[0];
-  check(row >= region[0], CL_INVALID_VALUE, (std::string(side) + " row pitch is smaller than region[0]").c_str());
-  if (slice == 0) slice = region[1] * row;
-  check(slice >= region[1] * row, CL_INVALID_VALUE,
+  check(row >= region[0], CL_INVALID_VALUE,
+        (std::string(side) + " row pitch is smaller than region[0]").c_str());
+  const size_t min_slice = mul(region[1], row, "region[1] * row pitch overflows");
+  if (slice == 0) slice = min_slice;
+  check(slice >= min_slice, CL_INVALID_VALUE,
         (std::string(side) + " slice pitch is smaller than region[1] * row pitch").c_str());
-  check(slice % row == 0, CL_INVALID_VALUE, (std::string(side) + " slice pitch is not a multiple of the row pitch").c_str());
+  check(slice % row == 0, CL_INVALID_VALUE,
+        (std::string(side) + " slice pitch is not a multiple of the row pitch").c_str());
   return {row, slice};
 }
 
-size_t rect_offset(const size_t* origin, Pitches p) { return origin[2] * p.slice + origin[1] * p.row + origin[0]; }
+// origin[2] * slice + origin[1] * row + origin[0], checked for overflow.
+size_t rect_offset(const size_t* origin, Pitches p) {
+  const char* what = "the rectangle's origin overflows";
+  return add(add(mul(origin[2], p.slice, what), mul(origin[1], p.row, what), what), origin[0],
+             what);
+}
+// Bytes from the first to one past the last byte of the region, checked for overflow.
 size_t rect_extent(const size_t* region, Pitches p) {
-  return (region[2] - 1) * p.slice + (region[1] - 1) * p.row + region[0];
+  const char* what = "the rectangle's region overflows";
+  return add(add(mul(region[2] - 1, p.slice, what), mul(region[1] - 1, p.row, what), what),
+             region[0], what);
+}
+
+// The rectangle (offset, extent) lies inside [0, size).
+bool rect_inside(size_t offset, size_t extent, size_t size) {
+  return offset <= size && extent <= size - offset;
 }
 
 void check_region(const size_t* origin_a, const size_t* origin_b, const size_t* region) {
   check(origin_a && origin_b && region, CL_INVALID_VALUE, "an origin or the region is NULL");
   check(region[0] && region[1] && region[2], CL_INVALID_VALUE, "a region dimension is 0");
+}
+
+// Appendix D of the spec ("Checking for Memory Copy Overlap"), for source and destination
+// rectangles with the same pitches in one buffer. Offsets are linear byte offsets: only their
+// positions modulo the pitches matter, as with (x, y, z) origins.
+bool rect_copy_overlap(size_t src_start, size_t dst_start, const size_t* region, size_t row_pitch,
+                       size_t slice_pitch) {
+  const size_t slice_size = (region[1] - 1) * row_pitch + region[0];
+  const size_t block_size = (region[2] - 1) * slice_pitch + slice_size;
+  const size_t src_end = src_start + block_size, dst_end = dst_start + block_size;
+  if (dst_end <= src_start || src_end <= dst_start) return false;
+  const size_t src_dx = src_start % row_pitch, dst_dx = dst_start % row_pitch;
+  if ((dst_dx >= src_dx + region[0] && dst_dx + region[0] <= src_dx + row_pitch) ||
+      (src_dx >= dst_dx + region[0] && src_dx + region[0] <= dst_dx + row_pitch))
+    return false;
+  const size_t src_dy = src_start % slice_pitch, dst_dy = dst_start % slice_pitch;
+  if ((dst_dy >= src_dy + slice_size && dst_dy + slice_size <= src_dy + slice_pitch) ||
+      (src_dy >= dst_dy + slice_size && src_dy + slice_size <= dst_dy + slice_pitch))
+    return false;
+  return true;
 }
 
 Rect make_rect(const size_t* region, Pitches src, Pitches dst) {
@@ -87,9 +137,9 @@ Location host(const void* p) { return {nullptr, static_cast<std::byte*>(const_ca
 
 }  // namespace
 
-void clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, size_t offset,
-                         size_t size, void* ptr, cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
-                         cl_event* event) {
+void clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read,
+                         size_t offset, size_t size, void* ptr, cl_uint num_events_in_wait_list,
+                         const cl_event* event_wait_list, cl_event* event) {
   Target t = prepare(command_queue, num_events_in_wait_list, event_wait_list);
   MemObject& m = buffer_in(t.queue, buffer);
   check_range(m, offset, size);
@@ -99,21 +149,24 @@ void clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool 
   submit(t.queue, std::move(cmd), t.waits, event, blocking_read);
 }
 
-void clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, size_t offset,
-                          size_t size, const void* ptr, cl_uint num_events_in_wait_list,
-                          const cl_event* event_wait_list, cl_event* event) {
+void clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write,
+                          size_t offset, size_t size, const void* ptr,
+                          cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
+                          cl_event* event) {
   Target t = prepare(command_queue, num_events_in_wait_list, event_wait_list);
   MemObject& m = buffer_in(t.queue, buffer);
   check_range(m, offset, size);
   check(ptr && size, CL_INVALID_VALUE, "ptr is NULL or size is 0");
   check_host_writes(m);
-  auto cmd = Command::make(t.queue, CL_COMMAND_WRITE_BUFFER, CopyOp{host(ptr), at(m, offset), size});
+  auto cmd =
+      Command::make(t.queue, CL_COMMAND_WRITE_BUFFER, CopyOp{host(ptr), at(m, offset), size});
   submit(t.queue, std::move(cmd), t.waits, event, blocking_write);
 }
 
-void clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, size_t src_offset,
-                         size_t dst_offset, size_t size, cl_uint num_events_in_wait_list,
-                         const cl_event* event_wait_list, cl_event* event) {
+void clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer,
+                         size_t src_offset, size_t dst_offset, size_t size,
+                         cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
+                         cl_event* event) {
   Target t = prepare(command_queue, num_events_in_wait_list, event_wait_list);
   MemObject& src = buffer_in(t.queue, src_buffer);
   MemObject& dst = buffer_in(t.queue, dst_buffer);
@@ -125,20 +178,22 @@ void clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer, cl_m
   if (&src.root() == &dst.root())
     check(!ranges_overlap(src.root_offset() + src_offset, dst.root_offset() + dst_offset, size),
           CL_MEM_COPY_OVERLAP, "source and destination regions overlap");
-  auto cmd = Command::make(t.queue, CL_COMMAND_COPY_BUFFER, CopyOp{at(src, src_offset), at(dst, dst_offset), size});
+  auto cmd = Command::make(t.queue, CL_COMMAND_COPY_BUFFER,
+                           CopyOp{at(src, src_offset), at(dst, dst_offset), size});
   submit(t.queue, std::move(cmd), t.waits, event);
 }
 
-void clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer, const void* pattern, size_t pattern_size,
-                         size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
+void clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer, const void* pattern,
+                         size_t pattern_size, size_t offset, size_t size,
+                         cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
                          cl_event* event) {
   Target t = prepare(command_queue, num_events_in_wait_list, event_wait_list);
   MemObject& m = buffer_in(t.queue, buffer);
   // The spec: CL_INVALID_VALUE if pattern is NULL, pattern_size is 0 or not one of
   // {1, 2, 4, 8, 16, 32, 64, 128}, or offset and size are not multiples of pattern_size.
   check(pattern != nullptr, CL_INVALID_VALUE, "pattern is NULL");
-  check(pattern_size && pattern_size <= 128 && (pattern_size & (pattern_size - 1)) == 0, CL_INVALID_VALUE,
-        "pattern_size must be a power of two up to 128");
+  check(pattern_size && pattern_size <= 128 && (pattern_size & (pattern_size - 1)) == 0,
+        CL_INVALID_VALUE, "pattern_size must be a power of two up to 128");
   check(offset % pattern_size == 0 && size % pattern_size == 0, CL_INVALID_VALUE,
         "offset and size must be multiples of pattern_size");
   check_range(m, offset, size);
@@ -148,8 +203,9 @@ void clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer, const vo
 }
 
 void clEnqueueReadBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read,
-                             const size_t* buffer_origin, const size_t* host_origin, const size_t* region,
-                             size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch,
+                             const size_t* buffer_origin, const size_t* host_origin,
+                             const size_t* region, size_t buffer_row_pitch,
+                             size_t buffer_slice_pitch, size_t host_row_pitch,
                              size_t host_slice_pitch, void* ptr, cl_uint num_events_in_wait_list,
                              const cl_event* event_wait_list, cl_event* event) {
   Target t = prepare(command_queue, num_events_in_wait_list, event_wait_list);
@@ -159,18 +215,23 @@ void clEnqueueReadBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_b
   const Pitches bp = rect_pitches(region, buffer_row_pitch, buffer_slice_pitch, "buffer");
   const Pitches hp = rect_pitches(region, host_row_pitch, host_slice_pitch, "host");
   const size_t boff = rect_offset(buffer_origin, bp);
-  check(boff <= m.size() && rect_extent(region, bp) <= m.size() - boff, CL_INVALID_VALUE,
+  check(rect_inside(boff, rect_extent(region, bp), m.size()), CL_INVALID_VALUE,
         "the region lies outside the buffer");
+  const size_t hoff = rect_offset(host_origin, hp);
+  add(hoff, rect_extent(region, hp), "the host rectangle overflows");
   check_host_reads(m);
-  CopyRectOp op{at(m, boff), host(static_cast<std::byte*>(ptr) + rect_offset(host_origin, hp)), make_rect(region, bp, hp)};
-  submit(t.queue, Command::make(t.queue, CL_COMMAND_READ_BUFFER_RECT, std::move(op)), t.waits, event, blocking_read);
+  CopyRectOp op{at(m, boff), host(static_cast<std::byte*>(ptr) + hoff), make_rect(region, bp, hp)};
+  submit(t.queue, Command::make(t.queue, CL_COMMAND_READ_BUFFER_RECT, std::move(op)), t.waits,
+         event, blocking_read);
 }
 
 void clEnqueueWriteBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write,
-                              const size_t* buffer_origin, const size_t* host_origin, const size_t* region,
-                              size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch,
-                              size_t host_slice_pitch, const void* ptr, cl_uint num_events_in_wait_list,
-                              const cl_event* event_wait_list, cl_event* event) {
+                              const size_t* buffer_origin, const size_t* host_origin,
+                              const size_t* region, size_t buffer_row_pitch,
+                              size_t buffer_slice_pitch, size_t host_row_pitch,
+                              size_t host_slice_pitch, const void* ptr,
+                              cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
+                              cl_event* event) {
   Target t = prepare(command_queue, num_events_in_wait_list, event_wait_list);
   MemObject& m = buffer_in(t.queue, buffer);
   check_region(buffer_origin, host_origin, region);
@@ -178,18 +239,22 @@ void clEnqueueWriteBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_
   const Pitches bp = rect_pitches(region, buffer_row_pitch, buffer_slice_pitch, "buffer");
   const Pitches hp = rect_pitches(region, host_row_pitch, host_slice_pitch, "host");
   const size_t boff = rect_offset(buffer_origin, bp);
-  check(boff <= m.size() && rect_extent(region, bp) <= m.size() - boff, CL_INVALID_VALUE,
+  check(rect_inside(boff, rect_extent(region, bp), m.size()), CL_INVALID_VALUE,
         "the region lies outside the buffer");
+  const size_t hoff = rect_offset(host_origin, hp);
+  add(hoff, rect_extent(region, hp), "the host rectangle overflows");
   check_host_writes(m);
-  const auto* src = static_cast<const std::byte*>(ptr) + rect_offset(host_origin, hp);
+  const auto* src = static_cast<const std::byte*>(ptr) + hoff;
   CopyRectOp op{host(src), at(m, boff), make_rect(region, hp, bp)};
-  submit(t.queue, Command::make(t.queue, CL_COMMAND_WRITE_BUFFER_RECT, std::move(op)), t.waits, event, blocking_write);
+  submit(t.queue, Command::make(t.queue, CL_COMMAND_WRITE_BUFFER_RECT, std::move(op)), t.waits,
+         event, blocking_write);
 }
 
 void clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer,
-                             const size_t* src_origin, const size_t* dst_origin, const size_t* region,
-                             size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch,
-                             size_t dst_slice_pitch, cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
+                             const size_t* src_origin, const size_t* dst_origin,
+                             const size_t* region, size_t src_row_pitch, size_t src_slice_pitch,
+                             size_t dst_row_pitch, size_t dst_slice_pitch,
+                             cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
                              cl_event* event) {
   Target t = prepare(command_queue, num_events_in_wait_list, event_wait_list);
   MemObject& src = buffer_in(t.queue, src_buffer);
@@ -198,29 +263,36 @@ void clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_buffer, 
   const Pitches sp = rect_pitches(region, src_row_pitch, src_slice_pitch, "source");
   const Pitches dp = rect_pitches(region, dst_row_pitch, dst_slice_pitch, "destination");
   const size_t soff = rect_offset(src_origin, sp), doff = rect_offset(dst_origin, dp);
-  check(soff <= src.size() && rect_extent(region, sp) <= src.size() - soff, CL_INVALID_VALUE,
+  const size_t sext = rect_extent(region, sp), dext = rect_extent(region, dp);
+  check(rect_inside(soff, sext, src.size()), CL_INVALID_VALUE,
         "the source region lies outside the buffer");
-  check(doff <= dst.size() && rect_extent(region, dp) <= dst.size() - doff, CL_INVALID_VALUE,
+  check(rect_inside(doff, dext, dst.size()), CL_INVALID_VALUE,
         "the destination region lies outside the buffer");
   if (&src == &dst) {
     // The spec: CL_INVALID_VALUE if src and dst are the same buffer and the pitches differ.
     check(sp.row == dp.row && sp.slice == dp.slice, CL_INVALID_VALUE,
           "a copy within one buffer needs equal source and destination pitches");
-    bool overlap = true;
-    for (int d = 0; d < 3; ++d) overlap = overlap && ranges_overlap(src_origin[d], dst_origin[d], region[d]);
+  }
+  if (&src.root() == &dst.root()) {
+    // The spec: CL_MEM_COPY_OVERLAP if src_buffer and dst_buffer are the same buffer or
+    // sub-buffer object and the source and destination regions overlap, or if they are
+    // different sub-buffers of the same associated buffer object and they overlap (Appendix D).
+    const size_t sstart = src.root_offset() + soff, dstart = dst.root_offset() + doff;
+    bool overlap;
+    if (sp.row == dp.row && sp.slice == dp.slice)
+      overlap = rect_copy_overlap(sstart, dstart, region, sp.row, sp.slice);
+    else  // different pitches (sub-buffers only): compare the byte spans they touch
+      overlap = sstart < dstart + dext && dstart < sstart + sext;
     check(!overlap, CL_MEM_COPY_OVERLAP, "source and destination regions overlap");
-  } else if (&src.root() == &dst.root()) {
-    // Sub-buffers of one buffer: compare the byte spans they touch.
-    check(!ranges_overlap(src.root_offset() + soff, dst.root_offset() + doff,
-                          std::max(rect_extent(region, sp), rect_extent(region, dp))),
-          CL_MEM_COPY_OVERLAP, "source and destination regions overlap");
   }
   CopyRectOp op{at(src, soff), at(dst, doff), make_rect(region, sp, dp)};
-  submit(t.queue, Command::make(t.queue, CL_COMMAND_COPY_BUFFER_RECT, std::move(op)), t.waits, event);
+  submit(t.queue, Command::make(t.queue, CL_COMMAND_COPY_BUFFER_RECT, std::move(op)), t.waits,
+         event);
 }
 
-void* clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_map, cl_map_flags map_flags,
-                         size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
+void* clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_map,
+                         cl_map_flags map_flags, size_t offset, size_t size,
+                         cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
                          cl_event* event) {
   Target t = prepare(command_queue, num_events_in_wait_list, event_wait_list);
   MemObject& m = buffer_in(t.queue, buffer);
@@ -228,15 +300,18 @@ void* clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool 
   check_range(m, offset, size);
   // The spec: CL_INVALID_VALUE if map_flags has unknown bits, or CL_MAP_WRITE_INVALIDATE_REGION
   // with CL_MAP_READ or CL_MAP_WRITE.
-  check((map_flags & ~(CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) == 0, CL_INVALID_VALUE,
-        "unknown map flags");
-  check(!((map_flags & CL_MAP_WRITE_INVALIDATE_REGION) && (map_flags & (CL_MAP_READ | CL_MAP_WRITE))),
-        CL_INVALID_VALUE, "CL_MAP_WRITE_INVALIDATE_REGION with CL_MAP_READ or CL_MAP_WRITE");
+  check((map_flags & ~(CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) == 0,
+        CL_INVALID_VALUE, "unknown map flags");
+  check(
+      !((map_flags & CL_MAP_WRITE_INVALIDATE_REGION) && (map_flags & (CL_MAP_READ | CL_MAP_WRITE))),
+      CL_INVALID_VALUE, "CL_MAP_WRITE_INVALIDATE_REGION with CL_MAP_READ or CL_MAP_WRITE");
   if (map_flags & CL_MAP_READ) check_host_reads(m);
   if (map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) check_host_writes(m);
   void* mapped = m.add_mapping(offset, size, map_flags);
   try {
-    submit(t.queue, Command::make(t.queue, CL_COMMAND_MAP_BUFFER, MapOp{Ref<MemObject>(&m), offset, size, map_flags}),
+    submit(t.queue,
+           Command::make(t.queue, CL_COMMAND_MAP_BUFFER,
+                         MapOp{Ref<MemObject>(&m), offset, size, map_flags}),
            t.waits, event, blocking_map);
   } catch (...) {
     m.remove_mapping(mapped);
@@ -246,31 +321,39 @@ void* clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool 
 }
 
 void clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_mem memobj, void* mapped_ptr,
-                             cl_uint num_events_in_wait_list, const cl_event* event_wait_list, cl_event* event) {
+                             cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
+                             cl_event* event) {
   Target t = prepare(command_queue, num_events_in_wait_list, event_wait_list);
   MemObject& m = *resolve<MemObject>(memobj);
-  check(&m.context() == &t.queue.context(), CL_INVALID_CONTEXT, "the memory object belongs to another context");
+  check(&m.context() == &t.queue.context(), CL_INVALID_CONTEXT,
+        "the memory object belongs to another context");
   // The spec: CL_INVALID_VALUE if mapped_ptr is not a valid pointer returned by
   // clEnqueueMapBuffer or clEnqueueMapImage for memobj.
-  check(m.remove_mapping(mapped_ptr), CL_INVALID_VALUE, "mapped_ptr is not a mapping of this memory object");
-  submit(t.queue, Command::make(t.queue, CL_COMMAND_UNMAP_MEM_OBJECT, UnmapOp{Ref<MemObject>(&m), mapped_ptr}),
-         t.waits, event);
+  check(m.remove_mapping(mapped_ptr), CL_INVALID_VALUE,
+        "mapped_ptr is not a mapping of this memory object");
+  submit(
+      t.queue,
+      Command::make(t.queue, CL_COMMAND_UNMAP_MEM_OBJECT, UnmapOp{Ref<MemObject>(&m), mapped_ptr}),
+      t.waits, event);
 }
 
-void clEnqueueMigrateMemObjects(cl_command_queue command_queue, cl_uint num_mem_objects, const cl_mem* mem_objects,
-                                cl_mem_migration_flags flags, cl_uint num_events_in_wait_list,
-                                const cl_event* event_wait_list, cl_event* event) {
+void clEnqueueMigrateMemObjects(cl_command_queue command_queue, cl_uint num_mem_objects,
+                                const cl_mem* mem_objects, cl_mem_migration_flags flags,
+                                cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
+                                cl_event* event) {
   Target t = prepare(command_queue, num_events_in_wait_list, event_wait_list);
   check(num_mem_objects > 0 && mem_objects, CL_INVALID_VALUE, "no memory objects given");
-  check((flags & ~(CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED)) == 0, CL_INVALID_VALUE,
-        "unknown migration flags");
+  check((flags & ~(CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED)) == 0,
+        CL_INVALID_VALUE, "unknown migration flags");
   MigrateOp op{{}, flags};
   for (cl_uint i = 0; i < num_mem_objects; ++i) {
     MemObject& m = *resolve<MemObject>(mem_objects[i]);
-    check(&m.context() == &t.queue.context(), CL_INVALID_CONTEXT, "a memory object belongs to another context");
+    check(&m.context() == &t.queue.context(), CL_INVALID_CONTEXT,
+          "a memory object belongs to another context");
     op.mems.emplace_back(&m);
   }
-  submit(t.queue, Command::make(t.queue, CL_COMMAND_MIGRATE_MEM_OBJECTS, std::move(op)), t.waits, event);
+  submit(t.queue, Command::make(t.queue, CL_COMMAND_MIGRATE_MEM_OBJECTS, std::move(op)), t.waits,
+         event);
 }
 
 // ---- Image commands: no image can exist (no device supports images) ----
@@ -283,32 +366,32 @@ namespace {
 }
 }  // namespace
 
-void clEnqueueReadImage(cl_command_queue q, cl_mem image, cl_bool, const size_t*, const size_t*, size_t, size_t,
-                        void*, cl_uint, const cl_event*, cl_event*) {
+void clEnqueueReadImage(cl_command_queue q, cl_mem image, cl_bool, const size_t*, const size_t*,
+                        size_t, size_t, void*, cl_uint, const cl_event*, cl_event*) {
   not_an_image(q, image);
 }
-void clEnqueueWriteImage(cl_command_queue q, cl_mem image, cl_bool, const size_t*, const size_t*, size_t, size_t,
-                         const void*, cl_uint, const cl_event*, cl_event*) {
+void clEnqueueWriteImage(cl_command_queue q, cl_mem image, cl_bool, const size_t*, const size_t*,
+                         size_t, size_t, const void*, cl_uint, const cl_event*, cl_event*) {
   not_an_image(q, image);
 }
-void clEnqueueFillImage(cl_command_queue q, cl_mem image, const void*, const size_t*, const size_t*, cl_uint,
-                        const cl_event*, cl_event*) {
+void clEnqueueFillImage(cl_command_queue q, cl_mem image, const void*, const size_t*, const size_t*,
+                        cl_uint, const cl_event*, cl_event*) {
   not_an_image(q, image);
 }
-void clEnqueueCopyImage(cl_command_queue q, cl_mem src, cl_mem, const size_t*, const size_t*, const size_t*, cl_uint,
-                        const cl_event*, cl_event*) {
+void clEnqueueCopyImage(cl_command_queue q, cl_mem src, cl_mem, const size_t*, const size_t*,
+                        const size_t*, cl_uint, const cl_event*, cl_event*) {
   not_an_image(q, src);
 }
-void clEnqueueCopyImageToBuffer(cl_command_queue q, cl_mem src, cl_mem, const size_t*, const size_t*, size_t,
-                                cl_uint, const cl_event*, cl_event*) {
+void clEnqueueCopyImageToBuffer(cl_command_queue q, cl_mem src, cl_mem, const size_t*,
+                                const size_t*, size_t, cl_uint, const cl_event*, cl_event*) {
   not_an_image(q, src);
 }
-void clEnqueueCopyBufferToImage(cl_command_queue q, cl_mem, cl_mem dst, size_t, const size_t*, const size_t*,
-                                cl_uint, const cl_event*, cl_event*) {
+void clEnqueueCopyBufferToImage(cl_command_queue q, cl_mem, cl_mem dst, size_t, const size_t*,
+                                const size_t*, cl_uint, const cl_event*, cl_event*) {
   not_an_image(q, dst);
 }
-void* clEnqueueMapImage(cl_command_queue q, cl_mem image, cl_bool, cl_map_flags, const size_t*, const size_t*,
-                        size_t*, size_t*, cl_uint, const cl_event*, cl_event*) {
+void* clEnqueueMapImage(cl_command_queue q, cl_mem image, cl_bool, cl_map_flags, const size_t*,
+                        const size_t*, size_t*, size_t*, cl_uint, const cl_event*, cl_event*) {
   not_an_image(q, image);
 }
 

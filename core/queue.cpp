@@ -6,7 +6,8 @@
 
 namespace manifold {
 
-CommandQueue::CommandQueue(Ref<Context> context, Device& device, cl_command_queue_properties properties,
+CommandQueue::CommandQueue(Ref<Context> context, Device& device,
+                           cl_command_queue_properties properties,
                            std::vector<cl_queue_properties> property_list)
     : context_(std::move(context)),
       device_(&device),
@@ -46,7 +47,10 @@ cl_int CommandQueue::wait_for(Event& event) {
   return event.wait();
 }
 
-void CommandQueue::command_done() {
+void CommandQueue::command_done(Event& event) {
+  // First the submitter forgets the event (it must not keep this queue alive through it), then
+  // clFinish may return.
+  submitter_->retire(event);
   if (in_flight_.fetch_sub(1, std::memory_order_acq_rel) == 1) in_flight_.notify_all();
 }
 

@@ -40,8 +40,8 @@ class CommandQueue
   // Flushes and sleeps until `event` (a command of this queue) ends; returns its status.
   cl_int wait_for(Event& event);
 
-  // Called by Command when it reaches a terminal state.
-  void command_done();
+  // Called by Command when it reaches a terminal state (after its event's status is final).
+  void command_done(Event& event);
 
  private:
   void on_last_api_release() override;

@@ -1,11 +1,14 @@
 #include "scheduler/command.h"
 
+#include <cstdio>
+
 #include "core/platform.h"
 
 namespace manifold {
 
 Command::Command(CommandQueue& queue, cl_command_type type, Operation op)
-    : queue_(&queue), event_(new Event(Ref<Context>(&queue.context()), Ref<CommandQueue>(&queue), type)),
+    : queue_(&queue),
+      event_(new Event(Ref<Context>(&queue.context()), Ref<CommandQueue>(&queue), type)),
       op_(std::move(op)) {
   // The event was born with one API reference: the entry point hands it to the application,
   // or drops it when the application asked for no event. event_ holds the command's own.
@@ -14,7 +17,8 @@ Command::Command(CommandQueue& queue, cl_command_type type, Operation op)
 
 void Command::depend_on(Event& event, bool from_wait_list) {
   pending_.fetch_add(1, std::memory_order_relaxed);
-  if (!event.add_listener(this, target_->orders_submissions() ? target_.get() : nullptr, from_wait_list)) {
+  if (!event.add_listener(this, target_->orders_submissions() ? target_.get() : nullptr,
+                          from_wait_list)) {
     const cl_int status = event.status();
     dependency_resolved(status < 0 && !from_wait_list ? CL_COMPLETE : status);
   }
@@ -41,7 +45,15 @@ void Command::submit() {
 
 void Command::finish(cl_int status) {
   event_->set_status(status);
-  queue_->command_done();
+  // A command that failed by itself (not because of its wait list) is reported to the
+  // context's pfn_notify.
+  if (status < 0 && status != CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) {
+    char message[128];
+    std::snprintf(message, sizeof(message), "command 0x%x failed: %s",
+                  static_cast<unsigned>(event_->command_type()), error_name(status));
+    queue_->context().notify(message);
+  }
+  queue_->command_done(*event_);
 }
 
 }  // namespace manifold

@@ -13,33 +13,59 @@ void InOrderSubmitter::enqueue(Command& command, std::span<Event* const> wait_li
     previous = std::exchange(tail_, command.event_ref());
   }
   // Usually already in the native stream: then this adds nothing and the command goes
-  // straight to the stream below (no scheduler thread, no extra hop).
+  // straight to the stream below (no scheduler thread, no extra hop). A previous command that
+  // has ended was retired: nothing to wait for.
   if (previous) command.depend_on(*previous, /*from_wait_list=*/false);
   command.arm();
 }
 
-void OutOfOrderSubmitter::enqueue(Command& command, std::span<Event* const> wait_list, SyncKind sync) {
+void InOrderSubmitter::retire(Event& event) {
+  Ref<Event> dropped;  // released after the lock: it may be the event's last holder but one
+  std::lock_guard lock(mutex_);
+  if (tail_.get() == &event) dropped = std::exchange(tail_, nullptr);
+}
+
+void OutOfOrderSubmitter::enqueue(Command& command, std::span<Event* const> wait_list,
+                                  SyncKind sync) {
   command.set_target(native_);
   for (Event* e : wait_list) command.depend_on(*e, /*from_wait_list=*/true);
   std::vector<Ref<Event>> before;
+  std::vector<Ref<Event>> dropped;  // released after the lock
   {
     std::lock_guard lock(mutex_);
     if (barrier_) before.push_back(barrier_);
     // A marker or barrier without a wait list waits for every command enqueued before it.
-    if (sync != SyncKind::None && wait_list.empty())
-      before.insert(before.end(), since_barrier_.begin(), since_barrier_.end());
+    const bool waits_for_all = sync != SyncKind::None && wait_list.empty();
+    if (waits_for_all)
+      for (const auto& entry : pending_) before.push_back(entry.second);
     if (sync == SyncKind::Barrier) {
+      // Every later command waits for the barrier. One that waits for everything covers the
+      // pending commands for the next barrier; one with a wait list does not.
+      if (waits_for_all) {
+        dropped.reserve(pending_.size());
+        for (auto& entry : pending_) dropped.push_back(std::move(entry.second));
+        pending_.clear();
+      }
+      if (barrier_) dropped.push_back(std::move(barrier_));
       barrier_ = command.event_ref();
-      since_barrier_.clear();
     } else {
-      // Keep the list short: finished commands no longer matter to a future barrier.
-      if (since_barrier_.size() >= 64)
-        std::erase_if(since_barrier_, [](const Ref<Event>& e) { return e->is_terminal(); });
-      since_barrier_.push_back(command.event_ref());
+      pending_.emplace(&command.event(), command.event_ref());
     }
   }
   for (const Ref<Event>& e : before) command.depend_on(*e, /*from_wait_list=*/false);
   command.arm();
+}
+
+void OutOfOrderSubmitter::retire(Event& event) {
+  Ref<Event> dropped_barrier;
+  Ref<Event> dropped;
+  std::lock_guard lock(mutex_);
+  if (barrier_.get() == &event) dropped_barrier = std::exchange(barrier_, nullptr);
+  auto it = pending_.find(&event);
+  if (it != pending_.end()) {
+    dropped = std::move(it->second);
+    pending_.erase(it);
+  }
 }
 
 }  // namespace manifold

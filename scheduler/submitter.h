@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "core/backend.h"
@@ -23,6 +24,10 @@ class Submitter {
   // Adds the command's dependencies and arms it: it runs once they resolve, possibly before
   // this returns (the direct path). Thread: application.
   virtual void enqueue(Command& command, std::span<Event* const> wait_list, SyncKind sync) = 0;
+  // The command of `event` reached a terminal state: the submitter drops what it kept of it.
+  // Events hold their queue, so an event kept here after its command ended would keep the
+  // queue (which owns this submitter) and its context alive for ever. Thread: any.
+  virtual void retire(Event& event) = 0;
   virtual NativeQueue& native() = 0;
 };
 
@@ -30,25 +35,30 @@ class InOrderSubmitter final : public Submitter {
  public:
   explicit InOrderSubmitter(std::shared_ptr<NativeQueue> native) : native_(std::move(native)) {}
   void enqueue(Command& command, std::span<Event* const> wait_list, SyncKind sync) override;
+  void retire(Event& event) override;
   NativeQueue& native() override { return *native_; }
 
  private:
   std::shared_ptr<NativeQueue> native_;
   std::mutex mutex_;
-  Ref<Event> tail_;  // the last command enqueued
+  Ref<Event> tail_;  // the last command enqueued, while it has not ended
 };
 
 class OutOfOrderSubmitter final : public Submitter {
  public:
   explicit OutOfOrderSubmitter(std::shared_ptr<NativeQueue> native) : native_(std::move(native)) {}
   void enqueue(Command& command, std::span<Event* const> wait_list, SyncKind sync) override;
+  void retire(Event& event) override;
   NativeQueue& native() override { return *native_; }
 
  private:
   std::shared_ptr<NativeQueue> native_;
   std::mutex mutex_;
-  Ref<Event> barrier_;                    // the last barrier: every later command waits for it
-  std::vector<Ref<Event>> since_barrier_;  // commands enqueued after it, for the next barrier
+  // The last barrier while it has not ended: every later command waits for it.
+  Ref<Event> barrier_;
+  // Commands not yet ended that a marker or barrier without a wait list must wait for: those
+  // enqueued since the last such barrier (a barrier with a wait list does not cover them).
+  std::unordered_map<const Event*, Ref<Event>> pending_;
 };
 
 }  // namespace manifold
