@@ -60,7 +60,7 @@ void check_not_busy(const Program& p) {
 
 std::string options_or_empty(const char* options) { return options ? options : ""; }
 
-// Runs `step` (returns whether every device succeeded) now, or on a detached thread when
+// Runs `step` (returns whether every device succeeded) now, or on a build thread when
 // the application gave pfn_notify. The thread holds a reference to the program so that the
 // application may release it before the build ends; pfn_notify is called in every case.
 template <class Step>
@@ -71,14 +71,14 @@ void run_build(Program& program, BuildNotify pfn_notify, void* user_data, cl_int
     return;
   }
   Ref<Program> keep(&program);
-  std::thread([keep, pfn_notify, user_data, what, step = std::move(step)]() mutable {
+  run_build_thread([keep, pfn_notify, user_data, what, step = std::move(step)]() mutable {
     try {
       step();
     } catch (const std::exception& e) {
       log_debug("asynchronous %s did not run: %s", what, e.what());
     }
     pfn_notify(keep->handle(), user_data);
-  }).detach();
+  });
 }
 
 bool binary_type_is_linkable(compiler::BinaryType t) {

@@ -9,7 +9,7 @@ namespace manifold::compiler {
 namespace {
 
 constexpr char kMagic[8] = {'M', 'N', 'F', 'D', 'C', 'L', 'B', '1'};
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;
 constexpr size_t kHeaderSize = 8 + 4 + 4 + 8 + 8;
 // Sanity bound for any single count or length: rejects absurd values from corrupt input before
 // they turn into huge allocations.
@@ -156,6 +156,9 @@ std::vector<uint8_t> serialize(const ProgramBinary& program) {
     payload.u32((e.has_barriers ? 1u : 0u) | (e.uses_printf ? 2u : 0u));
   }
   payload.bytes(program.bitcode);
+  payload.str(program.cpu);
+  payload.str(program.features);
+  payload.bytes(program.object);
 
   Writer out;
   out.raw(kMagic, sizeof kMagic);
@@ -209,6 +212,9 @@ std::optional<ProgramBinary> deserialize(std::span<const uint8_t> bytes, std::st
     program.execs.push_back(std::move(e));
   }
   program.bitcode = r.bytes();
+  program.cpu = r.str();
+  program.features = r.str();
+  program.object = r.bytes();
   if (!r.ok() || !r.at_end()) return fail("binary payload is malformed");
   if (!program.execs.empty() && program.execs.size() != program.kernels.size())
     return fail("binary payload is malformed (kernel tables disagree)");

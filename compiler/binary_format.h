@@ -37,6 +37,12 @@ struct ProgramBinary {
   std::vector<KernelInfo> kernels;
   std::vector<KernelExec> execs;  // parallel to kernels, Executable binaries only
   std::vector<uint8_t> bitcode;
+  // Executables only: machine code of `bitcode` for exactly this CPU and feature string, as a
+  // relocatable object. Loading it skips code generation; for another CPU the loader falls
+  // back to the bitcode.
+  std::string cpu;
+  std::string features;
+  std::vector<uint8_t> object;
 };
 
 std::vector<uint8_t> serialize(const ProgramBinary& program);

@@ -23,6 +23,7 @@
 #include "compiler/frontend.h"
 #include "compiler/kernel_info.h"
 #include "compiler/options.h"
+#include "compiler/program_cache.h"
 
 namespace manifold::compiler {
 namespace {
@@ -95,6 +96,11 @@ BuildOutput finish_executable(std::unique_ptr<llvm::Module> module, const Parsed
     return failure(std::move(log));
   program.bitcode = to_bitcode(*module);
   dump_module_if_requested(*module);
+  // Machine code now, while the module is in memory: loading the binary (and every later
+  // build served from the program cache) then only links it.
+  program.cpu = resolved_cpu(target);
+  program.features = target.features;
+  if (!emit_object(*module, target, &program.object, &log)) return failure(std::move(log));
   return package(std::move(program), std::move(log));
 }
 
@@ -105,11 +111,16 @@ BuildOutput build(std::string_view source, std::string_view options, const Targe
   std::string why;
   if (!parse_options(options, OptionsKind::Build, &parsed, &why))
     return failure("error: invalid build options: " + why + "\n");
+  const std::string key = program_cache::build_key(source, options, target);
+  if (std::optional<BuildOutput> cached = program_cache::load(key)) return std::move(*cached);
   llvm::LLVMContext context;
   std::string log;
   auto module = compile_to_module(context, source, parsed, {}, target, &log);
   if (!module) return failure(std::move(log));
-  return finish_executable(std::move(module), parsed, options, target, std::move(log));
+  BuildOutput out =
+      finish_executable(std::move(module), parsed, options, target, std::move(log));
+  if (out.success) program_cache::store(key, out);
+  return out;
 }
 
 BuildOutput compile(std::string_view source, std::string_view options,

@@ -81,9 +81,11 @@ struct BuildOutput {
   std::vector<uint8_t> binary;  // self-describing: round-trips through clCreateProgramWithBinary
   std::vector<KernelInfo> kernels;
   BinaryType type = BinaryType::None;
+  bool from_cache = false;  // served by the on-disk program cache (compiler/program_cache.h)
 };
 
-// clBuildProgram: compile and link into an executable.
+// clBuildProgram: compile and link into an executable. Successful builds are cached on disk
+// (MANIFOLD_CACHE_DIR, see compiler/program_cache.h).
 BuildOutput build(std::string_view source, std::string_view options, const Target&);
 // clCompileProgram: compile only (an object; "-create-library" is a link option, not this).
 // headers are (include name, source) pairs, found by #include "name".

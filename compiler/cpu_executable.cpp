@@ -113,20 +113,34 @@ std::unique_ptr<CpuExecutable> CpuExecutable::load(std::span<const uint8_t> bina
     machine.addFeatures(features.getFeatures());
   }
   machine.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  machine.setCodeModel(llvm::CodeModel::Small);
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(machine)).create();
   if (!jit) return fail("cannot create the JIT: " + llvm::toString(jit.takeError()));
   if (auto err = add_host_symbols(**jit))
     return fail("cannot set up host symbols: " + llvm::toString(std::move(err)));
 
-  auto context = std::make_unique<llvm::LLVMContext>();
-  llvm::StringRef bytes(reinterpret_cast<const char*>(program->bitcode.data()),
-                        program->bitcode.size());
-  auto module = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bytes, "program"), *context);
-  if (!module) return fail("binary has unreadable bitcode: " + llvm::toString(module.takeError()));
-  (*module)->setDataLayout((*jit)->getDataLayout());
-  llvm::orc::ThreadSafeModule safe_module(std::move(*module), std::move(context));
-  if (auto err = (*jit)->addIRModule(std::move(safe_module)))
-    return fail("cannot add the program to the JIT: " + llvm::toString(std::move(err)));
+  const bool object_fits = !program->object.empty() && program->cpu == resolved_cpu(target) &&
+                           program->features == target.features;
+  if (object_fits) {
+    // Machine code made for this very CPU at build time: only JIT-link it.
+    auto object = llvm::MemoryBuffer::getMemBufferCopy(
+        llvm::StringRef(reinterpret_cast<const char*>(program->object.data()),
+                        program->object.size()),
+        "program.o");
+    if (auto err = (*jit)->addObjectFile(std::move(object)))
+      return fail("cannot add the program's code to the JIT: " + llvm::toString(std::move(err)));
+  } else {
+    auto context = std::make_unique<llvm::LLVMContext>();
+    llvm::StringRef bytes(reinterpret_cast<const char*>(program->bitcode.data()),
+                          program->bitcode.size());
+    auto module = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bytes, "program"), *context);
+    if (!module)
+      return fail("binary has unreadable bitcode: " + llvm::toString(module.takeError()));
+    (*module)->setDataLayout((*jit)->getDataLayout());
+    llvm::orc::ThreadSafeModule safe_module(std::move(*module), std::move(context));
+    if (auto err = (*jit)->addIRModule(std::move(safe_module)))
+      return fail("cannot add the program to the JIT: " + llvm::toString(std::move(err)));
+  }
 
   auto impl = std::make_unique<Impl>();
   for (const KernelExec& exec : program->execs) {

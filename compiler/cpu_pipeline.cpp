@@ -8,6 +8,7 @@
 #include <llvm/Demangle/Demangle.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/IR/Verifier.h>
@@ -16,6 +17,7 @@
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/Transforms/IPO/AlwaysInliner.h>
@@ -62,8 +64,10 @@ llvm::TargetMachine* target_machine_for(const Target& target) {
   if (!llvm_target) return nullptr;
   llvm::TargetOptions options;
   std::unique_ptr<llvm::TargetMachine> machine(llvm_target->createTargetMachine(
-      llvm::Triple(target.triple), cpu, target.features, options, llvm::Reloc::PIC_, std::nullopt,
-      llvm::CodeGenOptLevel::Aggressive, /*JIT=*/true));
+      llvm::Triple(target.triple), cpu, target.features, options, llvm::Reloc::PIC_,
+      // Small code model: JITLink keeps a program's sections together and reaches host
+      // functions through stubs, so calls and constants need no 64-bit absolute addresses.
+      llvm::CodeModel::Small, llvm::CodeGenOptLevel::Aggressive, /*JIT=*/true));
   return cache.emplace(key, std::move(machine)).first->second.get();
 }
 
@@ -340,9 +344,35 @@ bool finalize_executable(llvm::Module& module, std::vector<KernelInfo>& kernels,
   const bool optimize = !options.opt_disable;
   run_module_passes(
       module, machine, [optimize](llvm::PassBuilder& builder, llvm::ModulePassManager& passes) {
-        passes = builder.buildPerModuleDefaultPipeline(optimize ? llvm::OptimizationLevel::O3
+        // O2, not O3: O3's non-trivial loop unswitching copies whole work-item loop nests
+        // for every invariant condition (compile time and code size, little speed).
+        passes = builder.buildPerModuleDefaultPipeline(optimize ? llvm::OptimizationLevel::O2
                                                                 : llvm::OptimizationLevel::O1);
       });
+  return true;
+}
+
+std::string resolved_cpu(const Target& target) {
+  return target.cpu.empty() ? llvm::sys::getHostCPUName().str() : target.cpu;
+}
+
+bool emit_object(llvm::Module& module, const Target& target, std::vector<uint8_t>* object,
+                 std::string* log) {
+  llvm::TargetMachine* machine = target_machine_for(target);
+  if (!machine) {
+    *log += "error: no code generator for target '" + target.triple + "'\n";
+    return false;
+  }
+  module.setDataLayout(machine->createDataLayout());
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream stream(buffer);
+  llvm::legacy::PassManager passes;
+  if (machine->addPassesToEmitFile(passes, stream, nullptr, llvm::CodeGenFileType::ObjectFile)) {
+    *log += "internal error: the target cannot emit object files\n";
+    return false;
+  }
+  passes.run(module);
+  object->assign(buffer.begin(), buffer.end());
   return true;
 }
 

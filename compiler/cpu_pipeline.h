@@ -31,6 +31,15 @@ bool finalize_executable(llvm::Module& module, std::vector<KernelInfo>& kernels,
                          std::vector<KernelExec>& execs, const Target& target,
                          const ParsedOptions& options, std::string* log);
 
+// The CPU name code is generated for: target.cpu, or the host's when empty.
+std::string resolved_cpu(const Target& target);
+
+// Generates machine code for an optimized executable module (after finalize_executable) as a
+// relocatable object for the JIT linker. The module is changed by code generation: serialize
+// it first if its IR is needed.
+bool emit_object(llvm::Module& module, const Target& target, std::vector<uint8_t>* object,
+                 std::string* log);
+
 // Removes target-cpu/target-features attributes so one pipeline decides them.
 void strip_target_attributes(llvm::Module& module);
 

@@ -3,9 +3,12 @@
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/SetVector.h>
 #include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/PostDominators.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DataLayout.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
@@ -15,6 +18,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/SSAUpdater.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
 #include <algorithm>
@@ -49,10 +53,14 @@ enum class Query {
   Slot,               // __manifold.wi_slot(i32 k): this work-item's element of spill slot k
   Private,            // __manifold.wi_private(i64 offset): this work-item's private memory + offset
   CollectiveScratch,  // __manifold_collective_scratch(): the group's collective scratch
+  UniformSlot,        // __manifold.wg_uniform(i32 k): the group's one copy of uniform slot k
 };
 
 constexpr const char* kSlotFunction = "__manifold.wi_slot";
 constexpr const char* kPrivateFunction = "__manifold.wi_private";
+constexpr const char* kUniformFunction = "__manifold.wg_uniform";
+// A barrier the pass inserts itself (implicit loop barriers); never reaches the final module.
+constexpr const char* kImplicitBarrier = "__manifold.implicit_barrier";
 
 // Region id meaning "the work-items returned".
 constexpr unsigned kExit = ~0u;
@@ -73,6 +81,7 @@ std::optional<Query> query_of(const Function* callee) {
       {"_Z19get_local_linear_idv", Query::LocalLinearId},
       {kSlotFunction, Query::Slot},
       {kPrivateFunction, Query::Private},
+      {kUniformFunction, Query::UniformSlot},
       {"__manifold_collective_scratch", Query::CollectiveScratch},
   };
   auto it = kNames.find(callee->getName());
@@ -90,7 +99,8 @@ bool is_barrier(const Instruction* inst) {
   if (!call || !call->getCalledFunction()) return false;
   llvm::StringRef name = call->getCalledFunction()->getName();
   return name == "_Z7barrierj" || name == "_Z18work_group_barrierj" ||
-         name == "_Z18work_group_barrierj12memory_scope" || name == "__manifold_barrier";
+         name == "_Z18work_group_barrierj12memory_scope" || name == "__manifold_barrier" ||
+         name == kImplicitBarrier;
 }
 
 // A work-item query (or placeholder) with constant operands gives the same value wherever it is
@@ -123,6 +133,220 @@ BlockSet reachable(llvm::ArrayRef<BasicBlock*> sources, const BasicBlock* avoid)
   return seen;
 }
 
+// Blocks reachable from `sources` (included), never entering a block of `avoid`.
+BlockSet reachable_avoiding(llvm::ArrayRef<BasicBlock*> sources, const BlockSet& avoid) {
+  BlockSet seen;
+  std::vector<BasicBlock*> work;
+  for (BasicBlock* b : sources)
+    if (!avoid.contains(b) && seen.insert(b).second) work.push_back(b);
+  while (!work.empty()) {
+    BasicBlock* b = work.back();
+    work.pop_back();
+    for (BasicBlock* s : llvm::successors(b))
+      if (!avoid.contains(s) && seen.insert(s).second) work.push_back(s);
+  }
+  return seen;
+}
+
+// Which values may differ between the work-items of a group, and which blocks not every
+// work-item reaches. Uniform values need one copy per group, not one per work-item, and the
+// vectorizer sees them as loop-invariant; uniform loops can hold the work-item loop inside.
+//
+// Sources of divergence: local/global ids, per-work-item memory, every load, atomic or call
+// that reads memory (conservative: another work-item may have written it). A branch on a
+// divergent value makes the phis at its join (immediate post-dominator) and in the blocks
+// before it divergent; when those blocks form a loop, values leaving the loop are divergent
+// too (work-items leave after different iteration counts).
+class Divergence {
+ public:
+  explicit Divergence(Function& function) { compute(function); }
+  bool divergent(const Value* value) const { return values_.contains(value); }
+  bool reached_by_all(const BasicBlock* block) const { return !influenced_.contains(block); }
+  static const Value* condition_of(const Instruction* terminator) {
+    if (auto* branch = llvm::dyn_cast<llvm::BranchInst>(terminator))
+      return branch->isConditional() ? branch->getCondition() : nullptr;
+    if (auto* choice = llvm::dyn_cast<llvm::SwitchInst>(terminator)) return choice->getCondition();
+    return nullptr;
+  }
+
+ private:
+  static bool is_source(const Instruction& inst) {
+    if (llvm::isa<llvm::AllocaInst>(inst) || llvm::isa<llvm::LoadInst>(inst) ||
+        llvm::isa<llvm::AtomicRMWInst>(inst) || llvm::isa<llvm::AtomicCmpXchgInst>(inst))
+      return true;
+    auto* call = llvm::dyn_cast<CallInst>(&inst);
+    if (!call || call->getType()->isVoidTy()) return false;
+    if (auto query = query_of(call)) {
+      switch (*query) {
+        case Query::GlobalId:
+        case Query::LocalId:
+        case Query::GlobalLinearId:
+        case Query::LocalLinearId:
+        case Query::Slot:
+        case Query::Private:
+          return true;
+        default:
+          return false;
+      }
+    }
+    return !call->doesNotAccessMemory();
+  }
+  void compute(Function& function) {
+    for (BasicBlock& block : function)
+      for (Instruction& inst : block)
+        if (is_source(inst)) values_.insert(&inst);
+    llvm::PostDominatorTree post_dominators(function);
+    llvm::SmallPtrSet<BasicBlock*, 16> handled;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (BasicBlock& block : function)
+        for (Instruction& inst : block) {
+          if (values_.contains(&inst)) continue;
+          for (const llvm::Use& operand : inst.operands())
+            if (values_.contains(operand.get())) {
+              values_.insert(&inst);
+              changed = true;
+              break;
+            }
+        }
+      for (BasicBlock& block : function) {
+        const Value* condition = condition_of(block.getTerminator());
+        if (!condition || !values_.contains(condition) || !handled.insert(&block).second) continue;
+        changed = true;
+        BlockSet join;
+        if (auto* node = post_dominators.getNode(&block); node && node->getIDom())
+          if (BasicBlock* post = node->getIDom()->getBlock()) join.insert(post);
+        std::vector<BasicBlock*> successors(llvm::succ_begin(&block), llvm::succ_end(&block));
+        BlockSet region = reachable_avoiding(successors, join);
+        for (BasicBlock* b : region) influenced_.insert(b);
+        for (BasicBlock* b : join)
+          for (llvm::PHINode& phi : b->phis()) values_.insert(&phi);
+        for (BasicBlock* b : region)
+          for (llvm::PHINode& phi : b->phis()) values_.insert(&phi);
+        if (!region.contains(&block)) continue;
+        // A loop with a divergent exit: values used after it differ per work-item.
+        for (BasicBlock* b : region)
+          for (Instruction& inst : *b)
+            for (const llvm::User* user : inst.users())
+              if (auto* use = llvm::dyn_cast<Instruction>(user);
+                  use && !region.contains(use->getParent()))
+                values_.insert(&inst);
+      }
+    }
+  }
+
+  llvm::DenseSet<const Value*> values_;
+  llvm::DenseSet<const BasicBlock*> influenced_;
+};
+
+// A pure computation of constants, arguments and work-item queries: cheaper to compute again
+// after a barrier than to keep per work-item, and the copy stays visibly affine in the local
+// id (consecutive or invariant addresses for the vectorizer instead of gathers).
+bool is_rematerializable_tree(const Value* value, unsigned depth = 0) {
+  if (llvm::isa<llvm::Constant>(value) || llvm::isa<llvm::Argument>(value)) return true;
+  auto* inst = llvm::dyn_cast<Instruction>(value);
+  if (!inst || depth > 8) return false;
+  if (is_rematerializable(inst)) return true;
+  if (!llvm::isa<llvm::BinaryOperator>(inst) && !llvm::isa<llvm::CastInst>(inst) &&
+      !llvm::isa<llvm::GetElementPtrInst>(inst) && !llvm::isa<llvm::CmpInst>(inst) &&
+      !llvm::isa<llvm::SelectInst>(inst))
+    return false;
+  if (inst->mayHaveSideEffects() || inst->mayReadFromMemory()) return false;
+  for (const llvm::Use& operand : inst->operands())
+    if (!is_rematerializable_tree(operand.get(), depth + 1)) return false;
+  return true;
+}
+
+// A branch `if (local_id(0) < U)` (or global_id(0) < U, local_id(0) == 0, U > local_id(0), ...)
+// with U the same for all work-items: the work-items taking the true edge are exactly those
+// with local id 0 below some bound. Reductions and bounds checks look like this.
+struct MonotoneCondition {
+  bool global = false;     // compares get_global_id(0) rather than get_local_id(0)
+  bool is_signed = false;  // the comparison is signed (U is sign-extended)
+  bool inclusive = false;  // id <= U: the bound is U + 1
+  Value* limit = nullptr;  // U (nullptr with equals_zero)
+  bool equals_zero = false;
+};
+
+// The work-item query an id expression reads through casts, if it is get_local_id(0) or
+// get_global_id(0).
+std::optional<Query> id_zero_query(Value* value) {
+  while (auto* cast = llvm::dyn_cast<llvm::CastInst>(value)) {
+    if (!llvm::isa<llvm::TruncInst>(cast) && !llvm::isa<llvm::ZExtInst>(cast) &&
+        !llvm::isa<llvm::SExtInst>(cast))
+      return std::nullopt;
+    value = cast->getOperand(0);
+  }
+  auto* call = llvm::dyn_cast<CallInst>(value);
+  if (!call) return std::nullopt;
+  auto query = query_of(call);
+  if (!query || (*query != Query::LocalId && *query != Query::GlobalId)) return std::nullopt;
+  auto* dim = llvm::dyn_cast<llvm::ConstantInt>(call->getArgOperand(0));
+  if (!dim || !dim->isZero()) return std::nullopt;
+  return query;
+}
+
+std::optional<MonotoneCondition> monotone_condition(const Instruction* terminator,
+                                                    const Divergence* divergence) {
+  auto* branch = llvm::dyn_cast<llvm::BranchInst>(terminator);
+  if (!branch || !branch->isConditional()) return std::nullopt;
+  auto* compare = llvm::dyn_cast<llvm::ICmpInst>(branch->getCondition());
+  if (!compare) return std::nullopt;
+  Value* id = compare->getOperand(0);
+  Value* limit = compare->getOperand(1);
+  llvm::CmpInst::Predicate predicate = compare->getPredicate();
+  if (!id_zero_query(id)) {
+    std::swap(id, limit);
+    predicate = llvm::CmpInst::getSwappedPredicate(predicate);
+  }
+  auto query = id_zero_query(id);
+  if (!query) return std::nullopt;
+  if (divergence && divergence->divergent(limit)) return std::nullopt;
+  MonotoneCondition out;
+  out.global = *query == Query::GlobalId;
+  out.limit = limit;
+  switch (predicate) {
+    case llvm::CmpInst::ICMP_ULT:
+      break;
+    case llvm::CmpInst::ICMP_SLT:
+      out.is_signed = true;
+      break;
+    case llvm::CmpInst::ICMP_ULE:
+      out.inclusive = true;
+      break;
+    case llvm::CmpInst::ICMP_SLE:
+      out.is_signed = out.inclusive = true;
+      break;
+    case llvm::CmpInst::ICMP_EQ: {
+      auto* constant = llvm::dyn_cast<llvm::ConstantInt>(limit);
+      if (out.global || !constant || !constant->isZero()) return std::nullopt;
+      out.equals_zero = true;
+      out.limit = nullptr;
+      break;
+    }
+    default:
+      return std::nullopt;
+  }
+  return out;
+}
+
+// Whether the false edge of a block's branch only leads, without side effects, to a barrier or
+// to the end of the kernel: work-items taking it do nothing until the region ends.
+bool false_edge_is_idle(const llvm::BranchInst* branch, const BlockSet& barriers) {
+  const BasicBlock* block = branch->getSuccessor(1);
+  for (int steps = 0; steps < 8; ++steps) {
+    if (barriers.contains(const_cast<BasicBlock*>(block))) return true;
+    for (const Instruction& inst : *block)
+      if ((inst.mayHaveSideEffects() && !query_of(&inst)) || is_barrier(&inst)) return false;
+    const Instruction* terminator = block->getTerminator();
+    if (llvm::isa<llvm::ReturnInst>(terminator)) return true;
+    auto* next = llvm::dyn_cast<llvm::BranchInst>(terminator);
+    if (!next || next->isConditional()) return false;
+    block = next->getSuccessor(0);
+  }
+  return false;
+}
+
 struct Region {
   unsigned id;
   BasicBlock* start;
@@ -147,6 +371,7 @@ class KernelLowering {
   bool run(std::string* error);
 
  private:
+  void insert_implicit_loop_barriers();
   void split_at_barriers();
   void privatize_allocas();
   void spill_cross_barrier_values();
@@ -162,8 +387,13 @@ class KernelLowering {
   RegionEnd emit_region(Region& region, Function* wg, llvm::ValueToValueMapTy& base_map,
                         BasicBlock* preheader);
   Value* resolve_query(IRBuilder<>& b, CallInst* call, Query query);
+  // Where the region's x loop may stop: the local size, or fewer work-items when the region
+  // starts with a monotone condition that idles the rest (computed in the preheader).
+  Value* x_loop_bound(const Region& region, llvm::ValueToValueMapTy& map, BasicBlock* preheader,
+                      const std::vector<BasicBlock*>& clones);
   Function* placeholder(const char* name, llvm::Type* arg);
   Instruction* rematerialize_before(Instruction* original, llvm::BasicBlock::iterator where);
+  Value* rematerialize_tree_before(Value* original, llvm::BasicBlock::iterator where);
 
   llvm::Module& module_;
   Function& kernel_;
@@ -186,6 +416,9 @@ class KernelLowering {
   std::vector<uint64_t> slot_sizes_;
   uint64_t slot_bytes_ = 0;
   uint64_t private_bytes_ = 0;
+  // Uniform values live across barriers: one slot per group (an alloca of the work-group
+  // function, promoted to registers by SROA).
+  std::vector<llvm::Type*> uniform_types_;
 
   // Uniform values of the work-group function, set while building it.
   struct Uniforms {
@@ -201,6 +434,7 @@ class KernelLowering {
     Value* collective_scratch;
     Value* private_base;
     std::vector<Value*> slot_base;
+    std::vector<llvm::AllocaInst*> uniform_slots;
   } uniforms_{};
   // Loop state of the region being emitted.
   Value* local_id_[3] = {nullptr, nullptr, nullptr};
@@ -221,6 +455,87 @@ Instruction* KernelLowering::rematerialize_before(Instruction* original,
   Instruction* copy = original->clone();
   copy->insertBefore(where);
   return copy;
+}
+
+Value* KernelLowering::rematerialize_tree_before(Value* original,
+                                                 llvm::BasicBlock::iterator where) {
+  auto* inst = llvm::dyn_cast<Instruction>(original);
+  if (!inst) return original;  // constants and arguments
+  Instruction* copy = inst->clone();
+  for (llvm::Use& operand : copy->operands())
+    operand.set(rematerialize_tree_before(operand.get(), where));
+  copy->insertBefore(where);
+  return copy;
+}
+
+// Innermost loops that every work-item runs the same number of times get barriers on the
+// edges out of their exiting blocks (into the loop and out of it). Each iteration then becomes
+// a region that starts with the loop body and ends with the exit test choosing the next
+// region: the work-item loop runs inside the kernel's loop, so the body is vectorized across
+// work-items (a naive matrix product's k loop: one broadcast of A and one consecutive load of
+// B per 16 work-items) instead of each work-item running the whole loop alone, and neither
+// the body nor the code after the loop sits under a condition inside the work-item loop.
+// The barriers are legal: all work-items take these edges together.
+void KernelLowering::insert_implicit_loop_barriers() {
+  Divergence divergence(kernel_);
+  llvm::DominatorTree dominators(kernel_);
+  llvm::LoopInfo loops(dominators);
+  std::vector<std::pair<BasicBlock*, BasicBlock*>> edges;
+  for (llvm::Loop* loop : loops.getLoopsInPreorder()) {
+    if (!loop->isInnermost()) continue;
+    bool eligible = divergence.reached_by_all(loop->getHeader());
+    llvm::SmallVector<BasicBlock*, 4> exiting;
+    loop->getExitingBlocks(exiting);
+    eligible &= !exiting.empty();
+    for (BasicBlock* block : loop->blocks())
+      for (Instruction& inst : *block) eligible &= !is_barrier(&inst);
+    for (BasicBlock* block : exiting) {
+      const Instruction* terminator = block->getTerminator();
+      const Value* condition = Divergence::condition_of(terminator);
+      eligible &= condition != nullptr && !divergence.divergent(condition) &&
+                  llvm::isa<llvm::BranchInst>(terminator);
+    }
+    if (!eligible) continue;
+    for (BasicBlock* block : exiting)
+      for (BasicBlock* successor : llvm::successors(block))
+        if (std::find(edges.begin(), edges.end(), std::make_pair(block, successor)) == edges.end())
+          edges.emplace_back(block, successor);
+  }
+  // Blocks all work-items reach that end in `if (local_id(0) < U)` with an idle false edge get
+  // a barrier at their top: the region starting there runs only the work-items below the bound
+  // (emit_region), e.g. 128, 64, ..., 1 work-items in the steps of a tree reduction instead
+  // of the whole group each time.
+  std::vector<BasicBlock*> monotone_blocks;
+  BlockSet existing_barriers;
+  for (BasicBlock& block : kernel_)
+    for (Instruction& inst : block)
+      if (is_barrier(&inst)) existing_barriers.insert(&block);
+  for (BasicBlock& block : kernel_) {
+    if (&block == &kernel_.getEntryBlock() || !divergence.reached_by_all(&block)) continue;
+    auto* branch = llvm::dyn_cast<llvm::BranchInst>(block.getTerminator());
+    if (!branch || !monotone_condition(branch, &divergence)) continue;
+    if (!false_edge_is_idle(branch, existing_barriers)) continue;
+    bool side_effects = false;
+    for (Instruction& inst : block)
+      side_effects |= (inst.mayHaveSideEffects() && !query_of(&inst)) || is_barrier(&inst);
+    if (!side_effects) monotone_blocks.push_back(&block);
+  }
+  if (edges.empty() && monotone_blocks.empty()) return;
+  llvm::FunctionCallee barrier = module_.getOrInsertFunction(
+      kImplicitBarrier, llvm::FunctionType::get(llvm::Type::getVoidTy(context_), false));
+  for (BasicBlock* block : monotone_blocks)
+    CallInst::Create(barrier, "", block->getFirstInsertionPt());
+  for (auto [from, to] : edges) {
+    // A block of its own on the edge: phis in `to` keep working, and the barrier is reached
+    // exactly when the edge is taken.
+    BasicBlock* on_edge = BasicBlock::Create(context_, "implicit.barrier", &kernel_, to);
+    CallInst::Create(barrier, "", on_edge);
+    llvm::BranchInst::Create(to, on_edge);
+    from->getTerminator()->replaceSuccessorWith(to, on_edge);
+    for (llvm::PHINode& phi : to->phis())
+      for (unsigned i = 0; i < phi.getNumIncomingValues(); ++i)
+        if (phi.getIncomingBlock(i) == from) phi.setIncomingBlock(i, on_edge);
+  }
 }
 
 void KernelLowering::split_at_barriers() {
@@ -278,6 +593,8 @@ void KernelLowering::privatize_allocas() {
 // slot: stored right after the definition, loaded right before each such use.
 void KernelLowering::spill_cross_barrier_values() {
   Function* slot_fn = placeholder(kSlotFunction, i32_);
+  Function* uniform_fn = placeholder(kUniformFunction, i32_);
+  const Divergence divergence(kernel_);
   for (BasicBlock& def_block : kernel_) {
     if (barrier_set_.contains(&def_block)) continue;
     std::vector<BasicBlock*> successors(llvm::succ_begin(&def_block), llvm::succ_end(&def_block));
@@ -302,15 +619,53 @@ void KernelLowering::spill_cross_barrier_values() {
       }
       if (crossing.empty()) continue;
 
-      if (is_rematerializable(def)) {
+      if (is_rematerializable(def) || is_rematerializable_tree(def)) {
         for (llvm::Use* use : crossing) {
           auto* user = llvm::cast<Instruction>(use->getUser());
           llvm::BasicBlock::iterator where = user->getIterator();
           if (auto* phi = llvm::dyn_cast<llvm::PHINode>(user))
             where = phi->getIncomingBlock(*use)->getTerminator()->getIterator();
-          use->set(rematerialize_before(def, where));
+          use->set(rematerialize_tree_before(def, where));
         }
         continue;
+      }
+
+      // A uniform value gets one slot per group. Its reloads move to the start of their
+      // region (emit_region), before any work-item of that pass stores a new value: valid only
+      // when every crossing use sees the value from an earlier pass, i.e. is not also
+      // reachable from the definition without a barrier.
+      if (!divergence.divergent(def) && def->getType()->isFirstClassType()) {
+        std::vector<BasicBlock*> def_successors(llvm::succ_begin(&def_block),
+                                                llvm::succ_end(&def_block));
+        const BlockSet direct = reachable_avoiding(def_successors, barrier_set_);
+        bool all_through_barrier = true;
+        for (llvm::Use* use : crossing) {
+          auto* user = llvm::cast<Instruction>(use->getUser());
+          BasicBlock* use_block = user->getParent();
+          if (auto* phi = llvm::dyn_cast<llvm::PHINode>(user))
+            use_block = phi->getIncomingBlock(*use);
+          all_through_barrier &= !direct.contains(use_block);
+        }
+        if (all_through_barrier) {
+          const unsigned slot = uniform_types_.size();
+          uniform_types_.push_back(def->getType());
+          llvm::Constant* slot_index = llvm::ConstantInt::get(i32_, slot);
+          llvm::BasicBlock::iterator store_at = llvm::isa<llvm::PHINode>(def)
+                                                    ? def_block.getFirstInsertionPt()
+                                                    : std::next(def->getIterator());
+          auto* store_address = CallInst::Create(uniform_fn, {slot_index}, "", store_at);
+          new llvm::StoreInst(def, store_address, store_at);
+          for (llvm::Use* use : crossing) {
+            auto* user = llvm::cast<Instruction>(use->getUser());
+            llvm::BasicBlock::iterator where = user->getIterator();
+            if (auto* phi = llvm::dyn_cast<llvm::PHINode>(user))
+              where = phi->getIncomingBlock(*use)->getTerminator()->getIterator();
+            auto* address = CallInst::Create(uniform_fn, {slot_index}, "", where);
+            use->set(
+                new llvm::LoadInst(def->getType(), address, def->getName() + ".uniform", where));
+          }
+          continue;
+        }
       }
 
       llvm::Type* type = def->getType();
@@ -427,6 +782,10 @@ Value* KernelLowering::resolve_query(IRBuilder<>& b, CallInst* call, Query query
     }
     case Query::CollectiveScratch:
       return b.CreateAddrSpaceCast(u.collective_scratch, call->getType());
+    case Query::UniformSlot: {
+      auto* index = llvm::cast<llvm::ConstantInt>(call->getArgOperand(0));
+      return u.uniform_slots[index->getZExtValue()];
+    }
     case Query::Private: {
       Value* offset =
           b.CreateAdd(b.CreateMul(local_linear_, llvm::ConstantInt::get(i64_, private_bytes_)),
@@ -435,6 +794,52 @@ Value* KernelLowering::resolve_query(IRBuilder<>& b, CallInst* call, Query query
     }
   }
   return nullptr;
+}
+
+Value* KernelLowering::x_loop_bound(const Region& region, llvm::ValueToValueMapTy& map,
+                                    BasicBlock* preheader, const std::vector<BasicBlock*>& clones) {
+  Value* full = uniforms_.local_size[0];
+  const Instruction* terminator = region.start->getTerminator();
+  auto condition = monotone_condition(terminator, nullptr);
+  if (!condition) return full;
+  for (const Instruction& inst : *region.start)
+    if ((inst.mayHaveSideEffects() && !query_of(&inst)) || is_barrier(&inst)) return full;
+  if (!false_edge_is_idle(llvm::cast<llvm::BranchInst>(terminator), barrier_set_)) return full;
+  IRBuilder<> b(preheader->getTerminator());
+  Value* bound;
+  if (condition->equals_zero) {
+    bound = llvm::ConstantInt::get(i64_, 1);
+  } else {
+    // The limit as the preheader sees it: a constant, an argument, or a value computed outside
+    // the work-item loops (a hoisted uniform reload).
+    Value* limit = condition->limit;
+    if (!llvm::isa<llvm::Constant>(limit)) {
+      auto it = map.find(limit);
+      if (it == map.end()) return full;
+      limit = it->second;
+      if (auto* inst = llvm::dyn_cast<Instruction>(limit)) {
+        const BasicBlock* block = inst->getParent();
+        if (std::find(clones.begin(), clones.end(), block) != clones.end()) return full;
+      }
+    }
+    if (!limit->getType()->isIntegerTy() || limit->getType()->getIntegerBitWidth() > 64)
+      return full;
+    Value* wide = condition->is_signed ? b.CreateSExt(limit, i64_) : b.CreateZExt(limit, i64_);
+    if (condition->inclusive) wide = b.CreateAdd(wide, llvm::ConstantInt::get(i64_, 1));
+    if (condition->is_signed)
+      wide = b.CreateSelect(b.CreateICmpSLT(wide, llvm::ConstantInt::get(i64_, 0)),
+                            llvm::ConstantInt::get(i64_, 0), wide);
+    if (condition->global) {
+      // get_global_id(0) = base + local id: the bound on the local id is limit - base.
+      Value* base = b.CreateAdd(b.CreateMul(uniforms_.group_id[0], uniforms_.enqueued[0]),
+                                uniforms_.global_offset[0]);
+      wide = b.CreateSelect(b.CreateICmpULT(wide, base), llvm::ConstantInt::get(i64_, 0),
+                            b.CreateSub(wide, base));
+    }
+    bound = wide;
+  }
+  // The work-item loop always runs work-item 0: with a bound of 0 it takes the idle edge.
+  return b.CreateSelect(b.CreateICmpULT(bound, full), bound, full, "x.bound");
 }
 
 KernelLowering::RegionEnd KernelLowering::emit_region(Region& region, Function* wg,
@@ -535,16 +940,30 @@ KernelLowering::RegionEnd KernelLowering::emit_region(Region& region, Function* 
         inst.setMetadata(llvm::LLVMContext::MD_access_group, access_group);
     }
   }
+  // Reloads of uniform slots read the value an earlier pass stored: load once, before the
+  // work-item loops (the stores of this pass must not be seen by later work-items).
+  const llvm::SmallPtrSet<Value*, 8> uniform_slots(uniforms_.uniform_slots.begin(),
+                                                   uniforms_.uniform_slots.end());
+  std::vector<llvm::StoreInst*> uniform_stores;
+  for (BasicBlock* clone : clones)
+    for (Instruction& inst : llvm::make_early_inc_range(*clone)) {
+      if (auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst);
+          load && uniform_slots.contains(load->getPointerOperand()))
+        load->moveBefore(preheader->getTerminator()->getIterator());
+      if (auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst);
+          store && uniform_slots.contains(store->getPointerOperand()))
+        uniform_stores.push_back(store);
+    }
   if (next->getNumIncomingValues() == 0) {
     // The region never finishes (an infinite loop in the kernel): the latch is unreachable.
     next->eraseFromParent();
     next = nullptr;
     new llvm::UnreachableInst(c, x_latch);
   } else {
+    Value* x_end = x_loop_bound(region, map, preheader, clones);
     b.SetInsertPoint(x_latch);
     Value* x_next = b.CreateAdd(x, llvm::ConstantInt::get(i64_, 1), "lx.next", true, true);
-    auto* x_branch =
-        b.CreateCondBr(b.CreateICmpULT(x_next, uniforms_.local_size[0]), x_header, y_latch);
+    auto* x_branch = b.CreateCondBr(b.CreateICmpULT(x_next, x_end), x_header, y_latch);
     x->addIncoming(x_next, x_latch);
     // The x loop runs independent work-items: tell the vectorizer.
     llvm::SmallVector<llvm::Metadata*, 3> loop_md = {nullptr};
@@ -552,18 +971,51 @@ KernelLowering::RegionEnd KernelLowering::emit_region(Region& region, Function* 
       loop_md.push_back(llvm::MDNode::get(
           c, {llvm::MDString::get(c, "llvm.loop.parallel_accesses"), access_group}));
     loop_md.push_back(llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.mustprogress")}));
+    // One vector of work-items per iteration: groups are often just one vector wide (16x16 with
+    // AVX-512), and interleaving would send them all to the epilogue.
+    loop_md.push_back(
+        llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.interleave.count"),
+                              llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(i32_, 1))}));
     llvm::MDNode* loop_id = llvm::MDNode::getDistinct(c, loop_md);
     loop_id->replaceOperandWith(0, loop_id);
     x_branch->setMetadata(llvm::LLVMContext::MD_loop, loop_id);
+    // The y and z loops stay loops: unrolling them copies the vectorized x loop, costing
+    // compile time for no speed.
+    auto outer_loop_id = [&] {
+      llvm::MDNode* id = llvm::MDNode::getDistinct(
+          c, {nullptr, llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.unroll.disable")}),
+              llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.mustprogress")})});
+      id->replaceOperandWith(0, id);
+      return id;
+    };
 
     b.SetInsertPoint(y_latch);
     Value* y_next = b.CreateAdd(y, llvm::ConstantInt::get(i64_, 1), "ly.next", true, true);
-    b.CreateCondBr(b.CreateICmpULT(y_next, uniforms_.local_size[1]), y_header, z_latch);
+    b.CreateCondBr(b.CreateICmpULT(y_next, uniforms_.local_size[1]), y_header, z_latch)
+        ->setMetadata(llvm::LLVMContext::MD_loop, outer_loop_id());
     y->addIncoming(y_next, y_latch);
     b.SetInsertPoint(z_latch);
     Value* z_next = b.CreateAdd(z, llvm::ConstantInt::get(i64_, 1), "lz.next", true, true);
-    b.CreateCondBr(b.CreateICmpULT(z_next, uniforms_.local_size[2]), z_header, done);
+    b.CreateCondBr(b.CreateICmpULT(z_next, uniforms_.local_size[2]), z_header, done)
+        ->setMetadata(llvm::LLVMContext::MD_loop, outer_loop_id());
     z->addIncoming(z_next, z_latch);
+  }
+  // Uniform values are stored once, after the work-item loops: a store inside the x loop
+  // would make the slot a value carried from work-item to work-item, which the vectorizer
+  // rejects. The value stored is the last work-item's, or poison where its path did not
+  // define it: a later use is reached only through a barrier the definition dominates, so
+  // every work-item, the last one included, defined it then.
+  for (llvm::StoreInst* store : uniform_stores) {
+    if (next) {
+      llvm::SSAUpdater updater;
+      Value* value = store->getValueOperand();
+      updater.Initialize(value->getType(), value->getName());
+      updater.AddAvailableValue(x_header, llvm::PoisonValue::get(value->getType()));
+      updater.AddAvailableValue(store->getParent(), value);
+      Value* last = updater.GetValueInMiddleOfBlock(done);
+      new llvm::StoreInst(last, store->getPointerOperand(), done);
+    }
+    store->eraseFromParent();
   }
   // Every work-item stopped at the same barrier (OpenCL requires barriers to be reached
   // uniformly), so the last work-item's `next` decides where the group continues.
@@ -617,6 +1069,8 @@ Function* KernelLowering::build_work_group_function() {
   u.private_base =
       b.CreateGEP(i8_, u.scratch, b.CreateMul(items, llvm::ConstantInt::get(i64_, slot_bytes_)),
                   "private.base");
+  for (llvm::Type* type : uniform_types_)
+    u.uniform_slots.push_back(b.CreateAlloca(type, nullptr, "uniform.slot"));
 
   // Kernel arguments: args[i] points at the argument's bytes.
   llvm::ValueToValueMapTy base_map;
@@ -697,6 +1151,7 @@ bool KernelLowering::run(std::string* error) {
     if (global.getAddressSpace() == 3) locals.push_back(&global);
   if (!locals.empty()) llvm::convertUsersOfConstantsToInstructions(locals, &kernel_);
 
+  insert_implicit_loop_barriers();
   split_at_barriers();
   exec_.has_barriers = !barrier_blocks_.empty();
   uint64_t private_estimate = 0;
@@ -749,7 +1204,8 @@ bool form_work_group_functions(llvm::Module& module, std::vector<KernelInfo>& ke
     if (global.getAddressSpace() == 3 && global.use_empty()) global.eraseFromParent();
   }
   for (Function& function : llvm::make_early_inc_range(module)) {
-    if (function.getName() == kSlotFunction || function.getName() == kPrivateFunction) {
+    if (function.getName() == kSlotFunction || function.getName() == kPrivateFunction ||
+        function.getName() == kUniformFunction || function.getName() == kImplicitBarrier) {
       if (function.use_empty()) function.eraseFromParent();
       continue;
     }

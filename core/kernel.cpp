@@ -23,7 +23,7 @@ Kernel::~Kernel() { program_->kernel_detached(); }
 void Kernel::set_arg(cl_uint index, size_t size, const void* value) {
   check(index < info_.args.size(), CL_INVALID_ARG_INDEX, "argument index out of range");
   const compiler::KernelArg& arg = info_.args[index];
-  KernelArgValue v;
+  KernelArgSetting v;
   v.set = true;
   switch (arg.kind) {
     case ArgKind::Local:
@@ -33,7 +33,8 @@ void Kernel::set_arg(cl_uint index, size_t size, const void* value) {
       v.local_size = size;
       break;
     case ArgKind::Buffer: {
-      check(size == sizeof(cl_mem), CL_INVALID_ARG_SIZE, "a buffer argument's size must be sizeof(cl_mem)");
+      check(size == sizeof(cl_mem), CL_INVALID_ARG_SIZE,
+            "a buffer argument's size must be sizeof(cl_mem)");
       cl_mem mem = value ? *static_cast<const cl_mem*>(value) : nullptr;
       if (mem) {
         MemObject* m = nullptr;
@@ -44,12 +45,13 @@ void Kernel::set_arg(cl_uint index, size_t size, const void* value) {
         }
         check(&m->context() == &program_->context(), CL_INVALID_MEM_OBJECT,
               "the buffer belongs to another context");
-        v.buffer = Ref<MemObject>(m);
+        v.buffer = m;
       }
       break;
     }
     case ArgKind::Sampler: {
-      check(size == sizeof(cl_sampler), CL_INVALID_ARG_SIZE, "a sampler argument's size must be sizeof(cl_sampler)");
+      check(size == sizeof(cl_sampler), CL_INVALID_ARG_SIZE,
+            "a sampler argument's size must be sizeof(cl_sampler)");
       check(value != nullptr, CL_INVALID_ARG_VALUE, "a sampler argument needs a value");
       Sampler* s = nullptr;
       try {
@@ -57,7 +59,7 @@ void Kernel::set_arg(cl_uint index, size_t size, const void* value) {
       } catch (const Error&) {
         fail(CL_INVALID_SAMPLER, "the argument is not a valid sampler");
       }
-      v.sampler = Ref<Sampler>(s);
+      v.sampler = s;
       break;
     }
     case ArgKind::Image:
@@ -76,7 +78,7 @@ void Kernel::set_arg_svm(cl_uint index, const void* pointer) {
   check(index < info_.args.size(), CL_INVALID_ARG_INDEX, "argument index out of range");
   check(info_.args[index].kind == ArgKind::Buffer, CL_INVALID_ARG_VALUE,
         "an SVM pointer can only be set for a pointer argument");
-  KernelArgValue v;
+  KernelArgSetting v;
   v.set = true;
   v.svm_pointer = const_cast<void*>(pointer);
   std::lock_guard lock(mutex_);
@@ -86,15 +88,25 @@ void Kernel::set_arg_svm(cl_uint index, const void* pointer) {
 size_t Kernel::local_arg_bytes() const {
   std::lock_guard lock(mutex_);
   size_t total = 0;
-  for (const KernelArgValue& a : args_) total += a.local_size;
+  for (const KernelArgSetting& a : args_) total += a.local_size;
   return total;
 }
 
 std::vector<KernelArgValue> Kernel::snapshot_args() const {
   std::lock_guard lock(mutex_);
-  for (const KernelArgValue& a : args_)
+  std::vector<KernelArgValue> out(args_.size());
+  for (size_t i = 0; i < args_.size(); ++i) {
+    const KernelArgSetting& a = args_[i];
     check(a.set, CL_INVALID_KERNEL_ARGS, "not every kernel argument has been set");
-  return args_;
+    KernelArgValue& v = out[i];
+    v.set = true;
+    v.bytes = a.bytes;
+    v.buffer = Ref<MemObject>(a.buffer);
+    v.local_size = a.local_size;
+    v.sampler = Ref<Sampler>(a.sampler);
+    v.svm_pointer = a.svm_pointer;
+  }
+  return out;
 }
 
 }  // namespace manifold

@@ -14,7 +14,8 @@
 
 namespace manifold {
 
-// One argument's value as the kernel will see it.
+// One argument's value as a launch sees it: a queued command holds references to its buffers
+// and sampler until it finishes.
 struct KernelArgValue {
   bool set = false;
   std::vector<uint8_t> bytes;   // Value args; for buffers the (null) pointer is filled at launch
@@ -33,6 +34,19 @@ struct KernelLaunchInfo {
   bool non_uniform_groups = false;  // the build options and the device allow them
 };
 
+// One argument as clSetKernelArg stored it. Buffers and samplers are plain pointers: the spec
+// deletes a memory object (and fires its destructor callbacks) once the application's
+// references are gone and the commands using it have finished; clSetKernelArg does not retain
+// it. Enqueueing a kernel whose argument was released is undefined behaviour in the spec.
+struct KernelArgSetting {
+  bool set = false;
+  std::vector<uint8_t> bytes;
+  MemObject* buffer = nullptr;
+  size_t local_size = 0;
+  Sampler* sampler = nullptr;
+  void* svm_pointer = nullptr;
+};
+
 class Kernel : public ApiObject<_cl_kernel, ObjectKind::Kernel, CL_INVALID_KERNEL> {
  public:
   Kernel(Ref<Program> program, compiler::KernelInfo info);
@@ -47,7 +61,8 @@ class Kernel : public ApiObject<_cl_kernel, ObjectKind::Kernel, CL_INVALID_KERNE
   void set_arg(cl_uint index, size_t size, const void* value);
   void set_arg_svm(cl_uint index, const void* pointer);
 
-  // Copy of every argument; throws CL_INVALID_KERNEL_ARGS when one is not set.
+  // Copy of every argument, with references to its buffers and samplers; throws
+  // CL_INVALID_KERNEL_ARGS when one is not set.
   std::vector<KernelArgValue> snapshot_args() const;
   // Bytes of __local memory requested through the arguments set so far.
   size_t local_arg_bytes() const;
@@ -61,7 +76,7 @@ class Kernel : public ApiObject<_cl_kernel, ObjectKind::Kernel, CL_INVALID_KERNE
   compiler::KernelInfo info_;
   std::vector<KernelLaunchInfo> launch_;
   mutable std::mutex mutex_;
-  std::vector<KernelArgValue> args_;
+  std::vector<KernelArgSetting> args_;
 };
 
 }  // namespace manifold

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <list>
+#include <thread>
 
 #include "core/device.h"
 
@@ -24,6 +26,54 @@ bool options_allow_non_uniform(std::string_view options, bool from_il) {
   }
   return cl20 && !uniform;
 }
+
+namespace {
+
+class BuildThreads {
+ public:
+  ~BuildThreads() {
+    std::list<Entry> all;
+    {
+      std::lock_guard lock(mutex_);
+      all.swap(threads_);
+    }
+    for (Entry& entry : all) entry.thread.join();
+  }
+  void start(std::function<void()> work) {
+    std::list<Entry> finished;
+    std::lock_guard lock(mutex_);
+    for (auto it = threads_.begin(); it != threads_.end();) {
+      auto next = std::next(it);
+      if (it->done->load()) finished.splice(finished.end(), threads_, it);
+      it = next;
+    }
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    threads_.push_back(Entry{std::thread([work = std::move(work), done] {
+                               work();
+                               done->store(true);
+                             }),
+                             done});
+    // Joining finished threads is quick: they only had `done->store` left.
+    for (Entry& entry : finished) entry.thread.join();
+  }
+
+ private:
+  struct Entry {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  std::mutex mutex_;
+  std::list<Entry> threads_;
+};
+
+BuildThreads& build_threads() {
+  static BuildThreads threads;
+  return threads;
+}
+
+}  // namespace
+
+void run_build_thread(std::function<void()> work) { build_threads().start(std::move(work)); }
 
 Program::Program(Ref<Context> context, Origin origin, std::string source)
     : context_(std::move(context)), origin_(origin), source_(std::move(source)) {
@@ -63,7 +113,8 @@ std::string Program::last_build_options() const {
 std::vector<compiler::KernelInfo> Program::kernels() const {
   std::lock_guard lock(mutex_);
   for (const DeviceBuild& b : builds_)
-    if (b.status == CL_BUILD_SUCCESS && b.type == compiler::BinaryType::Executable) return b.kernels;
+    if (b.status == CL_BUILD_SUCCESS && b.type == compiler::BinaryType::Executable)
+      return b.kernels;
   return {};
 }
 
@@ -100,12 +151,14 @@ bool Program::building() const {
 // Runs one build step per device, sharing the work among devices with the same target.
 // `step(device) -> compiler::BuildOutput`.
 template <class Step>
-bool Program::run_step(const std::vector<Device*>& requested, const std::string& options, Step step) {
+bool Program::run_step(const std::vector<Device*>& requested, const std::string& options,
+                       bool shareable, Step step) {
   std::vector<size_t> indices;
   {
     std::lock_guard lock(mutex_);
     check(!building_, CL_INVALID_OPERATION, "a build of this program is already running");
-    check(attached_kernels_.load() == 0, CL_INVALID_OPERATION, "kernels are attached to the program");
+    check(attached_kernels_.load() == 0, CL_INVALID_OPERATION,
+          "kernels are attached to the program");
     for (size_t i = 0; i < devices_.size(); ++i)
       if (requested.empty() ||
           std::find(requested.begin(), requested.end(), devices_[i].get()) != requested.end())
@@ -123,7 +176,7 @@ bool Program::run_step(const std::vector<Device*>& requested, const std::string&
     const compiler::Target& target = device.compiler_target();
     DeviceBuild result;
     auto same = std::find_if(done.begin(), done.end(), [&](auto& d) { return d.first == &target; });
-    if (same != done.end()) {
+    if (shareable && same != done.end()) {
       result = same->second;
     } else {
       compiler::BuildOutput out;
@@ -163,7 +216,8 @@ bool Program::run_step(const std::vector<Device*>& requested, const std::string&
 bool Program::build(const std::vector<Device*>& devices, const std::string& options) {
   if (origin_ == Origin::Binary) {
     // A program from binaries: compiled objects and libraries are linked, executables loaded.
-    return run_step(devices, options, [&](Device& device) {
+    // Each device has a binary of its own: nothing is shared.
+    return run_step(devices, options, /*shareable=*/false, [&](Device& device) {
       DeviceBuild prior = build_of(device);
       compiler::BuildOutput out;
       if (prior.type == compiler::BinaryType::Executable) {
@@ -177,21 +231,22 @@ bool Program::build(const std::vector<Device*>& devices, const std::string& opti
       return compiler::link(objects, options, device.compiler_target());
     });
   }
-  return run_step(devices, options, [&](Device& device) {
+  return run_step(devices, options, /*shareable=*/true, [&](Device& device) {
     return compiler::build(source_, options, device.compiler_target());
   });
 }
 
 bool Program::compile(const std::vector<Device*>& devices, const std::string& options,
                       const std::vector<std::pair<std::string, std::string>>& headers) {
-  return run_step(devices, options, [&](Device& device) {
+  return run_step(devices, options, /*shareable=*/true, [&](Device& device) {
     return compiler::compile(source_, options, headers, device.compiler_target());
   });
 }
 
 bool Program::link(const std::vector<Device*>& devices, const std::string& options,
                    const std::vector<Program*>& inputs) {
-  return run_step(devices, options, [&](Device& device) {
+  // The inputs may hold different binaries per device: nothing is shared.
+  return run_step(devices, options, /*shareable=*/false, [&](Device& device) {
     std::vector<DeviceBuild> parts;
     for (Program* p : inputs) parts.push_back(p->build_of(device));
     std::vector<std::span<const uint8_t>> objects;

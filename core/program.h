@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -30,6 +31,11 @@ struct DeviceBuild {
 // CL3.0) and no -cl-uniform-work-group-size (the spec, clEnqueueNDRangeKernel). For programs from
 // IL only the second condition applies (`from_il`).
 bool options_allow_non_uniform(std::string_view options, bool from_il = false);
+
+// Runs an asynchronous build step (clBuildProgram and friends with pfn_notify) on a thread
+// owned by the process: finished threads are joined when the next one starts, and the rest
+// when the library is unloaded or the process exits, so none outlives the code it runs.
+void run_build_thread(std::function<void()> work);
 
 class Program : public ApiObject<_cl_program, ObjectKind::Program, CL_INVALID_PROGRAM> {
  public:
@@ -78,8 +84,11 @@ class Program : public ApiObject<_cl_program, ObjectKind::Program, CL_INVALID_PR
   bool has_attached_kernels() const { return attached_kernels_.load() != 0; }
 
  private:
+  // `shareable`: the step's result depends only on the device's compiler target (builds and
+  // compiles from source), so devices with the same target share one result.
   template <class Step>
-  bool run_step(const std::vector<Device*>& devices, const std::string& options, Step step);
+  bool run_step(const std::vector<Device*>& devices, const std::string& options, bool shareable,
+                Step step);
 
   Ref<Context> context_;
   const Origin origin_;
