@@ -9,7 +9,8 @@
 namespace manifold::api::impl {
 namespace {
 
-std::vector<cl_context_properties> read_context_properties(const cl_context_properties* properties) {
+std::vector<cl_context_properties> read_context_properties(
+    const cl_context_properties* properties) {
   bool seen_platform = false, seen_sync = false;
   return read_properties(properties, [&](cl_context_properties name, cl_context_properties value) {
     switch (name) {
@@ -23,6 +24,10 @@ std::vector<cl_context_properties> read_context_properties(const cl_context_prop
       case CL_CONTEXT_INTEROP_USER_SYNC:
         check(!seen_sync, CL_INVALID_PROPERTY, "CL_CONTEXT_INTEROP_USER_SYNC given twice");
         seen_sync = true;
+        // The spec: CL_INVALID_PROPERTY if the value specified for a supported property name is
+        // not valid (a cl_bool here).
+        check(value == CL_TRUE || value == CL_FALSE, CL_INVALID_PROPERTY,
+              "CL_CONTEXT_INTEROP_USER_SYNC is not CL_TRUE or CL_FALSE");
         break;
       default:
         fail(CL_INVALID_PROPERTY, "unknown or unsupported context property");
@@ -33,7 +38,8 @@ std::vector<cl_context_properties> read_context_properties(const cl_context_prop
 cl_context make_context(std::vector<Device*> devices, const cl_context_properties* properties,
                         ContextNotify pfn_notify, void* user_data) {
   auto props = read_context_properties(properties);
-  return make_api_object<Context>(std::move(devices), std::move(props), pfn_notify, user_data)->handle();
+  return make_api_object<Context>(std::move(devices), std::move(props), pfn_notify, user_data)
+      ->handle();
 }
 
 }  // namespace
@@ -53,14 +59,15 @@ cl_context clCreateContext(const cl_context_properties* properties, cl_uint num_
   return make_context(std::move(list), properties, pfn_notify, user_data);
 }
 
-cl_context clCreateContextFromType(const cl_context_properties* properties, cl_device_type device_type,
-                                   ContextNotify pfn_notify, void* user_data) {
+cl_context clCreateContextFromType(const cl_context_properties* properties,
+                                   cl_device_type device_type, ContextNotify pfn_notify,
+                                   void* user_data) {
   check(pfn_notify || !user_data, CL_INVALID_VALUE, "user_data without pfn_notify");
-  constexpr cl_device_type known = CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU |
-                                   CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_CUSTOM;
+  constexpr cl_device_type known = CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU |
+                                   CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR |
+                                   CL_DEVICE_TYPE_CUSTOM;
   check(device_type == CL_DEVICE_TYPE_ALL || (device_type != 0 && (device_type & ~known) == 0),
-        CL_INVALID_DEVICE_TYPE,
-        "unknown device type");
+        CL_INVALID_DEVICE_TYPE, "unknown device type");
   read_context_properties(properties);  // validate before looking for devices
   std::vector<Device*> found = Platform::get().devices_of_type(device_type);
   check(!found.empty(), CL_DEVICE_NOT_FOUND, "no device of the requested type");
@@ -75,19 +82,24 @@ void clGetContextInfo(cl_context context, cl_context_info param_name, size_t par
   Context& c = *resolve<Context>(context);
   InfoWriter out(param_value_size, param_value, param_value_size_ret);
   switch (param_name) {
-    case CL_CONTEXT_REFERENCE_COUNT: return out.value(c.api_reference_count());
-    case CL_CONTEXT_NUM_DEVICES: return out.value(static_cast<cl_uint>(c.devices().size()));
+    case CL_CONTEXT_REFERENCE_COUNT:
+      return out.value(c.api_reference_count());
+    case CL_CONTEXT_NUM_DEVICES:
+      return out.value(static_cast<cl_uint>(c.devices().size()));
     case CL_CONTEXT_DEVICES: {
       std::vector<cl_device_id> ids;
       for (const auto& d : c.devices()) ids.push_back(d->handle());
       return out.array(ids);
     }
-    case CL_CONTEXT_PROPERTIES: return out.array(c.properties());
-    default: unknown_param("context");
+    case CL_CONTEXT_PROPERTIES:
+      return out.array(c.properties());
+    default:
+      unknown_param("context");
   }
 }
 
-void clSetContextDestructorCallback(cl_context context, void(CL_CALLBACK* pfn_notify)(cl_context, void*),
+void clSetContextDestructorCallback(cl_context context,
+                                    void(CL_CALLBACK* pfn_notify)(cl_context, void*),
                                     void* user_data) {
   Context& c = *resolve<Context>(context);
   check(pfn_notify, CL_INVALID_VALUE, "pfn_notify is NULL");

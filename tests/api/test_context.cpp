@@ -94,6 +94,11 @@ TEST_F(ContextApi, InvalidProperties) {
   cl_context_properties unknown[] = {0x7fff, 1, 0};
   EXPECT_EQ(nullptr, clCreateContext(unknown, 1, &device_, nullptr, nullptr, &err));
   EXPECT_ERR(CL_INVALID_PROPERTY, err);
+  // The spec: CL_INVALID_PROPERTY if the value specified for a supported property name is not
+  // valid.
+  cl_context_properties bad_sync[] = {CL_CONTEXT_INTEROP_USER_SYNC, 7, 0};
+  EXPECT_EQ(nullptr, clCreateContext(bad_sync, 1, &device_, nullptr, nullptr, &err));
+  EXPECT_ERR(CL_INVALID_PROPERTY, err);
   cl_context_properties twice[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform_,
                                    CL_CONTEXT_PLATFORM, (cl_context_properties)platform_, 0};
   EXPECT_EQ(nullptr, clCreateContext(twice, 1, &device_, nullptr, nullptr, &err));
