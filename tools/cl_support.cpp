@@ -148,6 +148,12 @@ bool names_library(const IcdEntry& entry, const std::string& fragment) {
   return fs::path(entry.library).filename().string().find(fragment) != std::string::npos;
 }
 
+// "libpocl.so.2.12.0" and "/usr/lib/libpocl.so.2" are one ICD: compare names up to ".so".
+std::string library_stem(const std::string& library) {
+  std::string name = fs::path(library).filename().string();
+  return name.substr(0, name.find(".so"));
+}
+
 // NVIDIA installs its OpenCL library without registering an .icd on the GPU machines.
 std::string find_unregistered_nvidia_opencl() {
   for (const char* dir : {"/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib",
@@ -190,6 +196,13 @@ IcdSetup& prepare_icd_vendors(const std::vector<std::string>& extra_libraries) {
   std::vector<std::string> extras = extra_libraries;
   if (const char* env = std::getenv("MANIFOLD_BENCH_EXTRA_ICDS"))
     for (auto& library : split(env, ':')) extras.push_back(library);
+  // Both loaders also load the libraries of OCL_ICD_FILENAMES (the GPU machines set it). Take them
+  // into the folder and drop the variable, so that a child restricted to one platform's folder
+  // sees that platform only. (The Khronos loader also cuts the variable short in place.)
+  if (const char* env = std::getenv("OCL_ICD_FILENAMES")) {
+    for (auto& library : split(env, ':')) extras.push_back(library);
+    unsetenv("OCL_ICD_FILENAMES");
+  }
   bool has_nvidia = std::any_of(entries.begin(), entries.end(), [](const IcdEntry& e) {
     return names_library(e, "libnvidia-opencl");
   });
@@ -198,8 +211,9 @@ IcdSetup& prepare_icd_vendors(const std::vector<std::string>& extra_libraries) {
     if (!nvidia.empty()) extras.push_back(nvidia);
   }
   for (const auto& library : extras) {
-    bool known = std::any_of(entries.begin(), entries.end(),
-                             [&](const IcdEntry& e) { return e.library == library; });
+    bool known = std::any_of(entries.begin(), entries.end(), [&](const IcdEntry& e) {
+      return library_stem(e.library) == library_stem(library);
+    });
     if (known) continue;
     std::string stem = fs::path(library).filename().string();
     stem = stem.substr(0, stem.find('.'));
@@ -210,12 +224,14 @@ IcdSetup& prepare_icd_vendors(const std::vector<std::string>& extra_libraries) {
   char root_template[] = "/tmp/manifold-icd-XXXXXX";
   if (!mkdtemp(root_template)) throw std::runtime_error("cannot create a temporary folder in /tmp");
   g_icd_setup.root = root_template;
-  g_icd_setup.all_dir = g_icd_setup.root + "/all";
+  // Folder names end in "/": the Khronos loader (CUDA's libOpenCL.so.1) appends file names to
+  // OCL_ICD_VENDORS without a separator; ocl-icd accepts either.
+  g_icd_setup.all_dir = g_icd_setup.root + "/all/";
   fs::create_directories(g_icd_setup.all_dir);
   for (size_t i = 0; i < entries.size(); ++i) {
     auto& entry = entries[i];
     write_icd(g_icd_setup.all_dir, entry);
-    entry.single_dir = g_icd_setup.root + "/only-" + std::to_string(i);
+    entry.single_dir = g_icd_setup.root + "/only-" + std::to_string(i) + "/";
     write_icd(entry.single_dir, entry);
   }
   g_icd_setup.entries = entries;
@@ -317,6 +333,9 @@ std::string vendors_dir_for(cl_platform_id platform) {
     }
   }
   if (platform_library) dlclose(platform_library);
+  if (std::getenv("MANIFOLD_TOOL_DEBUG"))
+    std::fprintf(stderr, "manifold: platform dispatch in %s -> vendors folder %s\n", info.dli_fname,
+                 result.c_str());
   return result;
 }
 
