@@ -9,6 +9,7 @@ PACKAGES=(
   opencl-c-headers opencl-clhpp-headers ocl-icd-opencl-dev ocl-icd-libopencl1 clinfo
   libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libzstd-dev
   pocl-opencl-icd
+  piglit clblast-tests python3-pyopencl python3-numpy python3-pytest
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
