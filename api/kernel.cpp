@@ -47,6 +47,7 @@ Definition collect_kernel(const Program& program, const Executables& exes, std::
     l.device = device;
     l.loaded = build.loaded;
     l.info = *it;
+    if (build.loaded) build.loaded->refine_kernel_info(l.info);
     // Non-uniform work-groups need the device's support and build options that allow them;
     // a linked program also needs every input to allow them.
     if (program.origin() == Program::Origin::Linked)
@@ -104,9 +105,12 @@ bool has_reqd_size(const compiler::KernelInfo& info) { return info.reqd_work_gro
 
 // CL_KERNEL_WORK_GROUP_SIZE: the device's limit, or the size the source requires.
 size_t kernel_work_group_size(const compiler::KernelInfo& info, const DeviceInfo& dev) {
-  if (!has_reqd_size(info)) return dev.max_work_group_size;
+  const size_t limit = info.max_work_group_size
+                           ? std::min(info.max_work_group_size, dev.max_work_group_size)
+                           : dev.max_work_group_size;
+  if (!has_reqd_size(info)) return limit;
   const size_t* r = info.reqd_work_group_size;
-  return std::min(dev.max_work_group_size,
+  return std::min(limit,
                   r[0] * std::max<size_t>(r[1], 1) * std::max<size_t>(r[2], 1));
 }
 

@@ -1,5 +1,8 @@
 // The drivers compiled into this build, in the order their devices are listed.
 #include "backends/cpu/cpu_driver.h"
+#ifdef MANIFOLD_WITH_CUDA
+#include "backends/cuda/cuda_driver.h"
+#endif
 #include "core/backend.h"
 
 namespace manifold {
@@ -7,6 +10,10 @@ namespace manifold {
 std::vector<std::unique_ptr<Driver>> make_drivers() {
   std::vector<std::unique_ptr<Driver>> drivers;
   drivers.push_back(std::make_unique<cpu::CpuDriver>());
+#ifdef MANIFOLD_WITH_CUDA
+  // NVIDIA GPUs through the CUDA driver, loaded with dlopen: none where it is absent.
+  drivers.push_back(std::make_unique<cuda::CudaDriver>());
+#endif
   return drivers;
 }
 

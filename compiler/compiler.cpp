@@ -22,6 +22,7 @@
 #include "compiler/cpu_pipeline.h"
 #include "compiler/frontend.h"
 #include "compiler/kernel_info.h"
+#include "compiler/nvptx_pipeline.h"
 #include "compiler/options.h"
 #include "compiler/program_cache.h"
 
@@ -92,6 +93,14 @@ BuildOutput finish_executable(std::unique_ptr<llvm::Module> module, const Parsed
   program.options = std::string(option_text);
   program.producer = producer_id();
   program.kernels = read_kernel_infos(*module);
+  if (is_nvptx_target(target)) {  // CUDA devices: PTX instead of CPU code
+    std::string ptx;
+    if (!finalize_nvptx_executable(*module, program.kernels, program.execs, target, options, &ptx,
+                                   &log))
+      return failure(std::move(log));
+    program.bitcode.assign(ptx.begin(), ptx.end());  // an NVPTX executable's payload is PTX
+    return package(std::move(program), std::move(log));
+  }
   if (!finalize_executable(*module, program.kernels, program.execs, target, options, &log))
     return failure(std::move(log));
   program.bitcode = to_bitcode(*module);

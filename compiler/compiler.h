@@ -50,6 +50,9 @@ struct KernelInfo {
   std::string attributes;                      // CL_KERNEL_ATTRIBUTES string
   uint64_t local_mem_size = 0;                 // static __local variables of the kernel
   uint64_t private_mem_size = 0;               // per work-item stack estimate
+  // Work-items a group of this kernel may have on its device, when lower than the device's
+  // limit (a GPU kernel's registers can allow fewer); 0: the device's limit applies.
+  size_t max_work_group_size = 0;
   // False when the program was not compiled with -cl-kernel-arg-info: clGetKernelArgInfo then
   // answers CL_KERNEL_ARG_INFO_NOT_AVAILABLE. kind and size are always valid.
   bool arg_info_available = false;
@@ -71,6 +74,13 @@ struct Target {
 // The host CPU as the CPU device sees it: host triple, CPU name and features, the
 // __opencl_c_* features and extensions Manifold's CPU pipeline implements.
 Target host_cpu_target();
+
+// An NVIDIA GPU of compute capability major.minor (CUDA devices): triple nvptx64-nvidia-cuda,
+// cpu sm_XY, the PTX version it needs, the OpenCL C features the NVPTX pipeline implements.
+// Programs built for it carry PTX (compiler/nvptx_pipeline.cpp).
+Target nvptx_target(unsigned major, unsigned minor);
+// The PTX text of an NVPTX executable binary; nullopt (with *error) for anything else.
+std::optional<std::string> nvptx_ptx_of(std::span<const uint8_t> binary, std::string* error);
 
 // What clGetProgramInfo(CL_PROGRAM_BINARY_TYPE) reports for a binary.
 enum class BinaryType { None, CompiledObject, Library, Executable };

@@ -98,7 +98,6 @@ FrontendResult run_frontend(llvm::LLVMContext& context, std::string_view source,
       version_flag(version, options.cl_cpp),
       "-fdeclare-opencl-builtins",
       "-finclude-default-header",
-      "-ffake-address-space-map",
       "-resource-dir",
       MANIFOLD_CLANG_RESOURCE_DIR,
       "-internal-isystem",
@@ -112,6 +111,9 @@ FrontendResult run_frontend(llvm::LLVMContext& context, std::string_view source,
       "-ferror-limit",
       "50",
   };
+  // The CPU pipeline works with clang's fake address-space map; GPU targets need their real
+  // one (libclc and the vendor libraries are built with it).
+  if (target.triple.rfind("nvptx", 0) != 0) args.push_back("-ffake-address-space-map");
   if (options.cl_cpp) {
     args.insert(args.begin() + 2, {"-x", "clcpp"});
   } else {

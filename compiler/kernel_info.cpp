@@ -87,7 +87,10 @@ bool is_image_type(const std::string& base_type) {
 }  // namespace
 
 bool is_kernel(const llvm::Function& function) {
-  return function.getCallingConv() == llvm::CallingConv::SPIR_KERNEL && !function.isDeclaration();
+  // SPIR_KERNEL: the CPU (and SPIR-V) targets; PTX_Kernel: clang's kernels for NVPTX.
+  const auto cc = function.getCallingConv();
+  return (cc == llvm::CallingConv::SPIR_KERNEL || cc == llvm::CallingConv::PTX_Kernel) &&
+         !function.isDeclaration();
 }
 
 std::vector<KernelInfo> read_kernel_infos(const llvm::Module& module) {

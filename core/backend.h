@@ -13,6 +13,9 @@ namespace manifold {
 
 class Command;
 class Device;
+namespace compiler {
+struct KernelInfo;
+}
 
 // An in-order stream of one device: CUDA/HIP stream, Level Zero immediate command list, or a
 // worker of the CPU pool. Every command submitted runs after every command submitted earlier.
@@ -41,6 +44,9 @@ class NativeQueue : public std::enable_shared_from_this<NativeQueue> {
 class LoadedProgram {
  public:
   virtual ~LoadedProgram() = default;
+  // Adds what only the loaded form knows to a kernel's metadata (a GPU: the work-group limit
+  // its registers allow, its static local and private memory). Thread: application.
+  virtual void refine_kernel_info(compiler::KernelInfo&) const {}
 };
 
 // Discovers the devices of one vendor stack. A missing library or zero devices is not an error:

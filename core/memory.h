@@ -3,7 +3,9 @@
 // from the scheduler's migration layer.
 #pragma once
 
+#include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "core/context.h"
@@ -12,6 +14,13 @@
 namespace manifold {
 
 using MemDestructorCallback = void(CL_CALLBACK*)(cl_mem, void*);
+
+// A device's own copy of a buffer (devices that do not share host memory, e.g. a GPU's memory),
+// made by that device's backend on first use and freed with the buffer.
+class DeviceBacking {
+ public:
+  virtual ~DeviceBacking() = default;
+};
 
 class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_OBJECT> {
  public:
@@ -45,6 +54,19 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
 
   void add_destructor_callback(MemDestructorCallback fn, void* user_data);
 
+  // The backing `device` keeps for the root buffer, made by `make()` (returning
+  // std::unique_ptr<DeviceBacking>, or throwing) the first time. Thread-safe. Sub-buffers share
+  // their root's backing at their origin.
+  template <class Make>
+  DeviceBacking& backing(const void* device, Make&& make) {
+    MemObject& r = parent_ ? *parent_ : *this;
+    std::lock_guard lock(r.backing_mutex_);
+    for (auto& [owner, b] : r.backings_)
+      if (owner == device) return *b;
+    r.backings_.emplace_back(device, make());
+    return *r.backings_.back().second;
+  }
+
  private:
   struct Mapping {
     void* ptr;
@@ -65,6 +87,8 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
   mutable std::mutex mutex_;
   std::vector<Mapping> mappings_;
   std::vector<std::pair<MemDestructorCallback, void*>> destructor_callbacks_;
+  std::mutex backing_mutex_;
+  std::vector<std::pair<const void*, std::unique_ptr<DeviceBacking>>> backings_;
 };
 
 // Default alignment of buffer storage: CL_DEVICE_MEM_BASE_ADDR_ALIGN of the CPU device, and

@@ -1,0 +1,332 @@
+#include "backends/cuda/cuda_device.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "backends/cuda/cuda_queue.h"
+#include "core/log.h"
+#include "core/platform.h"
+
+namespace manifold::cuda {
+namespace {
+
+int attribute(CUdevice device, CUdevice_attribute which) {
+  int value = 0;
+  api().cuDeviceGetAttribute(&value, which, device);
+  return value;
+}
+
+bool has_feature(const compiler::Target& t, const char* feature) {
+  return std::find(t.opencl_c_features.begin(), t.opencl_c_features.end(), feature) !=
+         t.opencl_c_features.end();
+}
+
+}  // namespace
+
+CudaDevice::CudaDevice(CUdevice device, int ordinal) : device_(device) {
+  const Api& a = api();
+  if (CUresult r = a.cuDevicePrimaryCtxRetain(&context_, device_); r != CUDA_SUCCESS)
+    fail(CL_DEVICE_NOT_AVAILABLE, "cuDevicePrimaryCtxRetain: " + error_text(r));
+  const int major = attribute(device_, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  const int minor = attribute(device_, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  target_ = compiler::nvptx_target(major, minor);
+  max_shared_optin_ = std::max(attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
+                               attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK));
+
+  DeviceInfo& d = info_;
+  char name[256] = {};
+  a.cuDeviceGetName(name, sizeof(name) - 1, device_);
+  d.type = CL_DEVICE_TYPE_GPU;
+  d.name = name;
+  d.vendor = "NVIDIA Corporation";
+  d.vendor_id = 0x10de;
+  d.driver_version = "Manifold " MANIFOLD_VERSION " (CUDA " + std::to_string(a.driver_version / 1000) +
+                     "." + std::to_string(a.driver_version % 1000 / 10) + ", sm_" +
+                     std::to_string(major) + std::to_string(minor) + ")";
+  d.version_suffix = "Manifold CUDA";
+  d.max_compute_units = attribute(device_, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  d.max_work_group_size = attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  d.max_work_item_sizes = {size_t(attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)),
+                           size_t(attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)),
+                           size_t(attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z))};
+  d.max_clock_frequency = attribute(device_, CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000;
+  size_t total = 0;
+  a.cuDeviceTotalMem(&total, device_);
+  d.global_mem_size = total;
+  // One allocation may take most of the memory (the driver allows it; OpenCL's 1/4 is a floor).
+  d.max_mem_alloc_size = std::max<cl_ulong>(total / 4, total - std::min<cl_ulong>(total, 1ull << 30));
+  d.global_mem_cache_type = CL_READ_WRITE_CACHE;
+  d.global_mem_cache_size = attribute(device_, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+  d.global_mem_cacheline_size = 128;
+  d.local_mem_type = CL_LOCAL;
+  // A work-group may use up to the opt-in limit: launches raise the kernel's dynamic limit.
+  d.local_mem_size = max_shared_optin_;
+  d.max_constant_buffer_size = attribute(device_, CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY);
+  d.max_constant_args = 8;
+  d.max_parameter_size = 4096;  // CUDA's kernel parameter space (4 KB; more from CUDA 12.1 on)
+  d.mem_base_addr_align = 4096 * 8;  // bits: sub-buffers at 4 KB keep every vector load aligned
+  d.min_data_type_align_size = 128;
+  d.error_correction_support = attribute(device_, CU_DEVICE_ATTRIBUTE_ECC_ENABLED) != 0;
+  d.host_unified_memory = attribute(device_, CU_DEVICE_ATTRIBUTE_INTEGRATED) != 0;
+  d.profiling_timer_resolution = 500;  // ns: CUDA events resolve about half a microsecond
+  d.execution_capabilities = CL_EXEC_KERNEL;
+  d.queue_on_host_properties = CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
+  d.single_fp_config = CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO |
+                       CL_FP_ROUND_TO_INF | CL_FP_FMA | CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT;
+  d.double_fp_config = CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO |
+                       CL_FP_ROUND_TO_INF | CL_FP_FMA;
+  const cl_uint widths[7] = {1, 1, 1, 1, 1, 1, 0};  // scalar SIMT lanes: no vector preference
+  std::copy(std::begin(widths), std::end(widths), d.preferred_vector_width);
+  std::copy(std::begin(widths), std::end(widths), d.native_vector_width);
+  d.preferred_work_group_size_multiple = attribute(device_, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+  d.non_uniform_work_group_support = false;  // CUDA grids are uniform (not yet emulated)
+  d.generic_address_space_support = has_feature(target_, "__opencl_c_generic_address_space");
+  d.atomic_memory_capabilities = CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP;
+  d.atomic_fence_capabilities = CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_ORDER_ACQ_REL |
+                                CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP;
+  d.printf_buffer_size = 1 << 20;  // CUDA's default printf FIFO
+
+  d.opencl_c_versions = {name_version("OpenCL C", CL_MAKE_VERSION(1, 0, 0)),
+                         name_version("OpenCL C", CL_MAKE_VERSION(1, 1, 0)),
+                         name_version("OpenCL C", CL_MAKE_VERSION(1, 2, 0)),
+                         name_version("OpenCL C", CL_MAKE_VERSION(3, 0, 0))};
+  for (const std::string& f : target_.opencl_c_features)
+    d.opencl_c_features.push_back(name_version(f.c_str(), CL_MAKE_VERSION(3, 0, 0)));
+  for (const std::string& e : target_.extensions)
+    d.extensions.push_back(name_version(e.c_str(), CL_MAKE_VERSION(1, 0, 0)));
+  d.extensions.push_back(name_version("cl_khr_extended_versioning", CL_MAKE_VERSION(1, 0, 0)));
+  d.extensions.push_back(name_version("cl_khr_device_uuid", CL_MAKE_VERSION(1, 0, 0)));
+  d.extensions.push_back(name_version("cl_khr_pci_bus_info", CL_MAKE_VERSION(1, 0, 0)));
+  d.compiler_available = d.linker_available = true;
+
+  CUuuid uuid{};
+  if (a.cuDeviceGetUuid(&uuid, device_) == CUDA_SUCCESS)
+    std::memcpy(d.device_uuid.data(), uuid.bytes, sizeof(uuid.bytes));
+  const std::string driver_id = "Manifold CUDA " + std::to_string(a.driver_version);
+  const size_t h = std::hash<std::string>{}(driver_id);
+  std::memcpy(d.driver_uuid.data(), &h, sizeof(h));
+  d.pci_bus_info.pci_domain = attribute(device_, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID);
+  d.pci_bus_info.pci_bus = attribute(device_, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID);
+  d.pci_bus_info.pci_device = attribute(device_, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID);
+  d.pci_bus_info.pci_function = 0;
+  d.has_pci_bus_info = true;
+  log_debug("cuda: device %d '%s' sm_%d%d, %u SMs, %zu MB, target %s %s", ordinal, name, major,
+            minor, d.max_compute_units, total >> 20, target_.cpu.c_str(), target_.features.c_str());
+}
+
+CudaDevice::~CudaDevice() {
+  // Root devices live for the process; the driver may already be gone at exit: leave it be.
+}
+
+std::shared_ptr<NativeQueue> CudaDevice::create_native_queue_impl(bool out_of_order) {
+  if (out_of_order) return std::make_shared<gpu::StreamPoolQueue<CudaStreamApi>>(*this, 4);
+  return std::make_shared<gpu::StreamQueue<CudaStreamApi>>(*this);
+}
+
+// ---- Programs ----
+
+CudaProgram::~CudaProgram() {
+  device_.make_current();
+  api().cuModuleUnload(module_);
+}
+
+CudaProgram::Kernel* CudaProgram::find(const std::string& name) const {
+  auto it = kernels_.find(name);
+  return it == kernels_.end() ? nullptr : const_cast<Kernel*>(&it->second);
+}
+
+void CudaProgram::refine_kernel_info(compiler::KernelInfo& info) const {
+  const Kernel* k = find(info.name);
+  if (!k) return;
+  info.max_work_group_size = static_cast<size_t>(k->max_threads);
+  info.local_mem_size = static_cast<uint64_t>(k->static_shared);
+  info.private_mem_size = static_cast<uint64_t>(k->local_bytes);
+}
+
+std::shared_ptr<const LoadedProgram> CudaDevice::load_program(std::span<const uint8_t> binary,
+                                                              std::string* error) {
+  std::optional<std::string> ptx = compiler::nvptx_ptx_of(binary, error);
+  if (!ptx) return nullptr;
+  std::optional<compiler::BinaryInfo> info = compiler::inspect_binary(binary, error);
+  if (!info) return nullptr;
+  make_current();
+  char info_log[8192] = {}, error_log[8192] = {};
+  CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void* values[] = {info_log, reinterpret_cast<void*>(sizeof(info_log) - 1), error_log,
+                    reinterpret_cast<void*>(sizeof(error_log) - 1)};
+  CUmodule module = nullptr;
+  const CUresult r = api().cuModuleLoadDataEx(&module, ptx->c_str(), 4, options, values);
+  if (r != CUDA_SUCCESS) {
+    if (error)
+      *error = "the CUDA driver rejected the PTX: " + error_text(r) + "\n" + error_log + info_log;
+    return nullptr;
+  }
+  auto program = std::make_shared<CudaProgram>(*this, module);
+  for (const compiler::KernelInfo& k : info->kernels) {
+    CudaProgram::Kernel kernel;
+    if (api().cuModuleGetFunction(&kernel.function, module, k.name.c_str()) != CUDA_SUCCESS) {
+      if (error) *error = "the PTX has no entry point '" + k.name + "'";
+      return nullptr;
+    }
+    api().cuFuncGetAttribute(&kernel.max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, kernel.function);
+    api().cuFuncGetAttribute(&kernel.static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, kernel.function);
+    api().cuFuncGetAttribute(&kernel.local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, kernel.function);
+    api().cuFuncGetAttribute(&kernel.registers, CU_FUNC_ATTRIBUTE_NUM_REGS, kernel.function);
+    program->kernels_.emplace(k.name, kernel);
+  }
+  size_t size = 0;
+  if (api().cuModuleGetGlobal(&program->launch_state, &size, module, "__manifold_launch") != CUDA_SUCCESS)
+    program->launch_state = 0;
+  return program;
+}
+
+// ---- Memory ----
+
+CudaBacking::~CudaBacking() {
+  device_.make_current();
+  api().cuMemFree(pointer_);
+  if (registered_host_) device_.unpin(registered_host_);
+}
+
+void CudaDevice::pin(void* host, size_t size) {
+  if (!host || !size) return;
+  make_current();
+  if (api().cuMemHostRegister(host, size, CU_MEMHOSTREGISTER_PORTABLE) != CUDA_SUCCESS) return;
+  std::unique_lock lock(pinned_mutex_);
+  pinned_[reinterpret_cast<uintptr_t>(host)] = size;
+}
+
+void CudaDevice::unpin(void* host) {
+  {
+    std::unique_lock lock(pinned_mutex_);
+    if (!pinned_.erase(reinterpret_cast<uintptr_t>(host))) return;
+  }
+  api().cuMemHostUnregister(host);
+}
+
+bool CudaDevice::is_pinned(const void* host, size_t size) const {
+  const auto p = reinterpret_cast<uintptr_t>(host);
+  std::shared_lock lock(pinned_mutex_);
+  auto it = pinned_.upper_bound(p);
+  if (it == pinned_.begin()) return false;
+  --it;
+  return p >= it->first && p + size <= it->first + it->second;
+}
+
+CUdeviceptr CudaDevice::address(MemObject& mem) {
+  DeviceBacking& b = mem.backing(this, [&]() -> std::unique_ptr<DeviceBacking> {
+    const MemObject& root = mem.root();
+    make_current();
+    CUdeviceptr pointer = 0;
+    if (CUresult r = api().cuMemAlloc(&pointer, std::max<size_t>(root.size(), 1)); r != CUDA_SUCCESS)
+      fail(r == CUDA_ERROR_OUT_OF_MEMORY ? CL_MEM_OBJECT_ALLOCATION_FAILURE : CL_OUT_OF_RESOURCES,
+           "cannot allocate " + std::to_string(root.size()) + " bytes on the GPU: " + error_text(r));
+    auto backing = std::make_unique<CudaBacking>(*this, pointer);
+    const cl_mem_flags flags = root.flags();
+    // Host memory the application keeps using with this buffer (maps, USE_HOST_PTR) is
+    // page-locked once, so every later transfer of it is a plain DMA.
+    if (flags & (CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR)) {
+      pin(root.host_data(), root.size());
+      if (is_pinned(root.host_data(), root.size())) backing->set_registered_host(root.host_data());
+    }
+    if (flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR)) {
+      if (CUresult r = api().cuMemcpyHtoD(pointer, root.host_data(), root.size()); r != CUDA_SUCCESS)
+        fail(CL_OUT_OF_RESOURCES, "initial upload failed: " + error_text(r));
+    }
+    return backing;
+  });
+  return static_cast<CudaBacking&>(b).pointer() + mem.root_offset();
+}
+
+bool CudaDevice::ensure_staging() {
+  if (staging_ready_) return true;
+  for (size_t i = 0; i < kStagingSlots; ++i) {
+    if (api().cuMemHostAlloc(&staging_[i], kStagingBytes, CU_MEMHOSTALLOC_PORTABLE) != CUDA_SUCCESS)
+      return false;
+    api().cuEventCreate(&staging_done_[i], CU_EVENT_DISABLE_TIMING);
+    api().cuEventRecord(staging_done_[i], nullptr);
+  }
+  staging_ready_ = true;
+  return true;
+}
+
+// Below this, the driver's own staging (one memcpy, no extra synchronization) is as fast.
+constexpr size_t kDirectCopyLimit = 256 << 10;
+
+void CudaDevice::copy_to_device(CUdeviceptr dst, const void* src, size_t size, CUstream stream) {
+  const Api& a = api();
+  if (size <= kDirectCopyLimit || is_pinned(src, size)) {
+    if (CUresult r = a.cuMemcpyHtoDAsync(dst, src, size, stream); r != CUDA_SUCCESS)
+      fail(CL_OUT_OF_RESOURCES, "cuMemcpyHtoDAsync: " + error_text(r));
+    return;
+  }
+  std::lock_guard lock(staging_mutex_);
+  if (!ensure_staging()) {
+    if (CUresult r = a.cuMemcpyHtoDAsync(dst, src, size, stream); r != CUDA_SUCCESS)
+      fail(CL_OUT_OF_RESOURCES, "cuMemcpyHtoDAsync: " + error_text(r));
+    return;
+  }
+  // The host copies chunk i+1 into a pinned slot while the DMA engine moves chunk i.
+  const auto* bytes = static_cast<const std::byte*>(src);
+  size_t slot = 0;
+  for (size_t done = 0; done < size; done += kStagingBytes, slot = (slot + 1) % kStagingSlots) {
+    const size_t n = std::min(kStagingBytes, size - done);
+    a.cuEventSynchronize(staging_done_[slot]);
+    std::memcpy(staging_[slot], bytes + done, n);
+    if (CUresult r = a.cuMemcpyHtoDAsync(dst + done, staging_[slot], n, stream); r != CUDA_SUCCESS)
+      fail(CL_OUT_OF_RESOURCES, "cuMemcpyHtoDAsync: " + error_text(r));
+    a.cuEventRecord(staging_done_[slot], stream);
+  }
+}
+
+void CudaDevice::copy_to_host(void* dst, CUdeviceptr src, size_t size, CUstream stream) {
+  const Api& a = api();
+  if (size <= kDirectCopyLimit || is_pinned(dst, size)) {
+    if (CUresult r = a.cuMemcpyDtoHAsync(dst, src, size, stream); r != CUDA_SUCCESS)
+      fail(CL_OUT_OF_RESOURCES, "cuMemcpyDtoHAsync: " + error_text(r));
+    return;
+  }
+  std::lock_guard lock(staging_mutex_);
+  if (!ensure_staging()) {
+    if (CUresult r = a.cuMemcpyDtoHAsync(dst, src, size, stream); r != CUDA_SUCCESS)
+      fail(CL_OUT_OF_RESOURCES, "cuMemcpyDtoHAsync: " + error_text(r));
+    return;
+  }
+  // DMA into up to kStagingSlots slots ahead, copying each out as soon as it lands.
+  auto* bytes = static_cast<std::byte*>(dst);
+  const size_t chunks = (size + kStagingBytes - 1) / kStagingBytes;
+  auto issue = [&](size_t chunk) {
+    const size_t slot = chunk % kStagingSlots, offset = chunk * kStagingBytes;
+    const size_t n = std::min(kStagingBytes, size - offset);
+    if (CUresult r = a.cuMemcpyDtoHAsync(staging_[slot], src + offset, n, stream); r != CUDA_SUCCESS)
+      fail(CL_OUT_OF_RESOURCES, "cuMemcpyDtoHAsync: " + error_text(r));
+    a.cuEventRecord(staging_done_[slot], stream);
+  };
+  size_t issued = 0;
+  for (; issued < std::min(chunks, kStagingSlots); ++issued) issue(issued);
+  for (size_t chunk = 0; chunk < chunks; ++chunk) {
+    const size_t slot = chunk % kStagingSlots, offset = chunk * kStagingBytes;
+    a.cuEventSynchronize(staging_done_[slot]);
+    std::memcpy(bytes + offset, staging_[slot], std::min(kStagingBytes, size - offset));
+    if (issued < chunks) issue(issued++);
+  }
+}
+
+void CudaDevice::add_mapping(const Mapping& m) {
+  std::lock_guard lock(mappings_mutex_);
+  mappings_.push_back(m);
+}
+
+bool CudaDevice::take_mapping(const MemObject* mem, void* pointer, Mapping* out) {
+  std::lock_guard lock(mappings_mutex_);
+  for (auto it = mappings_.rbegin(); it != mappings_.rend(); ++it)
+    if (it->mem == mem && it->pointer == pointer) {
+      *out = *it;
+      mappings_.erase(std::next(it).base());
+      return true;
+    }
+  return false;
+}
+
+}  // namespace manifold::cuda

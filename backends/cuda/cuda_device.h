@@ -1,0 +1,131 @@
+// An NVIDIA GPU as an OpenCL device, through the CUDA driver API (loaded with dlopen).
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "backends/cuda/cuda_api.h"
+#include "compiler/compiler.h"
+#include "core/device.h"
+#include "core/memory.h"
+
+namespace manifold {
+class Command;
+}
+
+namespace manifold::cuda {
+
+class CudaDevice;
+
+// A buffer's copy in the GPU's memory (the root buffer's; sub-buffers use it at their origin).
+class CudaBacking final : public DeviceBacking {
+ public:
+  CudaBacking(CudaDevice& device, CUdeviceptr pointer) : device_(device), pointer_(pointer) {}
+  ~CudaBacking() override;
+  CUdeviceptr pointer() const { return pointer_; }
+  void set_registered_host(void* host) { registered_host_ = host; }
+
+ private:
+  CudaDevice& device_;
+  CUdeviceptr pointer_;
+  void* registered_host_ = nullptr;  // host memory this backing page-locked (unlocked with it)
+};
+
+// A module loaded from PTX and its kernels' functions and limits.
+class CudaProgram final : public LoadedProgram {
+ public:
+  struct Kernel {
+    CUfunction function = nullptr;
+    int max_threads = 0, static_shared = 0, local_bytes = 0, registers = 0;
+    int dynamic_shared_limit = 48 * 1024;  // raised with cuFuncSetAttribute when needed
+  };
+  CudaProgram(CudaDevice& device, CUmodule module) : device_(device), module_(module) {}
+  ~CudaProgram() override;
+  void refine_kernel_info(compiler::KernelInfo& info) const override;
+
+  Kernel* find(const std::string& name) const;
+  CUmodule module() const { return module_; }
+  CUdeviceptr launch_state = 0;  // the shim's __manifold_launch (0: the program never reads it)
+
+  // What __manifold_launch last holds, written in stream order when a launch needs other values.
+  std::mutex launch_mutex;
+  uint64_t launch_offset[3] = {0, 0, 0};
+  uint32_t launch_work_dim = 1;
+
+ private:
+  friend class CudaDevice;
+  CudaDevice& device_;
+  CUmodule module_;
+  std::unordered_map<std::string, Kernel> kernels_;
+};
+
+class CudaDevice final : public Device {
+ public:
+  CudaDevice(CUdevice device, int ordinal);
+  ~CudaDevice() override;
+
+  const char* backend_name() const override { return "cuda"; }
+  const compiler::Target& compiler_target() const override { return target_; }
+  std::shared_ptr<const LoadedProgram> load_program(std::span<const uint8_t> binary,
+                                                    std::string* error) override;
+
+  void make_current() const { api().cuCtxSetCurrent(context_); }
+  CUcontext context() const { return context_; }
+  int max_dynamic_shared() const { return max_shared_optin_; }
+
+  // ---- Memory ----
+  // The device address of `mem` (its root's backing plus its origin), made on first use: the
+  // initial contents (COPY/USE_HOST_PTR) go up then. Throws CL_MEM_OBJECT_ALLOCATION_FAILURE.
+  CUdeviceptr address(MemObject& mem);
+  // Host memory the device can DMA directly (page-locked by Manifold).
+  bool is_pinned(const void* host, size_t size) const;
+  // Copies between host memory and the device in stream order; pageable host memory goes
+  // through pinned staging buffers (the host side blocks until its part is done).
+  void copy_to_device(CUdeviceptr dst, const void* src, size_t size, CUstream stream);
+  void copy_to_host(void* dst, CUdeviceptr src, size_t size, CUstream stream);
+
+  // Mappings in flight: the backend must know a mapping's region and flags at unmap time.
+  struct Mapping {
+    const MemObject* mem;
+    void* pointer;
+    size_t offset, size;
+    cl_map_flags flags;
+  };
+  void add_mapping(const Mapping& m);
+  bool take_mapping(const MemObject* mem, void* pointer, Mapping* out);
+
+  // Executes one command's operation into `stream` (cuda_execute.cpp).
+  cl_int execute(Command& command, CUstream stream);
+
+ private:
+  friend class CudaBacking;
+  std::shared_ptr<NativeQueue> create_native_queue_impl(bool out_of_order) override;
+  void pin(void* host, size_t size);
+  void unpin(void* host);
+
+  CUdevice device_;
+  CUcontext context_ = nullptr;
+  int max_shared_optin_ = 48 * 1024;
+  compiler::Target target_;
+
+  mutable std::shared_mutex pinned_mutex_;
+  std::map<uintptr_t, size_t> pinned_;  // start -> size
+
+  // Pinned staging for pageable transfers: kStagingSlots buffers used round-robin; each slot's
+  // event says when the DMA that last used it is over.
+  static constexpr size_t kStagingSlots = 4, kStagingBytes = 8 << 20;
+  std::mutex staging_mutex_;
+  void* staging_[kStagingSlots] = {};
+  CUevent staging_done_[kStagingSlots] = {};
+  bool staging_ready_ = false;
+  bool ensure_staging();
+
+  std::mutex mappings_mutex_;
+  std::vector<Mapping> mappings_;
+};
+
+}  // namespace manifold::cuda

@@ -1,0 +1,205 @@
+// What each operation means on a CUDA device: work put into the command's stream, in order.
+#include <cstring>
+
+#include "backends/cuda/cuda_device.h"
+#include "core/log.h"
+#include "scheduler/command.h"
+
+namespace manifold::cuda {
+namespace {
+
+void check_cuda(CUresult r, const char* what) {
+  if (r == CUDA_SUCCESS) return;
+  fail(r == CUDA_ERROR_OUT_OF_MEMORY ? CL_MEM_OBJECT_ALLOCATION_FAILURE : CL_OUT_OF_RESOURCES,
+       std::string(what) + ": " + error_text(r));
+}
+
+struct Executor {
+  CudaDevice& device;
+  CUstream stream;
+  const Api& a = api();
+
+  CUdeviceptr device_at(const Location& l) { return device.address(*l.mem) + l.offset; }
+
+  void operator()(NoOp&) {}
+  void operator()(MigrateOp& op) {
+    for (auto& m : op.mems) device.address(*m);  // allocates now: later commands find it there
+  }
+  void operator()(CopyOp& op) {
+    if (op.src.mem && op.dst.mem)
+      check_cuda(a.cuMemcpyDtoDAsync(device_at(op.dst), device_at(op.src), op.size, stream), "copy");
+    else if (op.dst.mem)
+      device.copy_to_device(device_at(op.dst), host_address(op.src), op.size, stream);
+    else if (op.src.mem)
+      device.copy_to_host(host_address(op.dst), device_at(op.src), op.size, stream);
+    else
+      std::memmove(host_address(op.dst), host_address(op.src), op.size);
+  }
+  void operator()(CopyRectOp& op) {
+    CUDA_MEMCPY3D c{};
+    const Rect& r = op.rect;
+    if (op.src.mem) {
+      c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+      c.srcDevice = device_at(op.src);
+    } else {
+      c.srcMemoryType = CU_MEMORYTYPE_HOST;
+      c.srcHost = host_address(op.src);
+    }
+    if (op.dst.mem) {
+      c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+      c.dstDevice = device_at(op.dst);
+    } else {
+      c.dstMemoryType = CU_MEMORYTYPE_HOST;
+      c.dstHost = host_address(op.dst);
+    }
+    c.srcPitch = r.src_row_pitch;
+    c.srcHeight = r.src_row_pitch ? r.src_slice_pitch / r.src_row_pitch : 0;
+    c.dstPitch = r.dst_row_pitch;
+    c.dstHeight = r.dst_row_pitch ? r.dst_slice_pitch / r.dst_row_pitch : 0;
+    c.WidthInBytes = r.region[0];
+    c.Height = r.region[1];
+    c.Depth = r.region[2];
+    check_cuda(a.cuMemcpy3DAsync(&c, stream), "rectangular copy");
+  }
+  void operator()(FillOp& op) {
+    const CUdeviceptr dst = device_at(op.dst);
+    const std::byte* p = op.pattern.data();
+    const size_t n = op.pattern_size;
+    auto uniform = [&](size_t unit) {  // the pattern repeats a unit-byte value
+      for (size_t i = unit; i < n; ++i)
+        if (p[i] != p[i % unit]) return false;
+      return true;
+    };
+    if (uniform(1)) {
+      check_cuda(a.cuMemsetD8Async(dst, static_cast<unsigned char>(p[0]), op.size, stream), "fill");
+    } else if (uniform(2) && dst % 2 == 0) {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      check_cuda(a.cuMemsetD16Async(dst, v, op.size / 2, stream), "fill");
+    } else if (uniform(4) && dst % 4 == 0) {
+      uint32_t v;
+      std::memcpy(&v, p, 4);
+      check_cuda(a.cuMemsetD32Async(dst, v, op.size / 4, stream), "fill");
+    } else {
+      // Wider patterns: one copy of the pattern, then the filled prefix doubles in place.
+      check_cuda(a.cuMemcpyHtoDAsync(dst, p, std::min(n, op.size), stream), "fill");
+      for (size_t done = std::min(n, op.size); done < op.size;) {
+        const size_t chunk = std::min(done, op.size - done);
+        check_cuda(a.cuMemcpyDtoDAsync(dst + done, dst, chunk, stream), "fill");
+        done += chunk;
+      }
+    }
+  }
+  void operator()(MapOp& op) {
+    // The mapping is the buffer's host memory; it receives the device's bytes unless the
+    // application will overwrite them all (WRITE_INVALIDATE_REGION): no copy then.
+    void* mapped = op.mem->host_data() + op.offset;
+    device.add_mapping({op.mem.get(), mapped, op.offset, op.size, op.flags});
+    if (!(op.flags & CL_MAP_WRITE_INVALIDATE_REGION))
+      device.copy_to_host(mapped, device.address(*op.mem) + op.offset, op.size, stream);
+  }
+  void operator()(UnmapOp& op) {
+    CudaDevice::Mapping m;
+    if (!device.take_mapping(op.mem.get(), op.mapped, &m)) return;
+    // Only a mapping for writing sends bytes back.
+    if (m.flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION))
+      device.copy_to_device(device.address(*op.mem) + m.offset, op.mapped, m.size, stream);
+  }
+  void operator()(KernelOp& op) { launch(op); }
+  void operator()(NativeKernelOp&) {
+    fail(CL_INVALID_OPERATION, "native kernels do not run on CUDA devices");
+  }
+  void operator()(HostFunctionOp& op) {
+    // Runs after everything before it in the stream (rare: SVM frees and the like).
+    check_cuda(a.cuStreamSynchronize(stream), "host function");
+    op.fn();
+  }
+
+  void launch(KernelOp& op) {
+    const auto& program = static_cast<const CudaProgram&>(*op.program);
+    const compiler::KernelInfo& info = op.kernel->info();
+    CudaProgram::Kernel* kernel = program.find(info.name);
+    if (!kernel) fail(CL_INVALID_KERNEL, "the kernel is not in the loaded module");
+    const size_t n = op.args.size();
+    // Argument values live here until cuLaunchKernel returns (it copies them).
+    std::vector<uint64_t> scalars(n, 0);
+    std::vector<void*> params(n, nullptr);
+    uint32_t shared = 0;
+    for (size_t i = 0; i < n; ++i) {
+      KernelArgValue& arg = op.args[i];
+      switch (info.args[i].kind) {
+        case compiler::ArgKind::Buffer:
+          scalars[i] = arg.buffer ? device.address(*arg.buffer)
+                                  : reinterpret_cast<uint64_t>(arg.svm_pointer);
+          params[i] = &scalars[i];
+          break;
+        case compiler::ArgKind::Local:
+          shared = (shared + 15) & ~15u;  // 16 bytes: the widest vector access
+          scalars[i] = shared;
+          shared += static_cast<uint32_t>(arg.local_size);
+          params[i] = &scalars[i];  // a u32 parameter: the low half (little endian)
+          break;
+        default:
+          params[i] = arg.bytes.data();
+          break;
+      }
+    }
+    if (shared + static_cast<uint32_t>(kernel->static_shared) > uint32_t(device.max_dynamic_shared()))
+      fail(CL_OUT_OF_RESOURCES, "the work-group needs more local memory than the GPU has");
+    if (int(shared) > kernel->dynamic_shared_limit) {
+      check_cuda(a.cuFuncSetAttribute(kernel->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                      device.max_dynamic_shared() - kernel->static_shared),
+                 "raising the kernel's local memory limit");
+      kernel->dynamic_shared_limit = device.max_dynamic_shared() - kernel->static_shared;
+    }
+    const compiler::NDRange& r = op.range;
+    unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+    for (unsigned d = 0; d < r.work_dim; ++d) {
+      block[d] = static_cast<unsigned>(r.local_size[d]);
+      grid[d] = static_cast<unsigned>(r.global_size[d] / r.local_size[d]);
+    }
+    if (program.launch_state) update_launch_state(const_cast<CudaProgram&>(program), r);
+    const CUresult result = a.cuLaunchKernel(kernel->function, grid[0], grid[1], grid[2], block[0],
+                                             block[1], block[2], shared, stream, params.data(), nullptr);
+    if (result != CUDA_SUCCESS)
+      fail(CL_OUT_OF_RESOURCES, "cuLaunchKernel '" + info.name + "': " + error_text(result));
+  }
+
+  // The shim's __manifold_launch (global offset, work_dim), rewritten in stream order only when
+  // this launch needs other values than the last one wrote.
+  void update_launch_state(CudaProgram& program, const compiler::NDRange& r) {
+    std::lock_guard lock(program.launch_mutex);
+    bool same = program.launch_work_dim == r.work_dim;
+    for (int d = 0; d < 3; ++d) same = same && program.launch_offset[d] == r.global_offset[d];
+    if (same) return;
+    struct {
+      uint64_t offset[3];
+      uint32_t work_dim;
+      uint32_t pad;
+    } state{{r.global_offset[0], r.global_offset[1], r.global_offset[2]}, r.work_dim, 0};
+    // Small and from pageable memory: the driver copies it out before returning.
+    check_cuda(a.cuMemcpyHtoDAsync(program.launch_state, &state, 28, stream), "launch state");
+    for (int d = 0; d < 3; ++d) program.launch_offset[d] = r.global_offset[d];
+    program.launch_work_dim = r.work_dim;
+  }
+};
+
+}  // namespace
+
+cl_int CudaDevice::execute(Command& command, CUstream stream) {
+  make_current();
+  try {
+    std::visit(Executor{*this, stream}, command.operation());
+    return CL_SUCCESS;
+  } catch (const Error& e) {
+    log_debug("cuda: command failed: %s", e.what());
+    return e.code();
+  } catch (const std::bad_alloc&) {
+    return CL_OUT_OF_HOST_MEMORY;
+  } catch (const std::exception& e) {
+    log_debug("cuda: command failed: %s", e.what());
+    return CL_OUT_OF_RESOURCES;
+  }
+}
+
+}  // namespace manifold::cuda

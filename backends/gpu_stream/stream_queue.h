@@ -1,0 +1,267 @@
+// Native queues over a GPU vendor's streams, written once for every vendor API that has streams
+// and events (CUDA now, HIP next): the vendor differences live in a traits type `Api`.
+//
+// In-order queue = one stream. submit() runs on the enqueueing thread and puts the command's
+// work straight into the stream (no scheduler thread, no hand-off): launch latency is a headline
+// figure. Completion is found without spinning threads:
+//   - a thread about to wait (clFinish, a blocking read: help_until_idle) synchronizes the
+//     stream itself and completes what it covered, so a round trip needs no thread hand-off;
+//   - for everything else (callbacks, dependents on other queues, polling), one waiter thread
+//     per queue sleeps in a blocking-sync event recorded after the newest command, then
+//     completes every command up to it (a stream runs in order: one event covers them all).
+// Profiling records an event before and after each command (only on profiling queues).
+//
+// Out-of-order queue = a small pool of in-order stream queues; the scheduler resolves
+// dependencies before submit(), so commands go round-robin to the pool's streams and run
+// concurrently.
+//
+// Api must provide (all static):
+//   using Device; using Stream; using Event;
+//   void make_current(Device&);                       // the calling thread talks to Device
+//   Stream create_stream(Device&);  void destroy_stream(Device&, Stream);
+//   Event create_event(Device&, bool timing, bool blocking_sync);  void destroy_event(Device&, Event);
+//   void record(Event, Stream);
+//   cl_int synchronize_event(Event);  cl_int synchronize_stream(Stream);   // CL_SUCCESS or error
+//   double elapsed_ns(Event from, Event to);
+//   cl_int execute(Device&, Command&, Stream);  // puts the operation into the stream (may block
+//                                               // on the host for staging); CL_SUCCESS or error
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdlib>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/backend.h"
+#include "core/platform.h"
+#include "core/queue.h"
+#include "scheduler/command.h"
+
+namespace manifold::gpu {
+
+template <class Api>
+class StreamQueue final : public NativeQueue {
+  using Device = typename Api::Device;
+  using Stream = typename Api::Stream;
+  using GpuEvent = typename Api::Event;
+
+ public:
+  explicit StreamQueue(Device& device) : state_(std::make_shared<State>(device)) {}
+
+  ~StreamQueue() override {
+    {
+      std::lock_guard lock(state_->mutex);
+      state_->stop = true;
+    }
+    state_->wake.notify_all();
+    if (!waiter_.joinable()) return;
+    // The waiter may itself drop the last reference to this queue (finishing the last command
+    // releases the OpenCL queue): it cannot join itself, and it holds the state alive.
+    if (waiter_.get_id() == std::this_thread::get_id())
+      waiter_.detach();
+    else
+      waiter_.join();
+  }
+
+  void submit(Ref<Command> command) override {
+    State& s = *state_;
+    Api::make_current(s.device);
+    const bool profiling = command->queue().profiling();
+    std::unique_lock lock(s.mutex);  // FIFO order must be stream order
+    Entry entry{std::move(command), ++s.submitted, nullptr, nullptr};
+    if (profiling) {
+      entry.start = s.take_event(true);
+      Api::record(entry.start, s.stream);
+    }
+    entry.command->running();
+    const cl_int status = Api::execute(s.device, *entry.command, s.stream);
+    if (status != CL_SUCCESS) {
+      // Nothing of it reached the stream: it fails now, earlier commands still run.
+      if (entry.start) s.free_events.push_back(entry.start);
+      lock.unlock();
+      entry.command->finish(status);
+      return;
+    }
+    if (profiling) {
+      entry.end = s.take_event(true);
+      Api::record(entry.end, s.stream);
+      if (!s.anchor) s.set_anchor();
+    }
+    s.pending.push_back(std::move(entry));
+    // MANIFOLD_GPU_WAKE_ON_FLUSH=1 (experiment): the waiter starts at clFlush/clFinish only,
+    // saving the wake-up on the launch path; progress without a flush is then not guaranteed.
+    const bool wake = !s.waiter_busy && !wake_on_flush();
+    if (wake) s.waiter_busy = true;
+    if (!waiter_.joinable()) waiter_ = std::thread([state = state_] { state->wait_loop(); });
+    lock.unlock();
+    if (wake) s.wake.notify_one();
+  }
+
+  void flush() override {
+    if (!wake_on_flush()) return;
+    State& s = *state_;
+    {
+      std::lock_guard lock(s.mutex);
+      if (s.pending.empty() || s.waiter_busy) return;
+      s.waiter_busy = true;
+    }
+    s.wake.notify_one();
+  }
+
+  void help_until_idle() override {
+    State& s = *state_;
+    uint64_t covered;
+    {
+      std::lock_guard lock(s.mutex);
+      if (s.pending.empty()) return;
+      covered = s.submitted;
+    }
+    Api::make_current(s.device);
+    const cl_int status = Api::synchronize_stream(s.stream);
+    s.complete_through(covered, status);
+  }
+
+ private:
+  static bool wake_on_flush() {
+    static const bool on = [] {
+      const char* v = std::getenv("MANIFOLD_GPU_WAKE_ON_FLUSH");
+      return v && *v == '1';
+    }();
+    return on;
+  }
+
+  struct Entry {
+    Ref<Command> command;
+    uint64_t sequence;
+    GpuEvent start, end;  // profiling only
+  };
+
+  struct State {
+    explicit State(Device& d) : device(d) {
+      Api::make_current(device);
+      stream = Api::create_stream(device);
+      sync_event = Api::create_event(device, false, true);
+    }
+    ~State() {
+      Api::make_current(device);
+      Api::synchronize_stream(stream);
+      for (GpuEvent e : free_events) Api::destroy_event(device, e);
+      if (anchor) Api::destroy_event(device, anchor);
+      Api::destroy_event(device, sync_event);
+      Api::destroy_stream(device, stream);
+    }
+
+    GpuEvent take_event(bool timing) {
+      (void)timing;
+      if (free_events.empty()) return Api::create_event(device, true, false);
+      GpuEvent e = free_events.back();
+      free_events.pop_back();
+      return e;
+    }
+
+    // A GPU event whose host time is known: device timestamps are offsets from it.
+    void set_anchor() {
+      anchor = Api::create_event(device, true, false);
+      Api::record(anchor, stream);
+      Api::synchronize_event(anchor);
+      anchor_ns = host_time_ns();
+    }
+
+    // Completes, in order, every pending command up to `sequence` (the stream ran them).
+    void complete_through(uint64_t sequence, cl_int status) {
+      std::vector<Entry> done;
+      {
+        std::lock_guard lock(mutex);
+        while (!pending.empty() && pending.front().sequence <= sequence) {
+          done.push_back(std::move(pending.front()));
+          pending.pop_front();
+        }
+      }
+      for (Entry& e : done) {
+        if (e.start && status == CL_SUCCESS) {
+          Event& event = e.command->event();
+          const uint64_t submitted = event.stamp(Event::kSubmit);
+          uint64_t start = anchor_ns + static_cast<uint64_t>(std::max(0.0, Api::elapsed_ns(anchor, e.start)));
+          uint64_t end = anchor_ns + static_cast<uint64_t>(std::max(0.0, Api::elapsed_ns(anchor, e.end)));
+          start = std::max(start, submitted);
+          end = std::max(end, start);
+          event.set_stamp(Event::kStart, start);
+          event.set_stamp(Event::kEnd, end);
+        }
+        if (e.start) {
+          std::lock_guard lock(mutex);
+          free_events.push_back(e.start);
+          free_events.push_back(e.end);
+        }
+        e.command->finish(status == CL_SUCCESS ? CL_COMPLETE : status);
+      }
+    }
+
+    void wait_loop() {
+      std::unique_lock lock(mutex);
+      for (;;) {
+        if (stop && pending.empty()) return;
+        if (pending.empty() || pending.back().sequence <= waited_through) {
+          waiter_busy = false;
+          wake.wait(lock);
+          continue;
+        }
+        const uint64_t sequence = submitted;
+        Api::make_current(device);
+        Api::record(sync_event, stream);  // under the lock: after every command up to sequence
+        lock.unlock();
+        const cl_int status = Api::synchronize_event(sync_event);
+        complete_through(sequence, status);
+        lock.lock();
+        waited_through = sequence;
+      }
+    }
+
+    Device& device;
+    Stream stream{};
+    GpuEvent sync_event{};
+    GpuEvent anchor{};
+    uint64_t anchor_ns = 0;
+    std::mutex mutex;
+    std::condition_variable wake;
+    std::deque<Entry> pending;
+    std::vector<GpuEvent> free_events;
+    uint64_t submitted = 0, waited_through = 0;
+    bool waiter_busy = false;
+    bool stop = false;
+  };
+
+  std::shared_ptr<State> state_;
+  std::thread waiter_;
+};
+
+// Out-of-order: ready commands spread over a few in-order streams.
+template <class Api>
+class StreamPoolQueue final : public NativeQueue {
+ public:
+  StreamPoolQueue(typename Api::Device& device, unsigned streams) {
+    for (unsigned i = 0; i < streams; ++i) pool_.push_back(std::make_shared<StreamQueue<Api>>(device));
+  }
+  void submit(Ref<Command> command) override {
+    const size_t i = next_.fetch_add(1, std::memory_order_relaxed) % pool_.size();
+    pool_[i]->submit(std::move(command));
+  }
+  bool orders_submissions() const override { return false; }
+  void flush() override {
+    for (auto& q : pool_) q->flush();
+  }
+  void help_until_idle() override {
+    for (auto& q : pool_) q->help_until_idle();
+  }
+
+ private:
+  std::vector<std::shared_ptr<StreamQueue<Api>>> pool_;
+  std::atomic<size_t> next_{0};
+};
+
+}  // namespace manifold::gpu

@@ -1,0 +1,54 @@
+# MANIFOLD_STATIC_LLVM=ON: LLVM and Clang 22 linked statically into the ICD, so it runs where no
+# LLVM 22 is installed (the GPU machines: scripts/gpu-bundle.sh). Only the archive members the
+# code reaches are linked (the LLVM libraries of the used components, inside one link group);
+# the result is stripped at install/bundle time. TBB and SLEEF stay shared libraries (Debian has
+# no static ones) and travel next to the ICD, found through RPATH $ORIGIN.
+# MANIFOLD_LLVM_LIBS is what manifold_compiler links: the shared libLLVM and libclang-cpp by
+# default.
+option(MANIFOLD_STATIC_LLVM "Link LLVM and Clang statically (self-contained ICD)" OFF)
+
+if(NOT MANIFOLD_STATIC_LLVM)
+  set(MANIFOLD_LLVM_LIBS LLVM clang-cpp)
+  return()
+endif()
+
+# The LLVM components Manifold's compiler uses: the host (X86) and NVPTX targets, the ORC JIT
+# of the CPU pipeline, the pass pipelines, bitcode, the linker, and what clang's frontend and
+# code generator need.
+set(MANIFOLD_LLVM_COMPONENTS
+    x86 nvptx orcjit jitlink passes linker irreader irprinter bitreader bitwriter asmparser
+    coverage frontendhlsl frontendopenmp frontenddriver frontendoffloading lto option
+    profiledata windowsdriver extensions instrumentation objcarcopts coroutines ipo vectorize
+    scalaropts aggressiveinstcombine instcombine cfguard codegen selectiondag globalisel
+    asmprinter mc mcparser mcdisassembler object objectyaml textapi binaryformat remarks
+    bitstreamreader debuginfodwarf debuginfodwarflowlevel symbolize targetparser support demangle
+    sandboxir hipstdpar cgdata frontendatomic frontenddirective orcshared orctargetprocess
+    executionengine runtimedyld analysis core transformutils target)
+execute_process(
+  COMMAND ${LLVM_TOOLS_BINARY_DIR}/llvm-config --link-static --libfiles ${MANIFOLD_LLVM_COMPONENTS}
+  OUTPUT_VARIABLE llvm_files OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE llvm_config_result
+  ERROR_VARIABLE llvm_config_error)
+if(NOT llvm_config_result EQUAL 0)
+  message(FATAL_ERROR "llvm-config cannot list LLVM's static libraries: ${llvm_config_error} "
+                      "(install llvm-22-dev)")
+endif()
+separate_arguments(llvm_files UNIX_COMMAND "${llvm_files}")
+
+set(clang_files)
+foreach(lib clangCodeGen clangFrontend clangDriver clangOptions clangParse clangSema
+            clangSerialization clangAnalysis clangASTMatchers clangAST clangAPINotes clangEdit
+            clangLex clangBasic clangSupport)
+  if(EXISTS ${LLVM_LIBRARY_DIR}/lib${lib}.a)
+    list(APPEND clang_files ${LLVM_LIBRARY_DIR}/lib${lib}.a)
+  endif()
+endforeach()
+
+find_package(ZLIB REQUIRED)
+find_library(MANIFOLD_ZSTD zstd REQUIRED)
+set(MANIFOLD_LLVM_LIBS
+    -Wl,--start-group ${clang_files} ${llvm_files} -Wl,--end-group
+    ZLIB::ZLIB ${MANIFOLD_ZSTD} ${CMAKE_DL_LIBS} Threads::Threads)
+# The ICD finds the TBB and SLEEF libraries carried next to it.
+set(CMAKE_BUILD_RPATH_USE_ORIGIN ON)
+set(CMAKE_INSTALL_RPATH "$ORIGIN")
+message(STATUS "Manifold: LLVM and Clang linked statically (${CMAKE_CURRENT_LIST_FILE})")

@@ -1,0 +1,179 @@
+// What libclc's nvptx64--nvidiacl library lacks, or gets wrong for Manifold, compiled for NVPTX
+// at build time and linked before libclc (a definition here wins: libclc's is then not pulled).
+//
+// Launch state the host writes before a launch when it changes (global offset, work_dim):
+// CUDA has no notion of either, so they live in one __constant variable per module.
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+
+#define OVERLOAD __attribute__((overloadable))
+#define INLINE __attribute__((always_inline))
+
+typedef struct {
+  ulong global_offset[3];
+  uint work_dim;
+} manifold_launch_state;
+
+// Name known to the runtime (backends/cuda): it writes this symbol with cuModuleGetGlobal.
+__constant manifold_launch_state __manifold_launch = {{0, 0, 0}, 1};
+
+// ---- Work-items: libclc's nvptx get_global_id ignores the global offset ----
+
+
+
+
+
+
+
+
+
+
+
+
+
+#define PICK(dim, x, y, z, other) ((dim) == 0 ? (x) : (dim) == 1 ? (y) : (dim) == 2 ? (z) : (other))
+
+INLINE OVERLOAD size_t get_local_size(uint dim) {
+  return PICK(dim, __nvvm_read_ptx_sreg_ntid_x(), __nvvm_read_ptx_sreg_ntid_y(),
+              __nvvm_read_ptx_sreg_ntid_z(), 1);
+}
+INLINE OVERLOAD size_t get_enqueued_local_size(uint dim) { return get_local_size(dim); }
+INLINE OVERLOAD size_t get_local_id(uint dim) {
+  return PICK(dim, __nvvm_read_ptx_sreg_tid_x(), __nvvm_read_ptx_sreg_tid_y(),
+              __nvvm_read_ptx_sreg_tid_z(), 0);
+}
+INLINE OVERLOAD size_t get_group_id(uint dim) {
+  return PICK(dim, __nvvm_read_ptx_sreg_ctaid_x(), __nvvm_read_ptx_sreg_ctaid_y(),
+              __nvvm_read_ptx_sreg_ctaid_z(), 0);
+}
+INLINE OVERLOAD size_t get_num_groups(uint dim) {
+  return PICK(dim, __nvvm_read_ptx_sreg_nctaid_x(), __nvvm_read_ptx_sreg_nctaid_y(),
+              __nvvm_read_ptx_sreg_nctaid_z(), 1);
+}
+INLINE OVERLOAD size_t get_global_size(uint dim) { return get_num_groups(dim) * get_local_size(dim); }
+INLINE OVERLOAD size_t get_global_offset(uint dim) {
+  return dim < 3 ? __manifold_launch.global_offset[dim] : 0;
+}
+INLINE OVERLOAD size_t get_global_id(uint dim) {
+  return get_group_id(dim) * get_local_size(dim) + get_local_id(dim) + get_global_offset(dim);
+}
+INLINE OVERLOAD uint get_work_dim(void) { return __manifold_launch.work_dim; }
+INLINE OVERLOAD size_t get_local_linear_id(void) {
+  return (get_local_id(2) * get_local_size(1) + get_local_id(1)) * get_local_size(0) +
+         get_local_id(0);
+}
+INLINE OVERLOAD size_t get_global_linear_id(void) {
+  return ((get_global_id(2) - get_global_offset(2)) * get_global_size(1) +
+          (get_global_id(1) - get_global_offset(1))) * get_global_size(0) +
+         (get_global_id(0) - get_global_offset(0));
+}
+
+// ---- Barriers: libclc has barrier() only ----
+
+INLINE OVERLOAD void barrier(cl_mem_fence_flags flags) { __nvvm_barrier_sync(0); }
+
+// ---- 64-bit atomics (cl_khr_int64_base/extended_atomics): absent from libclc ----
+#define ATOM64_RMW(name, builtin, type, as)                                  \
+  INLINE OVERLOAD type name(volatile as type* p, type v) {                   \
+    return builtin((as type*)p, v, __ATOMIC_RELAXED);                        \
+  }
+#define ATOM64_ALL(type, as)                                                  \
+  ATOM64_RMW(atom_add, __atomic_fetch_add, type, as)                         \
+  ATOM64_RMW(atom_sub, __atomic_fetch_sub, type, as)                         \
+  ATOM64_RMW(atom_xchg, __atomic_exchange_n, type, as)                       \
+  ATOM64_RMW(atom_min, __atomic_fetch_min, type, as)                         \
+  ATOM64_RMW(atom_max, __atomic_fetch_max, type, as)                         \
+  ATOM64_RMW(atom_and, __atomic_fetch_and, type, as)                         \
+  ATOM64_RMW(atom_or, __atomic_fetch_or, type, as)                           \
+  ATOM64_RMW(atom_xor, __atomic_fetch_xor, type, as)                         \
+  INLINE OVERLOAD type atom_inc(volatile as type* p) {                       \
+    return __atomic_fetch_add((as type*)p, (type)1, __ATOMIC_RELAXED);       \
+  }                                                                           \
+  INLINE OVERLOAD type atom_dec(volatile as type* p) {                       \
+    return __atomic_fetch_sub((as type*)p, (type)1, __ATOMIC_RELAXED);       \
+  }                                                                           \
+  INLINE OVERLOAD type atom_cmpxchg(volatile as type* p, type cmp, type v) { \
+    __atomic_compare_exchange_n((as type*)p, &cmp, v, false, __ATOMIC_RELAXED, \
+                                __ATOMIC_RELAXED);                            \
+    return cmp;                                                               \
+  }
+ATOM64_ALL(long, __global)
+ATOM64_ALL(ulong, __global)
+ATOM64_ALL(long, __local)
+ATOM64_ALL(ulong, __local)
+
+// 32-bit atomic_min/max/and/or/xor/xchg/sub/dec for both spellings (atomic_* and atom_*), in
+// case libclc misses a combination; identical semantics to libclc's where both exist.
+#define ATOM32_ALL(prefix, type, as)                                          \
+  ATOM64_RMW(prefix##_sub, __atomic_fetch_sub, type, as)                     \
+  ATOM64_RMW(prefix##_xchg, __atomic_exchange_n, type, as)                   \
+  ATOM64_RMW(prefix##_min, __atomic_fetch_min, type, as)                     \
+  ATOM64_RMW(prefix##_max, __atomic_fetch_max, type, as)                     \
+  ATOM64_RMW(prefix##_and, __atomic_fetch_and, type, as)                     \
+  ATOM64_RMW(prefix##_or, __atomic_fetch_or, type, as)                       \
+  ATOM64_RMW(prefix##_xor, __atomic_fetch_xor, type, as)                     \
+  INLINE OVERLOAD type prefix##_dec(volatile as type* p) {                   \
+    return __atomic_fetch_sub((as type*)p, (type)1, __ATOMIC_RELAXED);       \
+  }
+ATOM32_ALL(atomic, int, __global)
+ATOM32_ALL(atomic, uint, __global)
+ATOM32_ALL(atomic, int, __local)
+ATOM32_ALL(atomic, uint, __local)
+ATOM32_ALL(atom, int, __global)
+ATOM32_ALL(atom, uint, __global)
+ATOM32_ALL(atom, int, __local)
+ATOM32_ALL(atom, uint, __local)
+
+// ---- native_*: libclc lowers several to LLVM intrinsics the NVPTX backend cannot select ----
+float __nv_fast_expf(float);
+float __nv_fast_exp10f(float);
+float __nv_fast_logf(float);
+float __nv_fast_log2f(float);
+float __nv_fast_log10f(float);
+float __nv_fast_powf(float, float);
+float __nv_fast_sinf(float);
+float __nv_fast_cosf(float);
+float __nv_fast_tanf(float);
+float __nv_exp2f(float);
+float __nv_frcp_rn(float);
+float __nv_rsqrtf(float);
+float __nv_fsqrt_rn(float);
+float __nv_fast_fdividef(float, float);
+
+#define NATIVE1(name, impl)                                                             \
+  INLINE OVERLOAD float name(float x) { return impl(x); }                               \
+  INLINE OVERLOAD float2 name(float2 x) { return (float2)(impl(x.s0), impl(x.s1)); }    \
+  INLINE OVERLOAD float3 name(float3 x) {                                               \
+    return (float3)(impl(x.s0), impl(x.s1), impl(x.s2));                                \
+  }                                                                                     \
+  INLINE OVERLOAD float4 name(float4 x) { return (float4)(name(x.lo), name(x.hi)); }    \
+  INLINE OVERLOAD float8 name(float8 x) { return (float8)(name(x.lo), name(x.hi)); }    \
+  INLINE OVERLOAD float16 name(float16 x) { return (float16)(name(x.lo), name(x.hi)); }
+#define NATIVE2(name, impl)                                                                   \
+  INLINE OVERLOAD float name(float x, float y) { return impl(x, y); }                         \
+  INLINE OVERLOAD float2 name(float2 x, float2 y) {                                           \
+    return (float2)(impl(x.s0, y.s0), impl(x.s1, y.s1));                                      \
+  }                                                                                           \
+  INLINE OVERLOAD float3 name(float3 x, float3 y) {                                           \
+    return (float3)(impl(x.s0, y.s0), impl(x.s1, y.s1), impl(x.s2, y.s2));                    \
+  }                                                                                           \
+  INLINE OVERLOAD float4 name(float4 x, float4 y) { return (float4)(name(x.lo, y.lo), name(x.hi, y.hi)); } \
+  INLINE OVERLOAD float8 name(float8 x, float8 y) { return (float8)(name(x.lo, y.lo), name(x.hi, y.hi)); } \
+  INLINE OVERLOAD float16 name(float16 x, float16 y) {                                        \
+    return (float16)(name(x.lo, y.lo), name(x.hi, y.hi));                                     \
+  }
+NATIVE1(native_exp, __nv_fast_expf)
+NATIVE1(native_exp2, __nv_exp2f)
+NATIVE1(native_exp10, __nv_fast_exp10f)
+NATIVE1(native_log, __nv_fast_logf)
+NATIVE1(native_log2, __nv_fast_log2f)
+NATIVE1(native_log10, __nv_fast_log10f)
+NATIVE1(native_sin, __nv_fast_sinf)
+NATIVE1(native_cos, __nv_fast_cosf)
+NATIVE1(native_tan, __nv_fast_tanf)
+NATIVE1(native_recip, __nv_frcp_rn)
+NATIVE1(native_rsqrt, __nv_rsqrtf)
+NATIVE1(native_sqrt, __nv_fsqrt_rn)
+NATIVE2(native_powr, __nv_fast_powf)
+NATIVE2(native_divide, __nv_fast_fdividef)

@@ -1,0 +1,605 @@
+// OpenCL C on NVIDIA GPUs: clang's nvptx64 IR, plus Manifold's shim, libclc's nvptx library and
+// CUDA's libdevice (each linked lazily: only the functions a program reaches are read), optimized
+// with the NVPTX target's own pipeline (NVVMReflect included) and printed as PTX. The CUDA
+// driver JIT-compiles the PTX for the exact GPU at load time.
+#include "compiler/nvptx_pipeline.h"
+
+#include <llvm/ADT/SmallString.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/PassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+
+#include "compiler/cpu_pipeline.h"
+
+// Bitcode embedded at build time (compiler/nvptx/nvptx.cmake): the shim always; libclc's
+// nvptx library and libdevice when they were found then (else read from disk at run time).
+extern "C" {
+extern const char manifold_nvptx_shim_bitcode[];
+extern const uint64_t manifold_nvptx_shim_bitcode_size;
+extern const char manifold_nvptx_libclc_bitcode[];
+extern const uint64_t manifold_nvptx_libclc_bitcode_size;
+extern const char manifold_nvptx_libdevice_bitcode[];
+extern const uint64_t manifold_nvptx_libdevice_bitcode_size;
+}
+
+namespace manifold::compiler {
+namespace {
+
+constexpr unsigned kGlobalAS = 1, kSharedAS = 3, kConstantAS = 4;
+constexpr const char* kDynamicShared = "__manifold_dynamic_shared";
+
+void initialize_nvptx() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+}
+
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target& target, std::string* log) {
+  initialize_nvptx();
+  std::string error;
+  const llvm::Triple triple(target.triple);
+  const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!llvm_target) {
+    *log += "error: NVPTX target unavailable: " + error + "\n";
+    return nullptr;
+  }
+  llvm::TargetOptions options;
+  return std::unique_ptr<llvm::TargetMachine>(llvm_target->createTargetMachine(
+      triple, target.cpu, target.features, options, std::nullopt, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+}
+
+// A library's bitcode: embedded, else the file at `path` (read once per process).
+llvm::MemoryBufferRef library_bytes(const char* embedded, uint64_t size, const char* name,
+                                    const std::vector<std::string>& paths) {
+  if (size) return llvm::MemoryBufferRef(llvm::StringRef(embedded, size), name);
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<llvm::MemoryBuffer>> loaded;
+  std::lock_guard lock(mutex);
+  auto& slot = loaded[name];
+  if (!slot)
+    for (const std::string& path : paths) {
+      auto file = llvm::MemoryBuffer::getFile(path);
+      if (file) {
+        slot = std::move(*file);
+        break;
+      }
+    }
+  if (!slot) return llvm::MemoryBufferRef();
+  return slot->getMemBufferRef();
+}
+
+std::vector<std::string> libdevice_paths() {
+  std::vector<std::string> paths;
+  for (const char* var : {"MANIFOLD_LIBDEVICE", "CUDA_PATH", "CUDA_HOME"})
+    if (const char* value = std::getenv(var); value && *value)
+      paths.push_back(std::string(value) +
+                      (std::string(var) == "MANIFOLD_LIBDEVICE" ? "" : "/nvvm/libdevice/libdevice.10.bc"));
+  paths.push_back("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc");
+  paths.push_back("/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc");
+  return paths;
+}
+
+// Links `bytes` into `module`, only what the module still needs (lazy read: the functions it
+// does not reach are never parsed).
+bool link_lazily(llvm::Module& module, llvm::MemoryBufferRef bytes, bool only_needed,
+                 std::string* log) {
+  auto library = llvm::getLazyBitcodeModule(bytes, module.getContext());
+  if (!library) {
+    *log += "error: cannot read " + bytes.getBufferIdentifier().str() + ": " +
+            llvm::toString(library.takeError()) + "\n";
+    return false;
+  }
+  (*library)->setTargetTriple(module.getTargetTriple());
+  (*library)->setDataLayout(module.getDataLayout());
+  const unsigned flags = only_needed ? llvm::Linker::LinkOnlyNeeded : llvm::Linker::None;
+  if (llvm::Linker::linkModules(module, std::move(*library), flags)) {
+    *log += "error: linking " + bytes.getBufferIdentifier().str() + " failed\n";
+    return false;
+  }
+  return true;
+}
+
+// ---- __local arguments -> offsets in dynamic shared memory ----
+// CUDA gives a launch one block of dynamic shared memory; the runtime lays the __local
+// arguments out in it and passes each one's byte offset (u32). The kernel keeps its name; its
+// body moves to an internal function the new entry calls (and the optimizer inlines).
+void rewrite_local_arguments(llvm::Module& module, const std::vector<KernelInfo>& kernels) {
+  llvm::LLVMContext& context = module.getContext();
+  llvm::GlobalVariable* shared = nullptr;
+  for (const KernelInfo& info : kernels) {
+    llvm::Function* kernel = module.getFunction(info.name);
+    if (!kernel) continue;
+    bool has_local = false;
+    for (const KernelArg& arg : info.args) has_local = has_local || arg.kind == ArgKind::Local;
+    if (!has_local) continue;
+    if (!shared) {
+      auto* type = llvm::ArrayType::get(llvm::Type::getInt8Ty(context), 0);
+      shared = new llvm::GlobalVariable(module, type, false, llvm::GlobalValue::ExternalLinkage,
+                                        nullptr, kDynamicShared, nullptr,
+                                        llvm::GlobalValue::NotThreadLocal, kSharedAS);
+      shared->setAlignment(llvm::Align(16));
+    }
+    std::vector<llvm::Type*> params;
+    for (unsigned i = 0; i < kernel->arg_size(); ++i)
+      params.push_back(i < info.args.size() && info.args[i].kind == ArgKind::Local
+                           ? llvm::Type::getInt32Ty(context)
+                           : kernel->getArg(i)->getType());
+    auto* type = llvm::FunctionType::get(kernel->getReturnType(), params, false);
+    const std::string name = kernel->getName().str();
+    kernel->setName(name + ".manifold_body");
+    auto* entry = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
+    entry->setCallingConv(kernel->getCallingConv());
+    entry->copyMetadata(kernel, 0);
+    // Attributes of the replaced (pointer -> u32) parameters do not carry over.
+    const llvm::AttributeList old = kernel->getAttributes();
+    std::vector<llvm::AttributeSet> param_attrs;
+    for (unsigned i = 0; i < entry->arg_size(); ++i)
+      param_attrs.push_back(params[i] == kernel->getArg(i)->getType() ? old.getParamAttrs(i)
+                                                                      : llvm::AttributeSet());
+    entry->setAttributes(
+        llvm::AttributeList::get(context, old.getFnAttrs(), old.getRetAttrs(), param_attrs));
+    kernel->setCallingConv(llvm::CallingConv::C);
+    kernel->setLinkage(llvm::GlobalValue::InternalLinkage);
+    kernel->addFnAttr(llvm::Attribute::AlwaysInline);
+    kernel->removeFnAttr(llvm::Attribute::NoInline);
+    kernel->removeFnAttr(llvm::Attribute::OptimizeNone);
+    llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", entry));
+    std::vector<llvm::Value*> args;
+    for (unsigned i = 0; i < entry->arg_size(); ++i) {
+      llvm::Value* value = entry->getArg(i);
+      if (params[i]->isIntegerTy() && params[i] != kernel->getArg(i)->getType()) {
+        value = builder.CreateInBoundsGEP(builder.getInt8Ty(), shared,
+                                          builder.CreateZExt(value, builder.getInt64Ty()));
+        if (value->getType() != kernel->getArg(i)->getType())
+          value = builder.CreateAddrSpaceCast(value, kernel->getArg(i)->getType());
+      }
+      args.push_back(value);
+    }
+    builder.CreateCall(kernel, args);
+    builder.CreateRetVoid();
+  }
+}
+
+// ---- __constant pointer arguments live in global memory ----
+// NVPTX's __constant space (4) is the constant bank, read with ld.const: fine for program-scope
+// __constant tables, wrong for a buffer the host allocated. A kernel's __constant pointer
+// arguments are therefore retyped to global (1), following the pointer through the kernel.
+bool retype_constant_arguments(llvm::Function& kernel, std::string* log) {
+  llvm::LLVMContext& context = kernel.getContext();
+  llvm::PointerType* global = llvm::PointerType::get(context, kGlobalAS);
+  llvm::PointerType* constant = llvm::PointerType::get(context, kConstantAS);
+  // First every value derived from the arguments, and whether each use can follow.
+  std::vector<llvm::Value*> work, derived;
+  std::set<llvm::Value*> seen;
+  for (llvm::Argument& arg : kernel.args())
+    if (arg.getType() == constant) work.push_back(&arg);
+  if (work.empty()) return true;
+  bool ok = true;
+  while (!work.empty()) {
+    llvm::Value* value = work.back();
+    work.pop_back();
+    if (!seen.insert(value).second) continue;
+    derived.push_back(value);
+    for (llvm::User* user : value->users()) {
+      if (llvm::isa<llvm::GetElementPtrInst, llvm::PHINode, llvm::SelectInst>(user)) {
+        if (user->getType() == constant) work.push_back(user);
+        for (llvm::Value* op : user->operands())  // other inputs: derived, or null
+          if (op->getType() == constant && !llvm::isa<llvm::ConstantPointerNull>(op) &&
+              !llvm::isa<llvm::Argument, llvm::Instruction>(op))
+            ok = false;
+      } else if (llvm::isa<llvm::AddrSpaceCastInst, llvm::ICmpInst, llvm::LoadInst,
+                           llvm::PtrToIntInst, llvm::AtomicRMWInst, llvm::AtomicCmpXchgInst>(user)) {
+      } else if (auto* store = llvm::dyn_cast<llvm::StoreInst>(user)) {
+        ok = ok && store->getValueOperand() != value;  // storing the pointer itself: no
+      } else {
+        ok = false;  // a call (not inlined), a memcpy, ...: leave the kernel as it is
+      }
+    }
+  }
+  if (!ok) {
+    *log += "warning: a __constant argument of kernel '" + kernel.getName().str() +
+            "' stays in the constant space (used in a way Manifold cannot retype)\n";
+    return false;
+  }
+  for (llvm::Value* value : derived) {
+    value->mutateType(global);
+    for (llvm::User* user : llvm::SmallVector<llvm::User*, 8>(value->users())) {
+      for (llvm::Use& op : user->operands())
+        if (auto* null = llvm::dyn_cast<llvm::ConstantPointerNull>(op.get());
+            null && null->getType() == constant)
+          op.set(llvm::ConstantPointerNull::get(global));
+      if (auto* cast = llvm::dyn_cast<llvm::AddrSpaceCastInst>(user);
+          cast && cast->getType() == global) {
+        cast->replaceAllUsesWith(cast->getOperand(0));
+        cast->eraseFromParent();
+      }
+    }
+  }
+  // The function's own type must follow its arguments: a new function takes over the body.
+  std::vector<llvm::Type*> params;
+  for (llvm::Argument& arg : kernel.args()) params.push_back(arg.getType());
+  auto* type = llvm::FunctionType::get(kernel.getReturnType(), params, false);
+  llvm::Function* replacement =
+      llvm::Function::Create(type, kernel.getLinkage(), kernel.getAddressSpace(), "", kernel.getParent());
+  replacement->copyAttributesFrom(&kernel);
+  replacement->copyMetadata(&kernel, 0);
+  replacement->splice(replacement->begin(), &kernel);
+  for (unsigned i = 0; i < kernel.arg_size(); ++i) {
+    replacement->getArg(i)->takeName(kernel.getArg(i));
+    kernel.getArg(i)->replaceAllUsesWith(replacement->getArg(i));
+  }
+  replacement->takeName(&kernel);
+  kernel.eraseFromParent();
+  return true;
+}
+
+// ---- printf -> CUDA's vprintf(format, packed arguments) ----
+// vprintf knows C's conversions only: OpenCL's vector conversions (%v4f) are expanded into
+// one conversion per element here, from the constant format string.
+struct Conversion {
+  size_t begin, end;       // the directive in the format, '%' to the conversion letter
+  unsigned vector = 0;     // element count of %vN, 0 for scalars
+  std::string length;      // hh h hl l
+  char letter = 0;
+};
+
+std::vector<Conversion> parse_format(const std::string& format) {
+  std::vector<Conversion> out;
+  for (size_t i = 0; i < format.size(); ++i) {
+    if (format[i] != '%') continue;
+    if (i + 1 < format.size() && format[i + 1] == '%') {
+      ++i;
+      continue;
+    }
+    Conversion c;
+    c.begin = i++;
+    while (i < format.size() && std::string_view("-+ #0").find(format[i]) != std::string::npos) ++i;
+    while (i < format.size() && (std::isdigit(static_cast<unsigned char>(format[i])) || format[i] == '.')) ++i;
+    if (i < format.size() && format[i] == 'v') {
+      ++i;
+      while (i < format.size() && std::isdigit(static_cast<unsigned char>(format[i])))
+        c.vector = c.vector * 10 + (format[i++] - '0');
+    }
+    while (i < format.size() && (format[i] == 'h' || format[i] == 'l')) c.length += format[i++];
+    if (i < format.size()) c.letter = format[i];
+    c.end = i + 1;
+    out.push_back(c);
+  }
+  return out;
+}
+
+bool lower_printf(llvm::Module& module, std::string* log) {
+  llvm::Function* printf = module.getFunction("printf");
+  if (!printf) return true;
+  llvm::LLVMContext& context = module.getContext();
+  llvm::PointerType* generic = llvm::PointerType::get(context, 0);
+  llvm::FunctionCallee vprintf = module.getOrInsertFunction(
+      "vprintf", llvm::FunctionType::get(llvm::Type::getInt32Ty(context), {generic, generic}, false));
+  const unsigned alloca_as = module.getDataLayout().getAllocaAddrSpace();
+  for (llvm::User* user : llvm::SmallVector<llvm::User*, 8>(printf->users())) {
+    auto* call = llvm::dyn_cast<llvm::CallInst>(user);
+    if (!call || call->getCalledFunction() != printf) continue;
+    llvm::IRBuilder<> builder(call);
+    llvm::Value* format_value = call->getArgOperand(0)->stripPointerCasts();
+    std::string format;
+    auto* format_global = llvm::dyn_cast<llvm::GlobalVariable>(format_value);
+    if (format_global && format_global->hasInitializer())
+      if (auto* data = llvm::dyn_cast<llvm::ConstantDataSequential>(format_global->getInitializer()))
+        if (data->isString()) format = data->getAsString().str();
+    if (!format.empty() && format.back() == '\0') format.pop_back();
+
+    // The values vprintf gets, in order, and the format rewritten for them.
+    std::vector<llvm::Value*> values;
+    std::string rewritten;
+    const std::vector<Conversion> conversions = parse_format(format);
+    size_t argument = 1, copied = 0;
+    auto promote = [&](llvm::Value* v, char letter) -> llvm::Value* {
+      llvm::Type* type = v->getType();
+      if (type->isHalfTy() || type->isFloatTy()) return builder.CreateFPExt(v, builder.getDoubleTy());
+      if (type->isIntegerTy() && type->getIntegerBitWidth() < 32) {
+        const bool is_signed = letter == 'd' || letter == 'i' || letter == 'c';
+        return is_signed ? builder.CreateSExt(v, builder.getInt32Ty())
+                         : builder.CreateZExt(v, builder.getInt32Ty());
+      }
+      if (type->isPointerTy() && type->getPointerAddressSpace() != 0)
+        return builder.CreateAddrSpaceCast(v, generic);
+      return v;
+    };
+    for (const Conversion& c : conversions) {
+      rewritten += format.substr(copied, c.begin - copied);
+      copied = c.end;
+      std::string directive = format.substr(c.begin, c.end - c.begin);
+      if (argument >= call->arg_size()) {
+        rewritten += directive;
+        continue;
+      }
+      llvm::Value* v = call->getArgOperand(argument++);
+      if (c.vector == 0) {
+        rewritten += directive;
+        values.push_back(promote(v, c.letter));
+        continue;
+      }
+      // %v4hlf -> %f,%f,%f,%f (hl means 32-bit elements; h and hh stay for short and char).
+      std::string element = directive;
+      const size_t v_at = element.find('v');
+      size_t digits_end = v_at + 1;
+      while (digits_end < element.size() && std::isdigit(static_cast<unsigned char>(element[digits_end])))
+        ++digits_end;
+      element.erase(v_at, digits_end - v_at);
+      if (c.length == "hl") element.erase(element.find("hl"), 2);
+      auto* vector_type = llvm::dyn_cast<llvm::FixedVectorType>(v->getType());
+      const unsigned lanes = vector_type ? vector_type->getNumElements() : 1;
+      for (unsigned lane = 0; lane < lanes; ++lane) {
+        if (lane) rewritten += ',';
+        rewritten += element;
+        llvm::Value* e = vector_type ? builder.CreateExtractElement(v, lane) : v;
+        values.push_back(promote(e, c.letter));
+      }
+    }
+    rewritten += format.substr(std::min(copied, format.size()));
+    if (format.empty()) {  // not a constant format: pass the arguments as they are
+      for (size_t i = 1; i < call->arg_size(); ++i) values.push_back(promote(call->getArgOperand(i), 'd'));
+    }
+
+    llvm::Value* format_arg;
+    if (!format.empty()) {
+      llvm::Constant* text = llvm::ConstantDataArray::getString(context, rewritten, true);
+      auto* global = new llvm::GlobalVariable(module, text->getType(), true,
+                                              llvm::GlobalValue::PrivateLinkage, text,
+                                              ".manifold_printf_format", nullptr,
+                                              llvm::GlobalValue::NotThreadLocal, kConstantAS);
+      format_arg = builder.CreateAddrSpaceCast(global, generic);
+    } else {
+      format_arg = builder.CreateAddrSpaceCast(call->getArgOperand(0), generic);
+    }
+    // Packed arguments, each at its natural alignment (what vprintf reads).
+    llvm::Value* buffer = llvm::ConstantPointerNull::get(generic);
+    if (!values.empty()) {
+      std::vector<llvm::Type*> fields;
+      for (llvm::Value* v : values) fields.push_back(v->getType());
+      auto* record = llvm::StructType::get(context, fields);
+      llvm::IRBuilder<> entry(&call->getFunction()->getEntryBlock(),
+                              call->getFunction()->getEntryBlock().begin());
+      llvm::AllocaInst* slot = entry.CreateAlloca(record, alloca_as, nullptr, "printf_args");
+      for (unsigned i = 0; i < values.size(); ++i)
+        builder.CreateStore(values[i], builder.CreateStructGEP(record, slot, i));
+      buffer = alloca_as ? builder.CreateAddrSpaceCast(slot, generic) : static_cast<llvm::Value*>(slot);
+    }
+    builder.CreateCall(vprintf, {format_arg, buffer});
+    // OpenCL's printf returns 0 on success.
+    call->replaceAllUsesWith(builder.getInt32(0));
+    call->eraseFromParent();
+  }
+  if (printf->use_empty()) printf->eraseFromParent();
+  (void)log;
+  return true;
+}
+
+bool check_undefined(const llvm::Module& module, std::string* log) {
+  bool ok = true;
+  for (const llvm::Function& f : module) {
+    if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty()) continue;
+    if (f.getName() == "vprintf") continue;  // provided by the CUDA driver's JIT linker
+    if (f.getName() == "__nvvm_reflect") continue;  // folded by NVVMReflect in the pipeline
+    *log += "error: undefined function '" + f.getName().str() + "'\n";
+    ok = false;
+  }
+  return ok;
+}
+
+uint64_t static_shared_bytes(const llvm::Module& module) {
+  uint64_t bytes = 0;
+  for (const llvm::GlobalVariable& g : module.globals())
+    if (g.getAddressSpace() == kSharedAS && g.getName() != kDynamicShared)
+      bytes += module.getDataLayout().getTypeAllocSize(g.getValueType());
+  return bytes;
+}
+
+}  // namespace
+
+bool is_nvptx_target(const Target& target) { return target.triple.rfind("nvptx", 0) == 0; }
+
+Target nvptx_target(unsigned major, unsigned minor) {
+  // The lowest PTX ISA version that knows each SM (LLVM refuses a lower one).
+  struct Sm {
+    unsigned sm, ptx;
+  };
+  static const Sm table[] = {{50, 60}, {52, 60}, {53, 60}, {60, 60}, {61, 60}, {62, 60},
+                             {70, 60}, {72, 61}, {75, 63}, {80, 70}, {86, 71}, {87, 74},
+                             {89, 78}, {90, 78}, {100, 86}, {101, 86}, {120, 87}};
+  const unsigned wanted = major * 10 + minor;
+  Sm chosen = table[0];
+  // An SM newer than LLVM knows runs the PTX of the newest one it does (the driver JITs it).
+  for (const Sm& s : table)
+    if (s.sm <= wanted) chosen = s;
+  Target t;
+  t.triple = "nvptx64-nvidia-cuda";
+  t.cpu = "sm_" + std::to_string(chosen.sm);
+  t.features = "+ptx" + std::to_string(chosen.ptx);
+  t.opencl_c_version = 300;
+  t.opencl_c_features = {"__opencl_c_int64", "__opencl_c_fp64"};
+  t.extensions = {
+      "cl_khr_byte_addressable_store",    "cl_khr_fp64",
+      "cl_khr_global_int32_base_atomics", "cl_khr_global_int32_extended_atomics",
+      "cl_khr_local_int32_base_atomics",  "cl_khr_local_int32_extended_atomics",
+      "cl_khr_int64_base_atomics",        "cl_khr_int64_extended_atomics",
+  };
+  t.fp64 = true;
+  t.fp16 = false;
+  t.images = false;
+  return t;
+}
+
+bool finalize_nvptx_executable(llvm::Module& module, const std::vector<KernelInfo>& kernels,
+                               std::vector<KernelExec>& execs, const Target& target,
+                               const ParsedOptions& options, std::string* ptx, std::string* log) {
+  std::unique_ptr<llvm::TargetMachine> machine = make_target_machine(target, log);
+  if (!machine) return false;
+  module.setTargetTriple(llvm::Triple(target.triple));
+  module.setDataLayout(machine->createDataLayout());
+
+  if (const char* dump = std::getenv("MANIFOLD_NVPTX_DUMP_INPUT"); dump && *dump) {
+    std::error_code error;
+    llvm::raw_fd_ostream file(dump, error);
+    if (!error) module.print(file, nullptr);
+  }
+  rewrite_local_arguments(module, kernels);
+  const bool uses_printf = module.getFunction("printf") != nullptr;
+  if (!lower_printf(module, log)) return false;
+
+  if (!link_lazily(module,
+                   llvm::MemoryBufferRef(llvm::StringRef(manifold_nvptx_shim_bitcode,
+                                                         manifold_nvptx_shim_bitcode_size),
+                                         "nvptx shim"),
+                   /*only_needed=*/true, log))
+    return false;
+  llvm::MemoryBufferRef libclc = library_bytes(
+      manifold_nvptx_libclc_bitcode, manifold_nvptx_libclc_bitcode_size, "libclc nvptx64--nvidiacl.bc",
+      {"/usr/lib/clc/nvptx64--nvidiacl.bc", "/usr/share/clc/nvptx64--nvidiacl.bc"});
+  if (!libclc.getBufferSize()) {
+    *log += "error: libclc's nvptx64--nvidiacl.bc was not found\n";
+    return false;
+  }
+  if (!link_lazily(module, libclc, true, log)) return false;
+  // The shim's own helpers may call into libdevice; so may libclc.
+  llvm::MemoryBufferRef libdevice = library_bytes(manifold_nvptx_libdevice_bitcode,
+                                                  manifold_nvptx_libdevice_bitcode_size,
+                                                  "libdevice.10.bc", libdevice_paths());
+  bool needs_libdevice = false;
+  for (const llvm::Function& f : module)
+    needs_libdevice = needs_libdevice || (f.isDeclaration() && f.getName().starts_with("__nv_"));
+  if (needs_libdevice) {
+    if (!libdevice.getBufferSize()) {
+      *log += "error: CUDA's libdevice.10.bc was not found (set MANIFOLD_LIBDEVICE)\n";
+      return false;
+    }
+    if (!link_lazily(module, libdevice, true, log)) return false;
+  }
+  strip_target_attributes(module);
+  if (!check_undefined(module, log)) return false;
+
+  // Only the kernels (and the names the runtime looks up) stay visible.
+  std::set<std::string> kernel_names;
+  for (const KernelInfo& k : kernels) kernel_names.insert(k.name);
+  for (llvm::Function& f : module) {
+    if (f.isDeclaration()) continue;
+    if (kernel_names.count(f.getName().str())) {
+      f.setCallingConv(llvm::CallingConv::PTX_Kernel);
+      f.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    } else {
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+      f.removeFnAttr(llvm::Attribute::NoInline);
+      f.removeFnAttr(llvm::Attribute::OptimizeNone);
+      // Everything is inlined into the kernels, as CUDA compilers do: calls are costly on a
+      // GPU, and __constant arguments can then be retyped (below).
+      f.addFnAttr(llvm::Attribute::AlwaysInline);
+    }
+  }
+  for (llvm::GlobalVariable& g : module.globals()) {
+    if (g.isDeclaration() || g.getName() == "__manifold_launch") continue;
+    if (g.hasName() && !g.getName().starts_with("llvm.")) g.setLinkage(llvm::GlobalValue::InternalLinkage);
+  }
+  if (auto* launch = module.getGlobalVariable("__manifold_launch")) {
+    launch->setLinkage(llvm::GlobalValue::ExternalLinkage);
+    launch->setExternallyInitialized(true);  // the host writes it: never fold its value
+  }
+  // -cl-denorms-are-zero or -cl-fast-relaxed-math: libdevice's flush-to-zero paths.
+  const bool ftz = std::find(options.math_flags.begin(), options.math_flags.end(),
+                             "-cl-denorms-are-zero") != options.math_flags.end() ||
+                   options.fast_relaxed_math;
+  module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", ftz ? 1 : 0);
+
+  {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder builder(machine.get());
+    builder.registerModuleAnalyses(mam);
+    builder.registerCGSCCAnalyses(cgam);
+    builder.registerFunctionAnalyses(fam);
+    builder.registerLoopAnalyses(lam);
+    builder.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::ModulePassManager passes = builder.buildPerModuleDefaultPipeline(
+        options.opt_disable ? llvm::OptimizationLevel::O1 : llvm::OptimizationLevel::O3);
+    passes.run(module, mam);
+  }
+  for (const KernelInfo& k : kernels)
+    if (llvm::Function* f = module.getFunction(k.name)) retype_constant_arguments(*f, log);
+  // MANIFOLD_NVPTX_DUMP=<file>: the final IR, for debugging the pipeline.
+  if (const char* dump = std::getenv("MANIFOLD_NVPTX_DUMP"); dump && *dump) {
+    std::error_code error;
+    llvm::raw_fd_ostream file(dump, error);
+    if (!error) module.print(file, nullptr);
+  }
+  std::string verify;
+  llvm::raw_string_ostream verify_stream(verify);
+  if (llvm::verifyModule(module, &verify_stream)) {
+    *log += "internal compiler error (NVPTX): " + verify + "\n";
+    return false;
+  }
+  llvm::SmallString<0> text;
+  {
+    llvm::raw_svector_ostream stream(text);
+    llvm::legacy::PassManager codegen;
+    if (machine->addPassesToEmitFile(codegen, stream, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
+      *log += "error: the NVPTX target cannot emit PTX\n";
+      return false;
+    }
+    codegen.run(module);
+  }
+  ptx->assign(text.begin(), text.end());
+
+  const uint64_t shared = static_shared_bytes(module);
+  execs.clear();
+  for (const KernelInfo& k : kernels) {
+    KernelExec e;
+    e.entry_symbol = k.name;
+    e.static_local_size = shared;
+    e.uses_printf = uses_printf;
+    execs.push_back(e);
+  }
+  return true;
+}
+
+std::optional<std::string> nvptx_ptx_of(std::span<const uint8_t> binary, std::string* error) {
+  std::optional<ProgramBinary> program = deserialize(binary, error);
+  if (!program) return std::nullopt;
+  if (program->type != BinaryType::Executable || program->triple.rfind("nvptx", 0) != 0) {
+    if (error) *error = "not an NVPTX executable";
+    return std::nullopt;
+  }
+  return std::string(program->bitcode.begin(), program->bitcode.end());
+}
+
+}  // namespace manifold::compiler

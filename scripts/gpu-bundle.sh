@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Builds Manifold self-contained (LLVM and Clang linked statically) and packs what a GPU machine
+# needs to run the tests and the benchmarks into one compressed archive:
+#   .carry/manifold-gpu.tar.xz   (ICD, TBB and SLEEF libraries, test binaries, the `manifold`
+#                                 tool, the native CUDA peer, scripts/gpu-run.sh)
+# Usage: [BUILD_TYPE=Release] scripts/gpu-bundle.sh [BUILD_DIR]   (default build-gpu; ccache is
+# used when present)
+# Then on the GPU machine, in the repository root: bash scripts/gpu-run.sh OUT_DIR
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build-gpu}
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-Release} -DMANIFOLD_STATIC_LLVM=ON "${launcher[@]}" >/dev/null
+targets=(ManifoldOpenCL manifold gpu_e2e)
+for t in kernel_corpus api_buffer api_transfer api_map api_queue api_events api_profiling api_device \
+         api_context api_subbuffer api_rect api_program api_kernel_enqueue; do
+  ninja -C "$build" -t targets all 2>/dev/null | grep -q "^$t:" && targets+=("$t")
+done
+ninja -C "$build" "${targets[@]}"
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/lib" "$stage/bin"
+cp -L "$build"/icd/libManifoldOpenCL.so.1 "$stage/lib/"
+strip --strip-unneeded "$stage/lib/libManifoldOpenCL.so.1"
+# The ICD's remaining shared libraries that a GPU machine lacks (found through RPATH $ORIGIN).
+for lib in $(ldd "$build"/icd/libManifoldOpenCL.so.1 | awk '/libtbb|libsleef/ {print $3}'); do
+  cp -L "$lib" "$stage/lib/"
+done
+for t in "${targets[@]}"; do
+  f=$(find "$build" -maxdepth 3 -type f -name "$t" -perm -u+x | head -1)
+  [ -n "$f" ] && [ "$t" != ManifoldOpenCL ] && cp "$f" "$stage/bin/" && strip "$stage/bin/$t"
+done
+# The native CUDA peer of the benchmark (bench/cuda_native), when nvcc is here.
+if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
+  nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+  "$nvcc" -O3 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 \
+    -o "$stage/bin/manifold-cuda-native" bench/cuda_native/cuda_native.cu
+fi
+mkdir -p .carry
+tar -C "$stage" -cf - . | xz -T2 -6 > .carry/manifold-gpu.tar.xz
+ls -l .carry/manifold-gpu.tar.xz

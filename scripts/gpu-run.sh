@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Runs on a GPU machine (see README, "GPU runs"): unpacks .carry/manifold-gpu.tar.xz (made by
+# scripts/gpu-bundle.sh), runs the GPU tests on every CUDA device, then the benchmark with
+# Manifold, NVIDIA's own OpenCL (libnvidia-opencl.so.1 through its own .icd file) and native
+# CUDA side by side. Logs and tables go to OUT_DIR (default ./gpu-out).
+#   bash scripts/gpu-run.sh OUT_DIR [--tests-only|--bench-only] [--quick]
+set -uo pipefail
+out=${1:-gpu-out}
+shift || true
+mode=all quick=
+for a in "$@"; do
+  case $a in --tests-only) mode=tests ;; --bench-only) mode=bench ;; --quick) quick=--quick ;; esac
+done
+mkdir -p "$out"
+root=/tmp/manifold-gpu
+rm -rf "$root" && mkdir -p "$root"
+tar -C "$root" -xJf .carry/manifold-gpu.tar.xz
+mkdir -p "$root/icd-manifold" "$root/icd-all"
+echo "$root/lib/libManifoldOpenCL.so.1" > "$root/icd-manifold/manifold.icd"
+cp "$root/icd-manifold/manifold.icd" "$root/icd-all/"
+nvidia_cl=$(ldconfig -p | awk '/libnvidia-opencl.so.1/ {print $NF; exit}')
+[ -n "$nvidia_cl" ] && echo "$nvidia_cl" > "$root/icd-all/nvidia.icd"
+export MANIFOLD_CACHE_DIR=$root/cache MANIFOLD_TEST_TIMEOUT=240
+
+{
+  date -u +"date %Y-%m-%dT%H:%M:%SZ"
+  echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,pci.bus_id --format=csv,noheader
+  echo "nvidia opencl: ${nvidia_cl:-none}"
+  OCL_ICD_VENDORS=$root/icd-manifold MANIFOLD_DEBUG=1 "$root/bin/manifold" devices 2>&1
+} > "$out/env.txt" 2>&1
+cat "$out/env.txt"
+
+if [ $mode != bench ]; then
+  summary=$out/tests.txt
+  : > "$summary"
+  for t in "$root"/bin/*; do
+    name=$(basename "$t")
+    case $name in manifold|manifold-cuda-native) continue ;; esac
+    # Every test binary on the GPU devices (cl_test.h's MANIFOLD_TEST_DEVICE_TYPE).
+    OCL_ICD_VENDORS=$root/icd-manifold MANIFOLD_TEST_DEVICE_TYPE=gpu timeout 300 "$t" \
+      > "$out/test_$name.log" 2>&1
+    rc=$?
+    echo "$name rc=$rc $(grep -E '^\[  (PASSED|FAILED|SKIPPED) \]' "$out/test_$name.log" | tr '\n' ' ')" | tee -a "$summary"
+  done
+fi
+
+if [ $mode != tests ]; then
+  export MANIFOLD_BENCH_CUDA_PEER=$root/bin/manifold-cuda-native
+  OCL_ICD_VENDORS=$root/icd-all timeout 420 "$root/bin/manifold" bench $quick \
+    --markdown "$out/bench.md" > "$out/bench.txt" 2>&1
+  echo "bench rc=$?"
+  cat "$out/bench.txt"
+fi

@@ -1,0 +1,139 @@
+// The NVPTX pipeline without a GPU: OpenCL C programs compile to PTX for a Hopper target, and
+// where CUDA's ptxas is installed the PTX assembles (what the driver's JIT would do).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "compiler/compiler.h"
+
+namespace {
+
+using namespace manifold::compiler;
+
+std::string ptxas() {
+  for (const char* p : {"/usr/local/cuda/bin/ptxas", "/usr/bin/ptxas"})
+    if (access(p, X_OK) == 0) return p;
+  return {};
+}
+
+void expect_builds(const char* name, const std::string& source, const char* options = "") {
+  const Target target = nvptx_target(9, 0);
+  BuildOutput out = build(source, options, target);
+  ASSERT_TRUE(out.success) << name << ":\n" << out.log;
+  std::string error;
+  auto ptx = nvptx_ptx_of(out.binary, &error);
+  ASSERT_TRUE(ptx.has_value()) << error;
+  EXPECT_NE(ptx->find(".entry"), std::string::npos);
+  const std::string assembler = ptxas();
+  if (assembler.empty()) return;
+  const std::string path = testing::TempDir() + "/manifold_" + name + ".ptx";
+  std::ofstream(path) << *ptx;
+  const std::string command = assembler + " -arch=sm_90 -o /dev/null " + path + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string text;
+  char buf[512];
+  while (pipe && fgets(buf, sizeof(buf), pipe)) text += buf;
+  const int rc = pipe ? pclose(pipe) : -1;
+  EXPECT_EQ(rc, 0) << name << ": ptxas says:\n" << text << "\nPTX:\n" << ptx->substr(0, 6000);
+}
+
+TEST(NvptxPipeline, TargetNamesTheComputeCapability) {
+  const Target t = nvptx_target(9, 0);
+  EXPECT_EQ(t.triple, "nvptx64-nvidia-cuda");
+  EXPECT_EQ(t.cpu, "sm_90");
+  EXPECT_EQ(t.features, "+ptx78");
+  EXPECT_EQ(nvptx_target(8, 6).cpu, "sm_86");
+  EXPECT_EQ(nvptx_target(13, 0).cpu, "sm_120");  // newer than LLVM knows: the newest it does
+}
+
+TEST(NvptxPipeline, VectorAddWithConstantArgument) {
+  expect_builds("vadd", R"(
+    kernel void add(global const float* a, constant float* b, global float* c, float s) {
+      size_t i = get_global_id(0);
+      c[i] = a[i] + s * b[i] + get_global_offset(0) + get_work_dim();
+    })");
+}
+
+TEST(NvptxPipeline, LocalArgumentsAndBarriers) {
+  expect_builds("reduce", R"(
+    kernel void reduce(global const float* in, global float* out, local float* scratch, local int* other) {
+      local float fixed[64];
+      size_t lid = get_local_id(0);
+      scratch[lid] = in[get_global_id(0)];
+      fixed[lid % 64] = 1.0f;
+      other[lid] = 1;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (size_t s = get_local_size(0) / 2; s > 0; s /= 2) {
+        if (lid < s) scratch[lid] += scratch[lid + s];
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+      }
+      if (lid == 0) out[get_group_id(0)] = scratch[0] + fixed[3] + other[1];
+    })");
+}
+
+TEST(NvptxPipeline, Atomics32And64) {
+  expect_builds("atomics", R"(
+    #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+    #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+    kernel void count(global int* c32, global long* c64, global uint* u, local long* l) {
+      atomic_inc(c32);
+      atomic_add(c32 + 1, 2);
+      atomic_max(c32 + 2, 5);
+      atomic_cmpxchg(c32 + 3, 0, 1);
+      atomic_xchg(c32 + 4, 7);
+      atom_add(c64, 1L);
+      atom_max(c64 + 1, 3L);
+      atom_cmpxchg(c64 + 2, 0L, 1L);
+      atom_inc(l);
+      atomic_or(u, 4u);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (get_local_id(0) == 0) atom_add(c64 + 3, *l);
+    })");
+}
+
+TEST(NvptxPipeline, DoubleAndMath) {
+  expect_builds("math", R"(
+    #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+    kernel void f(global double* x, global float* y) {
+      size_t i = get_global_id(0);
+      x[i] = sqrt((double)i) + exp(-1.0) + sin((double)i) + pow(x[i], 1.5);
+      float v = y[i];
+      y[i] = native_exp(v) + native_log(v + 1.0f) + native_sin(v) + native_recip(v + 2.0f) +
+             half_exp(v) + rsqrt(v + 1.0f) + fma(v, v, v) + exp2(v) + log10(v + 1.0f) +
+             native_divide(v, 3.0f) + native_powr(v + 1.0f, 0.5f) + tanh(v) + erf(v);
+      float4 w = native_sqrt((float4)(v, v + 1, v + 2, v + 3));
+      y[i + 1] = w.x + w.w;
+    })");
+}
+
+TEST(NvptxPipeline, Printf) {
+  expect_builds("printf", R"(
+    kernel void hello(int v, global float* f) {
+      printf("v=%d f=%f s=%s vec=%v4d h=%hd c=%c l=%ld\n", v, f[0], "text", (int4)(1, 2, 3, 4),
+             (short)3, 'x', (long)v);
+    })");
+}
+
+TEST(NvptxPipeline, StructsVectorsAndHelpers) {
+  expect_builds("structs", R"(
+    typedef struct { float4 a; int b; } S;
+    float helper(float x) { return x * 2.0f; }
+    kernel void k(S s, global float4* out, int2 p) {
+      out[get_global_id(0)] = s.a * helper((float)s.b) + (float4)(p.x, p.y, 0, 0);
+    })");
+}
+
+TEST(NvptxPipeline, OpenCL30) {
+  expect_builds("cl30", R"(
+    kernel void k(global int* out) {
+      out[get_global_id(1) * get_global_size(0) + get_global_id(0)] = (int)get_global_linear_id();
+    })",
+                "-cl-std=CL3.0");
+}
+
+}  // namespace
+
