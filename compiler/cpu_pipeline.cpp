@@ -25,6 +25,7 @@
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/EarlyCSE.h>
 #include <llvm/Transforms/Scalar/SROA.h>
+#include <llvm/Transforms/Scalar/Scalarizer.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 
@@ -342,6 +343,20 @@ bool finalize_executable(llvm::Module& module, std::vector<KernelInfo>& kernels,
     if (!target.features.empty()) function.addFnAttr("target-features", target.features);
   }
   const bool optimize = !options.opt_disable;
+  if (optimize) {
+    // OpenCL vector types (float3 positions, float4 pixels) would keep the loop vectorizer
+    // off the work-item loops: it only widens scalars. Split them into scalars first; the
+    // vectorizer then packs the same component of 16 work-items into one register (and SLP
+    // re-packs what it leaves).
+    run_module_passes(module, machine, [](llvm::PassBuilder&, llvm::ModulePassManager& passes) {
+      llvm::ScalarizerPassOptions scalarize;
+      scalarize.ScalarizeLoadStore = true;
+      llvm::FunctionPassManager split;
+      split.addPass(llvm::ScalarizerPass(scalarize));
+      split.addPass(llvm::InstCombinePass());
+      passes.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(split)));
+    });
+  }
   run_module_passes(
       module, machine, [optimize](llvm::PassBuilder& builder, llvm::ModulePassManager& passes) {
         // O2, not O3: O3's non-trivial loop unswitching copies whole work-item loop nests

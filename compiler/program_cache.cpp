@@ -132,8 +132,6 @@ std::string directory() {
     if (!*dir || std::strcmp(dir, "off") == 0) return {};
     return dir;
   }
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    return std::string(xdg) + "/manifold";
   if (const char* home = std::getenv("HOME"); home && *home)
     return std::string(home) + "/.cache/manifold";
   return {};

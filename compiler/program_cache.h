@@ -27,8 +27,8 @@
 
 namespace manifold::compiler::program_cache {
 
-// The cache folder: $MANIFOLD_CACHE_DIR, else $XDG_CACHE_HOME/manifold, else
-// $HOME/.cache/manifold. Empty when caching is off (MANIFOLD_CACHE_DIR set to "" or "off").
+// The cache folder: $MANIFOLD_CACHE_DIR, else $HOME/.cache/manifold (what `manifold cache`
+// reports). Empty when caching is off (MANIFOLD_CACHE_DIR set to "" or "off").
 std::string directory();
 
 // The key of a clBuildProgram from source.

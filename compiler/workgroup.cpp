@@ -668,20 +668,35 @@ void KernelLowering::spill_cross_barrier_values() {
         }
       }
 
+      // A vector value gets one slot per component: each slot is an array over work-items, so
+      // the vectorized work-item loop reads component k of 16 work-items with one load instead
+      // of gathering it out of 16-byte elements.
       llvm::Type* type = def->getType();
-      const uint64_t size = layout_.getTypeAllocSize(type);
-      const unsigned slot = slot_offsets_.size();
-      slot_offsets_.push_back(slot_bytes_);
-      slot_sizes_.push_back(size);
-      // Each slot's array starts 64-byte aligned (offset * work-items, offset a multiple of 64).
-      slot_bytes_ += align_to(size, 64);
-      llvm::Constant* slot_index = llvm::ConstantInt::get(i32_, slot);
+      auto* vector_type = llvm::dyn_cast<llvm::FixedVectorType>(type);
+      llvm::Type* part_type = vector_type ? vector_type->getElementType() : type;
+      const unsigned parts = vector_type ? vector_type->getNumElements() : 1;
+      const uint64_t size = layout_.getTypeAllocSize(part_type);
+      std::vector<llvm::Constant*> slot_indices;
+      for (unsigned part = 0; part < parts; ++part) {
+        slot_indices.push_back(llvm::ConstantInt::get(i32_, slot_offsets_.size()));
+        slot_offsets_.push_back(slot_bytes_);
+        slot_sizes_.push_back(size);
+        // Each slot's array starts 64-byte aligned (offset * work-items, offset a multiple of
+        // 64).
+        slot_bytes_ += align_to(size, 64);
+      }
 
       llvm::BasicBlock::iterator store_at = llvm::isa<llvm::PHINode>(def)
                                                 ? def_block.getFirstInsertionPt()
                                                 : std::next(def->getIterator());
-      auto* store_address = CallInst::Create(slot_fn, {slot_index}, "", store_at);
-      new llvm::StoreInst(def, store_address, store_at);
+      for (unsigned part = 0; part < parts; ++part) {
+        auto* store_address = CallInst::Create(slot_fn, {slot_indices[part]}, "", store_at);
+        Value* value = def;
+        if (vector_type)
+          value = llvm::ExtractElementInst::Create(def, llvm::ConstantInt::get(i32_, part), "",
+                                                   store_at);
+        new llvm::StoreInst(value, store_address, store_at);
+      }
 
       // One reload per (user, incoming block): a phi may list the same block twice.
       llvm::DenseMap<std::pair<Instruction*, BasicBlock*>, Value*> reloads;
@@ -695,8 +710,17 @@ void KernelLowering::spill_cross_barrier_values() {
         }
         Value*& reload = reloads[{user, key_block}];
         if (!reload) {
-          auto* address = CallInst::Create(slot_fn, {slot_index}, "", where);
-          reload = new llvm::LoadInst(type, address, def->getName() + ".reload", where);
+          Value* assembled = vector_type ? llvm::PoisonValue::get(type) : nullptr;
+          for (unsigned part = 0; part < parts; ++part) {
+            auto* address = CallInst::Create(slot_fn, {slot_indices[part]}, "", where);
+            Value* loaded =
+                new llvm::LoadInst(part_type, address, def->getName() + ".reload", where);
+            assembled = vector_type
+                            ? llvm::InsertElementInst::Create(
+                                  assembled, loaded, llvm::ConstantInt::get(i32_, part), "", where)
+                            : loaded;
+          }
+          reload = assembled;
         }
         use->set(reload);
       }
