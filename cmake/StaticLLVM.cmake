@@ -33,6 +33,14 @@ if(NOT llvm_config_result EQUAL 0)
                       "(install llvm-22-dev)")
 endif()
 separate_arguments(llvm_files UNIX_COMMAND "${llvm_files}")
+# llvm-config names some archives Debian does not ship (e.g. Polly's): keep those that exist.
+set(existing)
+foreach(f ${llvm_files})
+  if(EXISTS ${f})
+    list(APPEND existing ${f})
+  endif()
+endforeach()
+set(llvm_files ${existing})
 
 set(clang_files)
 foreach(lib clangCodeGen clangFrontend clangDriver clangOptions clangParse clangSema

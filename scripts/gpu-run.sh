@@ -20,7 +20,7 @@ echo "$root/lib/libManifoldOpenCL.so.1" > "$root/icd-manifold/manifold.icd"
 cp "$root/icd-manifold/manifold.icd" "$root/icd-all/"
 nvidia_cl=$(ldconfig -p | awk '/libnvidia-opencl.so.1/ {print $NF; exit}')
 [ -n "$nvidia_cl" ] && echo "$nvidia_cl" > "$root/icd-all/nvidia.icd"
-export MANIFOLD_CACHE_DIR=$root/cache MANIFOLD_TEST_TIMEOUT=240
+export MANIFOLD_CACHE_DIR=$root/cache MANIFOLD_TEST_TIMEOUT=60
 
 {
   date -u +"date %Y-%m-%dT%H:%M:%SZ"
@@ -31,24 +31,46 @@ export MANIFOLD_CACHE_DIR=$root/cache MANIFOLD_TEST_TIMEOUT=240
 } > "$out/env.txt" 2>&1
 cat "$out/env.txt"
 
-if [ $mode != bench ]; then
-  summary=$out/tests.txt
-  : > "$summary"
-  for t in "$root"/bin/*; do
+# Every test binary on the GPU devices (cl_test.h's MANIFOLD_TEST_DEVICE_TYPE); GPU tests first.
+# One log for all (the device tool brings back few files): tests.log, summary in tests.txt.
+run_tests() {
+  for t in "$@"; do
+    [ -x "$t" ] || continue
     name=$(basename "$t")
-    case $name in manifold|manifold-cuda-native) continue ;; esac
-    # Every test binary on the GPU devices (cl_test.h's MANIFOLD_TEST_DEVICE_TYPE).
-    OCL_ICD_VENDORS=$root/icd-manifold MANIFOLD_TEST_DEVICE_TYPE=gpu timeout 300 "$t" \
-      > "$out/test_$name.log" 2>&1
+    echo "===== $name" >> "$out/tests.log"
+    OCL_ICD_VENDORS=$root/icd-manifold MANIFOLD_TEST_DEVICE_TYPE=gpu timeout "${TEST_TIMEOUT:-150}" "$t" \
+      > "$root/test.log" 2>&1
     rc=$?
-    echo "$name rc=$rc $(grep -E '^\[  (PASSED|FAILED|SKIPPED) \]' "$out/test_$name.log" | tr '\n' ' ')" | tee -a "$summary"
+    cat "$root/test.log" >> "$out/tests.log"
+    echo "$name rc=$rc $(grep -E '^\[  (PASSED|FAILED|SKIPPED) \]|tests? ran' "$root/test.log" | tr '\n' ' ')" | tee -a "$out/tests.txt"
   done
+}
+if [ $mode != bench ]; then
+  : > "$out/tests.txt"
+  : > "$out/tests.log"
+  run_tests "$root/bin/gpu_e2e" "$root/bin/kernel_corpus"
 fi
 
 if [ $mode != tests ]; then
   export MANIFOLD_BENCH_CUDA_PEER=$root/bin/manifold-cuda-native
-  OCL_ICD_VENDORS=$root/icd-all timeout 420 "$root/bin/manifold" bench $quick \
-    --markdown "$out/bench.md" > "$out/bench.txt" 2>&1
+  # GPUs of every platform (Manifold's and NVIDIA's OpenCL) and the native CUDA peer.
+  OCL_ICD_VENDORS=$root/icd-all timeout "${BENCH_TIMEOUT:-300}" "$root/bin/manifold" bench $quick \
+    --devices "${BENCH_DEVICES:-nvidia,cuda}" --markdown "$out/bench.md" > "$out/bench.txt" 2>&1
   echo "bench rc=$?"
   cat "$out/bench.txt"
+  if [ -n "${BENCH_VARIANT_ENV:-}" ]; then
+    # The same on Manifold only, with an experimental setting (e.g. MANIFOLD_GPU_WAKE_ON_FLUSH=1).
+    env $BENCH_VARIANT_ENV OCL_ICD_VENDORS=$root/icd-manifold timeout 120 "$root/bin/manifold" bench \
+      --quick --devices nvidia --markdown "$out/bench-variant.md" > "$out/bench-variant.txt" 2>&1
+    echo "variant ($BENCH_VARIANT_ENV) rc=$?"
+    cat "$out/bench-variant.txt"
+  fi
+fi
+
+if [ $mode != bench ]; then
+  others=()
+  for t in "$root"/bin/*; do
+    case $(basename "$t") in manifold|manifold-cuda-native|gpu_e2e|kernel_corpus) ;; *) others+=("$t") ;; esac
+  done
+  run_tests "${others[@]}"
 fi
