@@ -497,9 +497,12 @@ int run_bench_command(const std::vector<std::string>& args) {
         ++index, total,
         device->label + ": " + device->device_name + " (" + device->platform_name + ")");
     run_opencl_subject(*device, options, subject, progress);
-    subject.description = device->platform_name + " " +
-                          platform_string(device->platform, CL_PLATFORM_VERSION).substr(0, 40) +
-                          ": " +
+    // "OpenCL 3.0 PoCL 3.1+debian  Linux, None+Asserts, ..." -> "OpenCL 3.0 PoCL 3.1+debian".
+    auto version_words = split(platform_string(device->platform, CL_PLATFORM_VERSION), ' ');
+    std::string version;
+    for (size_t w = 0; w < version_words.size() && w < 3; ++w)
+      version += (w ? " " : "") + version_words[w];
+    subject.description = device->platform_name + " (" + version + "): " +
                           (subject.description.empty() ? device->device_name : subject.description);
     report.subjects.push_back(std::move(subject));
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <sstream>
 
@@ -186,6 +187,25 @@ std::vector<std::string> problem_notes(const Report& report) {
   return notes;
 }
 
+// Issue 2's first benchmark, spelled out: each Manifold device's round trip against each peer's.
+std::vector<std::string> headline_lines(const Report& report) {
+  std::vector<std::string> lines;
+  const MetricInfo* metric = find_metric("roundtrip_us");
+  for (const auto& column : ratio_columns(report)) {
+    const Subject& ours = report.subjects[column.manifold];
+    const Subject& theirs = report.subjects[column.peer];
+    auto ratio = speedup(ours, theirs, *metric);
+    if (!ratio) continue;
+    std::string verdict = *ratio >= 1
+                              ? ours.label + " is " + format_value(*ratio) + "x faster"
+                              : theirs.label + " is " + format_value(1 / *ratio) + "x faster";
+    lines.push_back(ours.label + " " + format_value(find_cell(ours, metric->name)->value) +
+                    " us, " + theirs.label + " " +
+                    format_value(find_cell(theirs, metric->name)->value) + " us: " + verdict);
+  }
+  return lines;
+}
+
 }  // namespace
 
 std::string render_text(const Report& report) {
@@ -247,6 +267,20 @@ std::string render_markdown(const Report& report) {
   out << "## Devices\n\n| column | what |\n|---|---|\n";
   for (const auto& subject : report.subjects)
     out << "| " << subject.label << " | " << subject.description << " |\n";
+
+  // A busy machine (others building) depresses and scatters absolute figures.
+  double load = std::atof(machine.load_before.c_str());
+  if (machine.cores > 0 && load > 0.5 * machine.cores)
+    out << "\n> The machine was busy during this run (load average " << machine.load_before
+        << " on " << machine.cores
+        << " hardware threads): absolute figures are low and noisy. Every column ran on "
+        << "the same busy machine within minutes, so the ratios are the figures to read.\n";
+
+  auto headlines = headline_lines(report);
+  if (!headlines.empty()) {
+    out << "\n## Headline: empty-kernel round trip (enqueue + clFinish)\n\n";
+    for (const auto& line : headlines) out << "- " << line << "\n";
+  }
 
   Grid grid = build_grid(report);
   out << "\n## Results\n\n";

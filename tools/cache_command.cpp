@@ -14,8 +14,13 @@ namespace fs = std::filesystem;
 namespace manifold_tool {
 namespace {
 
+// The folder the compiler uses (compiler/program_cache.h): $MANIFOLD_CACHE_DIR, else
+// ~/.cache/manifold; empty when caching is off (the variable set to "" or "off").
 fs::path cache_directory() {
-  if (const char* dir = std::getenv("MANIFOLD_CACHE_DIR"); dir && *dir) return dir;
+  if (const char* dir = std::getenv("MANIFOLD_CACHE_DIR")) {
+    if (*dir == '\0' || std::string(dir) == "off") return {};
+    return dir;
+  }
   const char* home = std::getenv("HOME");
   return fs::path(home && *home ? home : "/tmp") / ".cache" / "manifold";
 }
@@ -49,6 +54,11 @@ int run_cache_command(const std::vector<std::string>& args) {
     return 2;
   }
   fs::path dir = cache_directory();
+  if (dir.empty()) {
+    std::printf("the program cache is off (MANIFOLD_CACHE_DIR is set to \"%s\")\n",
+                std::getenv("MANIFOLD_CACHE_DIR"));
+    return 0;
+  }
   std::error_code error;
   bool exists = fs::is_directory(dir, error);
   if (!exists && fs::exists(dir, error)) {
