@@ -500,7 +500,7 @@ int run_bench_command(const std::vector<std::string>& args) {
     // "OpenCL 3.0 PoCL 3.1+debian  Linux, None+Asserts, ..." -> "OpenCL 3.0 PoCL 3.1+debian".
     auto version_words = split(platform_string(device->platform, CL_PLATFORM_VERSION), ' ');
     std::string version;
-    for (size_t w = 0; w < version_words.size() && w < 3; ++w)
+    for (size_t w = 0; w < version_words.size() && w < 4; ++w)
       version += (w ? " " : "") + version_words[w];
     subject.description = device->platform_name + " (" + version + "): " +
                           (subject.description.empty() ? device->device_name : subject.description);
