@@ -123,7 +123,10 @@ MachineInfo describe_machine() {
 // Parses one protocol line into the subject's cells; returns the metric named by "info running".
 std::string take_line(const std::string& line, Subject& subject) {
   auto fields = split(line, '\t');
-  if (fields.size() < 2 || line[0] == '#') return {};
+  // "#device<TAB>NAME" and "#driver<TAB>TEXT" are accepted as spellings of the info lines.
+  if (fields.size() == 2 && (fields[0] == "#device" || fields[0] == "#driver"))
+    fields = {"info", fields[0].substr(1), fields[1]};
+  if (fields.size() < 2 || fields[0][0] == '#') return {};
   if (fields[0] == "info") {
     if (fields.size() >= 3 && fields[1] == "running") return fields[2];
     if (fields.size() >= 3 && fields[1] == "device" && subject.description.empty())
