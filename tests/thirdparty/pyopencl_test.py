@@ -228,6 +228,70 @@ def test_clmath(queue, rng, name):
     np.testing.assert_allclose(got, ref(x), rtol=2e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("name", ["sin", "exp", "log", "sqrt", "atan2", "erf", "tgamma", "pow"])
+def test_clmath_double(queue, has_double, rng, name):
+    need_double(has_double, np.float64)
+    import math
+    x = rng.uniform(0.1, 0.9, N)
+    y = rng.uniform(0.1, 3, N)
+    dx, dy = cla.to_device(queue, x), cla.to_device(queue, y)
+    if name == "atan2":
+        got, ref = clmath.atan2(dx, dy).get(), np.arctan2(x, y)
+    elif name == "pow":
+        got, ref = (dy ** dx).get(), y ** x
+    elif name in ("erf", "tgamma"):
+        got = getattr(clmath, name)(dx).get()
+        ref = np.vectorize(math.erf if name == "erf" else math.gamma)(x)
+    else:
+        got, ref = getattr(clmath, name)(dx).get(), getattr(np, name)(x)
+    np.testing.assert_allclose(got, ref, rtol=1e-13, atol=1e-15)
+
+
+def test_array_complex128(queue, has_double, rng):
+    need_double(has_double, np.complex128)
+    a = rng.uniform(-1, 1, N) + 1j * rng.uniform(-1, 1, N)
+    b = rng.uniform(-1, 1, N) + 1j * rng.uniform(-1, 1, N)
+    da, db = cla.to_device(queue, a), cla.to_device(queue, b)
+    np.testing.assert_allclose((da * db + 3 * da).get(), a * b + 3 * a, rtol=1e-13)
+    np.testing.assert_allclose((da / db).get(), a / b, rtol=1e-12)
+    np.testing.assert_allclose(cla.vdot(da, db).get(), np.vdot(a, b), rtol=1e-10)
+    np.testing.assert_allclose(clmath.exp(da).get(), np.exp(a), rtol=1e-12)
+
+
+def test_multi_put(queue, rng):
+    arrays = [rng.uniform(-1, 1, N).astype(np.float32) for _ in range(3)]
+    darrays = [cla.to_device(queue, a) for a in arrays]
+    idx = rng.permutation(N)[:4000].astype(np.int32)
+    didx = cla.to_device(queue, idx)
+    # (multi_take itself is broken in pyopencl 2022.3: Kernel.set_block_shape is gone.)
+    outs = [cla.zeros(queue, N, np.float32) for _ in range(3)]
+    cla.multi_put([cla.to_device(queue, a[:4000]) for a in arrays], didx, dest_shape=(N,), out=outs)
+    for got, a in zip(outs, arrays):
+        ref = np.zeros(N, np.float32)
+        ref[idx] = a[:4000]
+        np.testing.assert_array_equal(got.get(), ref)
+
+
+def test_events_and_profiling(ctx, rng):
+    q = cl.CommandQueue(ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
+    a = rng.uniform(-1, 1, N).astype(np.float32)
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, a.nbytes)
+    ev1 = cl.enqueue_copy(q, buf, a, is_blocking=False)
+    out = np.empty_like(a)
+    ev2 = cl.enqueue_copy(q, out, buf, wait_for=[ev1], is_blocking=False)
+    ev2.wait()
+    np.testing.assert_array_equal(out, a)
+    for ev in (ev1, ev2):
+        assert ev.command_execution_status == cl.command_execution_status.COMPLETE
+        assert ev.profile.queued <= ev.profile.submit <= ev.profile.start <= ev.profile.end
+    ue = cl.UserEvent(ctx)
+    ev3 = cl.enqueue_fill_buffer(q, buf, np.float32(2), 0, a.nbytes, wait_for=[ue])
+    assert ev3.command_execution_status != cl.command_execution_status.COMPLETE
+    ue.set_status(cl.command_execution_status.COMPLETE)
+    cl.enqueue_copy(q, out, buf, wait_for=[ev3])
+    assert (out == 2).all()
+
+
 # --- reductions ----------------------------------------------------------------------------------
 
 
@@ -441,6 +505,24 @@ def test_bitonic_sort(queue, rng):
     d = cla.to_device(queue, a)
     BitonicSort(queue.context)(d, axis=0)
     np.testing.assert_array_equal(d.get(), np.sort(a))
+
+
+def test_list_of_lists_builder(queue, rng):
+    from pyopencl.algorithm import ListOfListsBuilder
+    n = 20_000
+    counts = rng.integers(0, 5, n).astype(np.int32)
+    builder = ListOfListsBuilder(queue.context, [("mylist", np.int32)], """
+        void generate(LIST_ARG_DECL USER_ARG_DECL index_type i) {
+          for (int j = 0; j < counts[i]; ++j)
+            APPEND_mylist(i * 10 + j);
+        }""", arg_decls="__global const int *counts")
+    result, _ = builder(queue, n, cla.to_device(queue, counts))
+    lists = result["mylist"]
+    starts, items = lists.starts.get(), lists.lists.get()
+    assert lists.count == counts.sum()
+    np.testing.assert_array_equal(np.diff(starts), counts)
+    ref = np.concatenate([np.arange(c) + 10 * i for i, c in enumerate(counts)])
+    np.testing.assert_array_equal(items, ref)
 
 
 # --- random numbers ------------------------------------------------------------------------------
