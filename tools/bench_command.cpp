@@ -373,19 +373,16 @@ void run_peer_subject(const std::string& program, const BenchOptions& options, S
   ChildOutcome outcome =
       run_child(argv, {}, options.quick ? 300 : 900, [&](const std::string& line) {
         std::string metric = take_line(line, subject);
+        if (line.rfind("info\trunning\t", 0) == 0) running = metric;
         if (!metric.empty()) progress.step(metric);
       });
   if (!outcome.succeeded()) {
     std::fprintf(stderr, "bench: peer %s %s\n%s\n", program.c_str(), outcome.describe().c_str(),
                  outcome.error_text.c_str());
-    if (subject.cells.empty()) {
-      Cell cell;
-      cell.state = outcome.timed_out ? CellState::kTimeout
-                   : outcome.signal  ? CellState::kCrash
-                                     : CellState::kError;
-      cell.note = "peer program " + outcome.describe();
-      subject.cells["roundtrip_us"] = cell;
-    }
+    // A peer that died leaves its remaining metrics marked; one that exited 0 may skip some.
+    std::vector<std::string> all;
+    for (const auto& metric : kMetrics) all.push_back(metric.name);
+    mark_unreported(subject, all, outcome, running);
   }
   if (subject.description.empty()) subject.description = "native peer program " + program;
 }

@@ -177,16 +177,25 @@ std::vector<Target> cpu_targets(const Report& report) {
 
 std::vector<std::string> problem_notes(const Report& report) {
   std::vector<std::string> notes;
-  for (const auto& subject : report.subjects)
+  for (const auto& subject : report.subjects) {
+    int not_reached = 0;
     for (const auto& metric : kMetrics) {
       const Cell* cell = find_cell(subject, metric.name);
-      if (cell && cell->state != CellState::kValue && !cell->note.empty())
-        notes.push_back(subject.label + " " + metric.name + ": " + cell_text(*cell) + " - " +
-                        cell->note);
+      if (!cell || cell->state == CellState::kValue || cell->note.empty()) continue;
+      // After a crash or hang, one line for the metrics that never ran.
+      if (cell->note.rfind("not reached", 0) == 0) {
+        ++not_reached;
+        continue;
+      }
+      notes.push_back(subject.label + " " + metric.name + ": " + cell_text(*cell) + " - " +
+                      cell->note);
     }
+    if (not_reached)
+      notes.push_back(subject.label + ": " + std::to_string(not_reached) +
+                      " further metrics not reached");
+  }
   return notes;
 }
-
 // Issue 2's first benchmark, spelled out: each Manifold device's round trip against each peer's.
 std::vector<std::string> headline_lines(const Report& report) {
   std::vector<std::string> lines;
