@@ -3,9 +3,10 @@
 #include "scheduler/command.h"
 
 // oneTBB is not built with ThreadSanitizer: the hand-off of a task from the enqueueing thread to
-// a worker is invisible to it. These annotations state that hand-off (everything written before
-// arena_.enqueue happens before the task runs), so Manifold's own accesses on both sides are
-// checked without suppressing them.
+// a worker is invisible to it. These annotations state that everything the enqueueing thread
+// wrote before arena_.enqueue (the command, its operands) happens before the task runs. The
+// task object itself (its captures) is built inside enqueue, in TBB's task pool: reports about
+// it are covered by tests/tsan.supp.
 #if defined(__SANITIZE_THREAD__)
 extern "C" void __tsan_acquire(void* addr);
 extern "C" void __tsan_release(void* addr);
