@@ -44,17 +44,21 @@ set(llvm_files ${existing})
 
 set(clang_files)
 foreach(lib clangCodeGen clangFrontend clangDriver clangOptions clangParse clangSema
-            clangSerialization clangAnalysis clangASTMatchers clangAST clangAPINotes clangEdit
-            clangLex clangBasic clangSupport)
+            clangSerialization clangAnalysis clangAnalysisLifetimeSafety clangASTMatchers clangAST
+            clangAPINotes clangEdit clangLex clangBasic clangSupport)
   if(EXISTS ${LLVM_LIBRARY_DIR}/lib${lib}.a)
     list(APPEND clang_files ${LLVM_LIBRARY_DIR}/lib${lib}.a)
   endif()
 endforeach()
 
+add_library(manifold_static_llvm_stubs STATIC ${CMAKE_CURRENT_LIST_DIR}/static_llvm_stubs.cpp)
+target_include_directories(manifold_static_llvm_stubs SYSTEM PRIVATE ${LLVM_INCLUDE_DIRS})
+set_target_properties(manifold_static_llvm_stubs PROPERTIES POSITION_INDEPENDENT_CODE ON)
+
 find_package(ZLIB REQUIRED)
 find_library(MANIFOLD_ZSTD zstd REQUIRED)
 set(MANIFOLD_LLVM_LIBS
-    -Wl,--start-group ${clang_files} ${llvm_files} -Wl,--end-group
+    -Wl,--start-group ${clang_files} ${llvm_files} manifold_static_llvm_stubs -Wl,--end-group
     ZLIB::ZLIB ${MANIFOLD_ZSTD} ${CMAKE_DL_LIBS} Threads::Threads)
 # The ICD finds the TBB and SLEEF libraries carried next to it.
 set(CMAKE_BUILD_RPATH_USE_ORIGIN ON)

@@ -7,6 +7,7 @@
 #include <clang/Frontend/TextDiagnosticPrinter.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/VirtualFileSystem.h>
@@ -17,6 +18,12 @@
 #ifndef MANIFOLD_CLANG_RESOURCE_DIR
 #error "MANIFOLD_CLANG_RESOURCE_DIR must name clang's resource directory"
 #endif
+
+// clang's opencl-c-base.h, embedded at build time (compiler/nvptx/nvptx.cmake).
+extern "C" {
+extern const char manifold_opencl_c_base_header[];
+extern const uint64_t manifold_opencl_c_base_header_size;
+}
 
 namespace manifold::compiler {
 namespace {
@@ -152,6 +159,15 @@ FrontendResult run_frontend(llvm::LLVMContext& context, std::string_view source,
                       llvm::StringRef(source.data(), source.size()), kMainFileName));
   for (const auto& [name, text] : headers)
     memory->addFile(name, 0, llvm::MemoryBuffer::getMemBufferCopy(text, name));
+  // A self-contained build may run where clang's resource directory does not exist: its OpenCL
+  // header then comes from the copy embedded in Manifold.
+  const std::string base_header = MANIFOLD_CLANG_RESOURCE_DIR "/include/opencl-c-base.h";
+  if (manifold_opencl_c_base_header_size && !llvm::sys::fs::exists(base_header))
+    memory->addFile(base_header, 0,
+                    llvm::MemoryBuffer::getMemBuffer(
+                        llvm::StringRef(manifold_opencl_c_base_header,
+                                        manifold_opencl_c_base_header_size),
+                        base_header, false));
   overlay->pushOverlay(memory);
 
   std::string log;

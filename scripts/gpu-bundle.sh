@@ -38,6 +38,9 @@ if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
   "$nvcc" -O3 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 \
     -o "$stage/bin/manifold-cuda-native" bench/cuda_native/cuda_native.cu
 fi
+# ocl-icd's loader (honours OCL_ICD_VENDORS; the GPU image's Khronos loader from CUDA does not).
+for lib in $(ldconfig -p | awk '/libOpenCL.so.1 / {print $NF; exit}'); do cp -L "$lib" "$stage/lib/"; done
+git rev-parse --short HEAD > "$stage/COMMIT" 2>/dev/null || true
 mkdir -p .carry
-tar -C "$stage" -cf - . | xz -T2 -6 > .carry/manifold-gpu.tar.xz
-ls -l .carry/manifold-gpu.tar.xz
+tar -C "$stage" -czf .carry/manifold-gpu.tar.gz .
+ls -l .carry/manifold-gpu.tar.gz

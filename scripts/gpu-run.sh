@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs on a GPU machine (see README, "GPU runs"): unpacks .carry/manifold-gpu.tar.xz (made by
+# Runs on a GPU machine (see README, "GPU runs"): unpacks .carry/manifold-gpu.tar.gz (made by
 # scripts/gpu-bundle.sh), runs the GPU tests on every CUDA device, then the benchmark with
 # Manifold, NVIDIA's own OpenCL (libnvidia-opencl.so.1 through its own .icd file) and native
 # CUDA side by side. Logs and tables go to OUT_DIR (default ./gpu-out).
@@ -14,17 +14,19 @@ done
 mkdir -p "$out"
 root=/tmp/manifold-gpu
 rm -rf "$root" && mkdir -p "$root"
-tar -C "$root" -xJf .carry/manifold-gpu.tar.xz
+tar -C "$root" -xzf .carry/manifold-gpu.tar.gz
 mkdir -p "$root/icd-manifold" "$root/icd-all"
 echo "$root/lib/libManifoldOpenCL.so.1" > "$root/icd-manifold/manifold.icd"
 cp "$root/icd-manifold/manifold.icd" "$root/icd-all/"
 nvidia_cl=$(ldconfig -p | awk '/libnvidia-opencl.so.1/ {print $NF; exit}')
 [ -n "$nvidia_cl" ] && echo "$nvidia_cl" > "$root/icd-all/nvidia.icd"
+# TBB (and SLEEF) travel next to the ICD.
+export LD_LIBRARY_PATH=$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export MANIFOLD_CACHE_DIR=$root/cache MANIFOLD_TEST_TIMEOUT=60
 
 {
   date -u +"date %Y-%m-%dT%H:%M:%SZ"
-  echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "commit $(cat $root/COMMIT 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)"
   nvidia-smi --query-gpu=name,driver_version,memory.total,pci.bus_id --format=csv,noheader
   echo "nvidia opencl: ${nvidia_cl:-none}"
   OCL_ICD_VENDORS=$root/icd-manifold MANIFOLD_DEBUG=1 "$root/bin/manifold" devices 2>&1
