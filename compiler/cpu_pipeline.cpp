@@ -176,7 +176,9 @@ bool link_builtins(llvm::Module& module, std::string* log) {
 bool provided_by_host(const llvm::Function& function) {
   llvm::StringRef name = function.getName();
   return function.isIntrinsic() || name.starts_with("Sleef_") || name.starts_with("__manifold") ||
-         name == "memcpy" || name == "memset" || name == "memmove";
+         name == "memcpy" || name == "memset" || name == "memmove" ||
+         // libm's exact remainders (frem lowers to fmod; remainder has no instruction).
+         name == "fmod" || name == "fmodf" || name == "remainder" || name == "remainderf";
 }
 
 // SLEEF's vector functions for the scalar SLEEF calls the builtin library makes, announced

@@ -539,6 +539,19 @@ void KernelLowering::insert_implicit_loop_barriers() {
 }
 
 void KernelLowering::split_at_barriers() {
+  // Back-to-back barriers (two wait_group_events in a row) act as one; keeping both would start
+  // a region at a barrier.
+  for (BasicBlock& block : kernel_) {
+    Instruction* previous = nullptr;
+    for (Instruction& inst : llvm::make_early_inc_range(block)) {
+      if (llvm::isa<llvm::DbgInfoIntrinsic>(inst)) continue;
+      if (previous && is_barrier(previous) && is_barrier(&inst)) {
+        inst.eraseFromParent();
+        continue;
+      }
+      previous = &inst;
+    }
+  }
   std::vector<Instruction*> barriers;
   for (BasicBlock& block : kernel_)
     for (Instruction& inst : block)

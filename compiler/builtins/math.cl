@@ -57,8 +57,6 @@ SLEEF_UNARY(atan, atanf_u35, atan_u35)
 SLEEF_UNARY(sinh, sinhf_u10, sinh_u10)
 SLEEF_UNARY(cosh, coshf_u10, cosh_u10)
 SLEEF_UNARY(tanh, tanhf_u10, tanh_u10)
-SLEEF_UNARY(asinh, asinhf_u10, asinh_u10)
-SLEEF_UNARY(acosh, acoshf_u10, acosh_u10)
 SLEEF_UNARY(atanh, atanhf_u10, atanh_u10)
 SLEEF_UNARY(exp, expf_u10, exp_u10)
 SLEEF_UNARY(exp2, exp2f_u10, exp2_u10)
@@ -67,19 +65,14 @@ SLEEF_UNARY(expm1, expm1f_u10, expm1_u10)
 SLEEF_UNARY(log, logf_u10, log_u10)
 SLEEF_UNARY(log2, log2f_u10, log2_u10)
 SLEEF_UNARY(log10, log10f_u10, log10_u10)
-SLEEF_UNARY(log1p, log1pf_u10, log1p_u10)
 SLEEF_UNARY(cbrt, cbrtf_u10, cbrt_u10)
 SLEEF_UNARY(erf, erff_u10, erf_u10)
 SLEEF_UNARY(erfc, erfcf_u15, erfc_u15)
 SLEEF_UNARY(tgamma, tgammaf_u10, tgamma_u10)
 SLEEF_UNARY(lgamma, lgammaf_u10, lgamma_u10)
-SLEEF_UNARY(sinpi, sinpif_u05, sinpi_u05)
-SLEEF_UNARY(cospi, cospif_u05, cospi_u05)
 SLEEF_BINARY(atan2, atan2f_u35, atan2_u35)
 SLEEF_BINARY(pow, powf_u10, pow_u10)
 SLEEF_BINARY(hypot, hypotf_u05, hypot_u05)
-SLEEF_BINARY(fmod, fmodf, fmod)
-SLEEF_BINARY(remainder, remainderf, remainder)
 SLEEF_BINARY(nextafter, nextafterf, nextafter)
 
 // ---- Functions that are LLVM intrinsics (exact, and vectorizable as they are) ----
@@ -151,13 +144,84 @@ VEC_UNARY(int, ilogb, double)
 GENERIC_MATH_ALL(float, int, 0x1.45f306dc9c883p-2)
 GENERIC_MATH_ALL(double, int, 0x1.45f306dc9c883p-2)
 
-// tanpi from the exact sinpi/cospi (both 0.5 ulp): the quotient stays within 6 ulp.
-OVLC float tanpi(float x) { return (float)(Sleef_sinpi_u05(x) / Sleef_cospi_u05(x)); }
-OVLC double tanpi(double x) {
-  double r = Sleef_sinpi_u05(x) / Sleef_cospi_u05(x);
-  // Odd multiples of 1/2 give +-inf, and tanpi(n) is +-0 with the sign of x for integer n.
-  return (x == __builtin_trunc(x)) ? __builtin_copysign(0.0, x) * (__builtin_fmod(x, 2.0) == 0 ? 1 : -1) : r;
+// ---- Where SLEEF's domain ends before the spec's (checked by builtins_precision_test) ----
+// asinh/acosh of huge arguments: SLEEF's float forms overflow past ~1.8e19 (they square x);
+// there ln(2|x|) is the value to within far less than an ulp.
+#define LN2 0x1.62e42fefa39efp-1
+OVLC float asinh(float x) {
+  return __builtin_fabsf(x) > 0x1p60f
+             ? __builtin_copysignf((float)(Sleef_log_u10(__builtin_fabs((double)x)) + LN2), x)
+             : Sleef_asinhf_u10(x);
 }
+OVLC double asinh(double x) {
+  return __builtin_fabs(x) > 0x1p500
+             ? __builtin_copysign(Sleef_log_u10(__builtin_fabs(x)) + LN2, x)
+             : Sleef_asinh_u10(x);
+}
+OVLC float acosh(float x) {
+  return x > 0x1p60f ? (float)(Sleef_log_u10((double)x) + LN2) : Sleef_acoshf_u10(x);
+}
+OVLC double acosh(double x) {
+  return x > 0x1p500 ? Sleef_log_u10(x) + LN2 : Sleef_acosh_u10(x);
+}
+// log1p past 2^60: 1 is below half an ulp of x, so log1p(x) = log(x) to the last bit.
+OVLC float log1p(float x) { return x > 0x1p60f ? Sleef_logf_u10(x) : Sleef_log1pf_u10(x); }
+OVLC double log1p(double x) { return x > 0x1p500 ? Sleef_log_u10(x) : Sleef_log1p_u10(x); }
+VEC_UNARY(float, asinh, float)
+VEC_UNARY(double, asinh, double)
+VEC_UNARY(float, acosh, float)
+VEC_UNARY(double, acosh, double)
+VEC_UNARY(float, log1p, float)
+VEC_UNARY(double, log1p, double)
+
+// fmod and remainder are exact; SLEEF's give NaN when x/y is huge. The float forms go
+// through double, where the exact result of float inputs is computed and is a float again.
+OVLC float fmod(float x, float y) { return (float)__builtin_fmod((double)x, (double)y); }
+OVLC double fmod(double x, double y) { return __builtin_fmod(x, y); }
+OVLC float remainder(float x, float y) {
+  return (float)__builtin_remainder((double)x, (double)y);
+}
+OVLC double remainder(double x, double y) { return __builtin_remainder(x, y); }
+VEC_BINARY(float, fmod, float, float)
+VEC_BINARY(double, fmod, double, double)
+VEC_BINARY(float, remainder, float, float)
+VEC_BINARY(double, remainder, double, double)
+
+// sinpi/cospi/tanpi: reduce exactly first (fmod by 2 is exact), since SLEEF's reduction fails
+// for large odd integers; then the spec's exact values at integers and half-integers.
+OVLC float sinpi(float x) {
+  float r = (float)__builtin_fmod((double)x, 2.0);
+  return r == __builtin_truncf(r) ? __builtin_copysignf(0.0f, x) : Sleef_sinpif_u05(r);
+}
+OVLC double sinpi(double x) {
+  double r = __builtin_fmod(x, 2.0);
+  return r == __builtin_trunc(r) ? __builtin_copysign(0.0, x) : Sleef_sinpi_u05(r);
+}
+OVLC float cospi(float x) {
+  float r = (float)__builtin_fmod((double)__builtin_fabsf(x), 2.0);
+  return (r == 0.5f || r == 1.5f) ? 0.0f : Sleef_cospif_u05(r);
+}
+OVLC double cospi(double x) {
+  double r = __builtin_fmod(__builtin_fabs(x), 2.0);
+  return (r == 0.5 || r == 1.5) ? 0.0 : Sleef_cospi_u05(r);
+}
+VEC_UNARY(float, sinpi, float)
+VEC_UNARY(double, sinpi, double)
+VEC_UNARY(float, cospi, float)
+VEC_UNARY(double, cospi, double)
+
+// tanpi from the reduced argument: the quotient of the exact sinpi/cospi (0.5 ulp each) stays
+// within 6 ulp. tanpi(n) is copysign(0, x) for even n and copysign(0, -x) for odd n;
+// tanpi(n + 0.5) is +inf for even n and -inf for odd n.
+OVLC double tanpi(double x) {
+  double r = __builtin_fmod(x, 2.0);  // exact, sign of x
+  double n = __builtin_floor(x);
+  bool odd = __builtin_fmod(__builtin_fabs(n), 2.0) == 1.0;
+  if (r == __builtin_trunc(r)) return __builtin_copysign(0.0, odd ? -x : x);
+  if (x - n == 0.5) return odd ? -__builtin_inf() : __builtin_inf();
+  return Sleef_sinpi_u05(r) / Sleef_cospi_u05(r);
+}
+OVLC float tanpi(float x) { return (float)tanpi((double)x); }
 VEC_UNARY(float, tanpi, float)
 VEC_UNARY(double, tanpi, double)
 
