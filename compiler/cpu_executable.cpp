@@ -220,17 +220,29 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
     context.local_memory = memory;
     context.scratch = scratch_bytes ? memory + scratch_offset : nullptr;
     context.collective_scratch = memory + collective_offset;
+    // Group coordinates of the first group by division, then by counting: a division per
+    // dimension and group costs as much as a small group's whole work.
+    size_t rest = groups.begin();
+    for (unsigned d = 0; d < 3; ++d) {
+      context.group_id[d] = rest % group_count[d];
+      rest /= group_count[d];
+    }
+    auto set_local_size = [&](unsigned d) {
+      const size_t first = context.group_id[d] * shape.enqueued_local_size[d];
+      context.local_size[d] =
+          std::min<size_t>(shape.enqueued_local_size[d], shape.global_size[d] - first);
+    };
+    for (unsigned d = 0; d < 3; ++d) set_local_size(d);
     for (size_t group = groups.begin(); group != groups.end(); ++group) {
-      size_t rest = group;
-      for (unsigned d = 0; d < 3; ++d) {
-        const size_t id = rest % group_count[d];
-        rest /= group_count[d];
-        context.group_id[d] = id;
-        const size_t first = id * shape.enqueued_local_size[d];
-        context.local_size[d] =
-            std::min<size_t>(shape.enqueued_local_size[d], shape.global_size[d] - first);
-      }
       entry(args.data(), &context);
+      for (unsigned d = 0; d < 3; ++d) {
+        if (++context.group_id[d] < group_count[d]) {
+          set_local_size(d);
+          break;
+        }
+        context.group_id[d] = 0;
+        set_local_size(d);
+      }
     }
   };
   if (total_groups == 1) {
