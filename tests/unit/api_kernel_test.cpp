@@ -805,6 +805,47 @@ TEST_F(KernelApi, CloneKeepsArguments) {
   EXPECT_EQ(err, CL_INVALID_KERNEL);
 }
 
+// The spec (clReleaseMemObject): a memory object is deleted once its reference count is zero
+// and the commands using it have finished; clSetKernelArg takes no reference. So the
+// destructor callback fires at release even while a kernel still names the buffer, and a
+// launch enqueued before the release keeps the buffer until the launch completes.
+TEST_F(KernelApi, KernelArgumentsDoNotDelayBufferDestruction) {
+  cl_program p = built(kFillSource);
+  cl_kernel k = kernel(p, "fill");
+  cl_int err = CL_SUCCESS;
+  cl_mem unused = clCreateBuffer(context_, CL_MEM_READ_WRITE, 64, nullptr, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  std::atomic<int> destroyed{0};
+  auto count = [](cl_mem, void* data) { ++*static_cast<std::atomic<int>*>(data); };
+  ASSERT_EQ(clSetMemObjectDestructorCallback(unused, count, &destroyed), CL_SUCCESS);
+  ASSERT_EQ(clSetKernelArg(k, 0, sizeof(unused), &unused), CL_SUCCESS);
+  ASSERT_EQ(clReleaseMemObject(unused), CL_SUCCESS);
+  EXPECT_EQ(destroyed.load(), 1) << "the kernel argument kept the released buffer alive";
+
+  // A launch in flight keeps its buffer: written correctly, destroyed after it completes.
+  cl_mem used = clCreateBuffer(context_, CL_MEM_READ_WRITE, 4 * sizeof(int), nullptr, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  std::atomic<int> used_destroyed{0};
+  ASSERT_EQ(clSetMemObjectDestructorCallback(used, count, &used_destroyed), CL_SUCCESS);
+  cl_event gate = clCreateUserEvent(context_, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  const int value = 5;
+  ASSERT_EQ(clSetKernelArg(k, 0, sizeof(used), &used), CL_SUCCESS);
+  ASSERT_EQ(clSetKernelArg(k, 1, sizeof(value), &value), CL_SUCCESS);
+  const size_t global = 4;
+  ASSERT_EQ(clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &global, nullptr, 1, &gate, nullptr),
+            CL_SUCCESS);
+  ASSERT_EQ(clReleaseMemObject(used), CL_SUCCESS);
+  EXPECT_EQ(used_destroyed.load(), 0) << "destroyed while a queued launch still uses it";
+  ASSERT_EQ(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
+  ASSERT_EQ(clFinish(queue_), CL_SUCCESS);
+  clReleaseEvent(gate);
+  // The command's reference goes when the command is retired; allow the worker a moment.
+  for (int i = 0; i < 200 && used_destroyed.load() == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(used_destroyed.load(), 1);
+}
+
 // ---- Enqueueing ----
 
 TEST_F(KernelApi, NDRangeValidation) {
