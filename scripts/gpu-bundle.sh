@@ -28,6 +28,8 @@ strip --strip-unneeded "$stage/lib/libManifoldOpenCL.so.1"
 for lib in $(ldd "$build"/icd/libManifoldOpenCL.so.1 | awk '/libtbb|libsleef/ {print $3}'); do
   cp -L "$lib" "$stage/lib/"
 done
+# SLEEF is opened at run time by the CPU device's JIT (vector math), so ldd does not list it.
+for lib in $(ldconfig -p | awk '/libsleef.so.3 / {print $NF; exit}'); do cp -L "$lib" "$stage/lib/"; done
 for t in "${targets[@]}"; do
   f=$(find "$build" -maxdepth 3 -type f -name "$t" -perm -u+x | head -1)
   [ -n "$f" ] && [ "$t" != ManifoldOpenCL ] && cp "$f" "$stage/bin/" && strip "$stage/bin/$t"

@@ -61,7 +61,10 @@ CudaDevice::CudaDevice(CUdevice device, int ordinal) : device_(device) {
   d.local_mem_type = CL_LOCAL;
   // A work-group may use up to the opt-in limit: launches raise the kernel's dynamic limit.
   d.local_mem_size = max_shared_optin_;
-  d.max_constant_buffer_size = attribute(device_, CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY);
+  // __constant arguments are read from global memory (the NVPTX pipeline retypes them), so a
+  // __constant buffer may be as large as any buffer; program-scope __constant data stays in the
+  // constant bank (CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY, 64 KB).
+  d.max_constant_buffer_size = d.max_mem_alloc_size;
   d.max_constant_args = 8;
   d.max_parameter_size = 4096;  // CUDA's kernel parameter space (4 KB; more from CUDA 12.1 on)
   d.mem_base_addr_align = 4096 * 8;  // bits: sub-buffers at 4 KB keep every vector load aligned
