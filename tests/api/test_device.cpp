@@ -199,14 +199,18 @@ TEST_P(DeviceInfoTest, SizeSemantics) {
   } else {
     EXPECT_EQ(size % elementSize(q.kind), 0u) << q.name << " size " << size;
   }
-  if (q.kind == Kind::String) EXPECT_GE(size, 1u) << q.name << " must at least hold the NUL";
+  if (q.kind == Kind::String) {
+    EXPECT_GE(size, 1u) << q.name << " must at least hold the NUL";
+  }
   std::vector<unsigned char> buf(size + 64, 0xAB);
   size_t ret = 0;
   ASSERT_CL(CL_SUCCESS, clGetDeviceInfo(device_, q.param, size, size ? buf.data() : nullptr, &ret)) << q.name;
   EXPECT_EQ(ret, size) << q.name;
   // Nothing was written past the reported size.
   for (size_t i = size; i < buf.size(); ++i) ASSERT_EQ(buf[i], 0xAB) << q.name << " wrote past size at " << i;
-  if (q.kind == Kind::String) EXPECT_EQ(buf[size - 1], 0) << q.name << " not NUL-terminated";
+  if (q.kind == Kind::String) {
+    EXPECT_EQ(buf[size - 1], 0) << q.name << " not NUL-terminated";
+  }
   // A bigger buffer is fine and the reported size does not change.
   ret = 0;
   EXPECT_CL(CL_SUCCESS, clGetDeviceInfo(device_, q.param, buf.size(), buf.data(), &ret)) << q.name;
@@ -254,7 +258,7 @@ TEST_F(DeviceQueries, SaneValues) {
 
   EXPECT_GE(deviceInfo<cl_uint>(device_, CL_DEVICE_MAX_COMPUTE_UNITS), 1u);
   cl_uint dims = deviceInfo<cl_uint>(device_, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS);
-  if (!custom) EXPECT_GE(dims, 3u);
+  if (!custom) { EXPECT_GE(dims, 3u); }
   auto sizes = infoVector<size_t>(clGetDeviceInfo, device_, CL_DEVICE_MAX_WORK_ITEM_SIZES);
   EXPECT_EQ(sizes.size(), dims);
   size_t wg = deviceInfo<size_t>(device_, CL_DEVICE_MAX_WORK_GROUP_SIZE);
@@ -262,11 +266,13 @@ TEST_F(DeviceQueries, SaneValues) {
   for (size_t s : sizes) {
     EXPECT_GE(s, 1u);
   }
-  if (!sizes.empty()) EXPECT_LE(sizes[0], std::max<size_t>(wg, sizes[0]));
+  if (!sizes.empty()) { EXPECT_LE(sizes[0], std::max<size_t>(wg, sizes[0])); }
 
   cl_uint bits = deviceInfo<cl_uint>(device_, CL_DEVICE_ADDRESS_BITS);
   EXPECT_TRUE(bits == 32 || bits == 64) << bits;
-  if (isCpuDevice(device_)) EXPECT_EQ(bits, sizeof(void*) * 8) << "a CPU device shares the host's address size";
+  if (isCpuDevice(device_)) {
+    EXPECT_EQ(bits, sizeof(void*) * 8) << "a CPU device shares the host's address size";
+  }
 
   cl_ulong global = deviceInfo<cl_ulong>(device_, CL_DEVICE_GLOBAL_MEM_SIZE);
   cl_ulong maxAlloc = deviceInfo<cl_ulong>(device_, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
@@ -282,16 +288,18 @@ TEST_F(DeviceQueries, SaneValues) {
     EXPECT_GE(deviceInfo<size_t>(device_, CL_DEVICE_PRINTF_BUFFER_SIZE), 1024u * 1024);
   }
   // Base address alignment in bits: at least the size of the largest built-in type (long16).
-  if (full && !custom) EXPECT_GE(deviceInfo<cl_uint>(device_, CL_DEVICE_MEM_BASE_ADDR_ALIGN), 1024u);
+  if (full && !custom) { EXPECT_GE(deviceInfo<cl_uint>(device_, CL_DEVICE_MEM_BASE_ADDR_ALIGN), 1024u); }
   cl_uint align = deviceInfo<cl_uint>(device_, CL_DEVICE_MEM_BASE_ADDR_ALIGN);
   EXPECT_EQ(align & (align - 1), 0u) << "MEM_BASE_ADDR_ALIGN must be a power of two";
 
   cl_device_fp_config sp = deviceInfo<cl_device_fp_config>(device_, CL_DEVICE_SINGLE_FP_CONFIG);
-  if (full && !custom) EXPECT_EQ(sp & (CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN), CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN);
+  if (full && !custom) { EXPECT_EQ(sp & (CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN), CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN); }
   cl_device_fp_config dp = deviceInfo<cl_device_fp_config>(device_, CL_DEVICE_DOUBLE_FP_CONFIG);
   if (dp != 0) {
     cl_device_fp_config need = CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM;
-    if (full) EXPECT_EQ(dp & need, need) << "double support requires FMA|RTE|INF_NAN|DENORM";
+    if (full) {
+      EXPECT_EQ(dp & need, need) << "double support requires FMA|RTE|INF_NAN|DENORM";
+    }
   }
   EXPECT_EQ(dp != 0, caps_.hasExtension("cl_khr_fp64")) << "cl_khr_fp64 iff CL_DEVICE_DOUBLE_FP_CONFIG != 0";
   if (dp == 0) {
@@ -317,9 +325,13 @@ TEST_F(DeviceQueries, SaneValues) {
   EXPECT_EQ(deviceInfo<cl_bool>(device_, CL_DEVICE_AVAILABLE), (cl_bool)CL_TRUE);
   cl_bool little = deviceInfo<cl_bool>(device_, CL_DEVICE_ENDIAN_LITTLE);
   EXPECT_TRUE(little == CL_TRUE || little == CL_FALSE);
-  if (full) EXPECT_EQ(deviceInfo<cl_bool>(device_, CL_DEVICE_COMPILER_AVAILABLE), (cl_bool)CL_TRUE)
+  if (full) {
+    EXPECT_EQ(deviceInfo<cl_bool>(device_, CL_DEVICE_COMPILER_AVAILABLE), (cl_bool)CL_TRUE)
       << "FULL_PROFILE requires a compiler";
-  if (!caps_.compiler) EXPECT_FALSE(caps_.linker) << "linker without compiler";
+  }
+  if (!caps_.compiler) {
+    EXPECT_FALSE(caps_.linker) << "linker without compiler";
+  }
 
   cl_device_exec_capabilities exec = deviceInfo<cl_device_exec_capabilities>(device_, CL_DEVICE_EXECUTION_CAPABILITIES);
   EXPECT_TRUE(exec & CL_EXEC_KERNEL);
@@ -383,8 +395,10 @@ TEST_F(DeviceQueries, SaneValues) {
   EXPECT_EQ(svm & ~(cl_device_svm_capabilities)(CL_DEVICE_SVM_COARSE_GRAIN_BUFFER | CL_DEVICE_SVM_FINE_GRAIN_BUFFER |
                                                  CL_DEVICE_SVM_FINE_GRAIN_SYSTEM | CL_DEVICE_SVM_ATOMICS),
             0u);
-  if (svm & CL_DEVICE_SVM_ATOMICS) EXPECT_TRUE(svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) << "SVM atomics need fine grain";
-  if (svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) EXPECT_TRUE(svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER);
+  if (svm & CL_DEVICE_SVM_ATOMICS) {
+    EXPECT_TRUE(svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) << "SVM atomics need fine grain";
+  }
+  if (svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) { EXPECT_TRUE(svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER); }
 
   if (caps_.atLeast(3, 0)) {
     auto amc = deviceInfo<cl_device_atomic_capabilities>(device_, CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES);
@@ -495,7 +509,7 @@ TEST_F(DeviceQueries, OpenCLCFeaturesMatchQueries) {
   if (!caps_.compiler) GTEST_SKIP() << "no compiler: OpenCL C features are not tied to queries";
   auto has = [&](const char* n) { return f.count(n) != 0; };
   EXPECT_EQ(has("__opencl_c_images"), caps_.images) << "__opencl_c_images vs CL_DEVICE_IMAGE_SUPPORT";
-  if (has("__opencl_c_3d_image_writes")) EXPECT_TRUE(caps_.images);
+  if (has("__opencl_c_3d_image_writes")) { EXPECT_TRUE(caps_.images); }
   if (has("__opencl_c_read_write_images")) {
     EXPECT_GT(deviceInfo<cl_uint>(device_, CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS), 0u);
   }
@@ -509,14 +523,14 @@ TEST_F(DeviceQueries, OpenCLCFeaturesMatchQueries) {
             deviceInfo<size_t>(device_, CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE) != 0);
   EXPECT_EQ(has("__opencl_c_subgroups"), deviceInfo<cl_uint>(device_, CL_DEVICE_MAX_NUM_SUB_GROUPS) != 0);
   EXPECT_EQ(has("__opencl_c_fp64"), deviceInfo<cl_device_fp_config>(device_, CL_DEVICE_DOUBLE_FP_CONFIG) != 0);
-  if (deviceString(device_, CL_DEVICE_PROFILE) == "FULL_PROFILE") EXPECT_TRUE(has("__opencl_c_int64"));
+  if (deviceString(device_, CL_DEVICE_PROFILE) == "FULL_PROFILE") { EXPECT_TRUE(has("__opencl_c_int64")); }
   // Atomic features: a reported feature needs the matching capability bit. (The converse is not
   // required: PoCL, for one, reports ALL_DEVICES scope without __opencl_c_atomic_scope_all_devices.)
   auto amc = deviceInfo<cl_device_atomic_capabilities>(device_, CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES);
-  if (has("__opencl_c_atomic_order_acq_rel")) EXPECT_TRUE(amc & CL_DEVICE_ATOMIC_ORDER_ACQ_REL);
-  if (has("__opencl_c_atomic_order_seq_cst")) EXPECT_TRUE(amc & CL_DEVICE_ATOMIC_ORDER_SEQ_CST);
-  if (has("__opencl_c_atomic_scope_device")) EXPECT_TRUE(amc & CL_DEVICE_ATOMIC_SCOPE_DEVICE);
-  if (has("__opencl_c_atomic_scope_all_devices")) EXPECT_TRUE(amc & CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES);
+  if (has("__opencl_c_atomic_order_acq_rel")) { EXPECT_TRUE(amc & CL_DEVICE_ATOMIC_ORDER_ACQ_REL); }
+  if (has("__opencl_c_atomic_order_seq_cst")) { EXPECT_TRUE(amc & CL_DEVICE_ATOMIC_ORDER_SEQ_CST); }
+  if (has("__opencl_c_atomic_scope_device")) { EXPECT_TRUE(amc & CL_DEVICE_ATOMIC_SCOPE_DEVICE); }
+  if (has("__opencl_c_atomic_scope_all_devices")) { EXPECT_TRUE(amc & CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES); }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -560,7 +574,7 @@ TEST_F(DeviceQueries, GetDeviceIDsTypes) {
   EXPECT_EQ(devs, again);
   // The device under test has the requested type.
   cl_device_type want = wantedDeviceType();
-  if (want != CL_DEVICE_TYPE_ALL) EXPECT_TRUE(deviceInfo<cl_device_type>(device_, CL_DEVICE_TYPE) & want);
+  if (want != CL_DEVICE_TYPE_ALL) { EXPECT_TRUE(deviceInfo<cl_device_type>(device_, CL_DEVICE_TYPE) & want); }
 }
 
 TEST_F(DeviceQueries, GetDeviceIDsWrongPlatformHandle) {
