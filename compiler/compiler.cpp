@@ -199,7 +199,11 @@ BuildOutput link(const std::vector<std::span<const uint8_t>>& objects, std::stri
           stream << "\n";
         },
         &diagnostics);
-    if (llvm::Linker::linkModules(*linked, std::move(*module))) {
+    const bool link_failed = llvm::Linker::linkModules(*linked, std::move(*module));
+    // The handler writes into `diagnostics`, which ends with this iteration: later passes
+    // (code generation) must not reach it.
+    context.setDiagnosticHandlerCallBack(nullptr, nullptr);
+    if (link_failed) {
       log += diagnostics;
       return failure(log + "error: linking input " + std::to_string(i) +
                      " failed (a symbol is defined twice?)\n");

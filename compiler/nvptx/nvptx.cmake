@@ -25,9 +25,10 @@ endif()
 option(MANIFOLD_EMBED_NVPTX_LIBRARIES
        "Embed libclc's nvptx library and CUDA's libdevice into the compiler" ON)
 
-# One blob: `name` and `name_size` (0 and an empty blob when the file is absent).
+# One blob: `name` and `name_size` (0 and an empty blob when the file is absent). Pass GENERATED
+# for a file the build makes: it does not exist yet when a fresh build tree is configured.
 function(manifold_incbin out name file)
-  if(file AND EXISTS "${file}")
+  if(file AND (EXISTS "${file}" OR "${ARGN}" STREQUAL "GENERATED"))
     set(body "\".globl ${name}\\n.hidden ${name}\\n${name}:\\n.incbin \\\"${file}\\\"\\n${name}_end:\\n.balign 8\\n\"\n        \".globl ${name}_size\\n.hidden ${name}_size\\n${name}_size:\\n.quad ${name}_end - ${name}\\n\"\n")
   else()
     set(body "\".globl ${name}\\n.hidden ${name}\\n${name}:\\n.byte 0\\n.balign 8\\n\"\n        \".globl ${name}_size\\n.hidden ${name}_size\\n${name}_size:\\n.quad 0\\n\"\n")
@@ -35,7 +36,7 @@ function(manifold_incbin out name file)
   set(${out} "${${out}}        \".balign 16\\n\"\n        ${body}" PARENT_SCOPE)
 endfunction()
 set(MANIFOLD_NVPTX_ASM "")
-manifold_incbin(MANIFOLD_NVPTX_ASM manifold_nvptx_shim_bitcode ${MANIFOLD_NVPTX_SHIM_BC})
+manifold_incbin(MANIFOLD_NVPTX_ASM manifold_nvptx_shim_bitcode ${MANIFOLD_NVPTX_SHIM_BC} GENERATED)
 set(embedded_libclc "")
 set(embedded_libdevice "")
 if(MANIFOLD_EMBED_NVPTX_LIBRARIES)
