@@ -20,33 +20,14 @@
 #include <vector>
 
 #include "compiler/compiler.h"
+#include "jit_test_util.h"
 
 namespace manifold::compiler {
 namespace {
 
-const Target& host() {
-  static const Target target = host_cpu_target();
-  return target;
-}
-
-std::unique_ptr<CpuExecutable> build_and_load(const std::string& source,
-                                              const std::string& options = "") {
-  BuildOutput out = build(source, options, host());
-  EXPECT_TRUE(out.success) << out.log;
-  if (!out.success) return nullptr;
-  std::string error;
-  auto executable = CpuExecutable::load(out.binary, host(), &error);
-  EXPECT_NE(executable, nullptr) << error;
-  return executable;
-}
-
-NDRange range_1d(size_t global, size_t local) {
-  NDRange r;
-  r.work_dim = 1;
-  r.global_size[0] = global;
-  r.local_size[0] = local;
-  return r;
-}
+using jit_test::build_and_load;
+using jit_test::host;
+using jit_test::range_1d;
 
 // Runs kernel(args...) over `items` work-items (any count: the last group may be partial).
 void run(CpuExecutable& exe, const char* kernel, std::vector<void*> pointers, size_t items,
