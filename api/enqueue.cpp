@@ -31,8 +31,13 @@ MemObject& buffer_in(CommandQueue& q, cl_mem mem) {
   return m;
 }
 
+// The range (offset, extent) lies inside [0, size), without overflow.
+bool range_inside(size_t offset, size_t extent, size_t size) {
+  return offset <= size && extent <= size - offset;
+}
+
 void check_range(const MemObject& m, size_t offset, size_t size) {
-  check(offset <= m.size() && size <= m.size() - offset, CL_INVALID_VALUE,
+  check(range_inside(offset, size, m.size()), CL_INVALID_VALUE,
         "the region lies outside the buffer");
 }
 
@@ -92,10 +97,6 @@ size_t rect_extent(const size_t* region, Pitches p) {
              region[0], what);
 }
 
-// The rectangle (offset, extent) lies inside [0, size).
-bool rect_inside(size_t offset, size_t extent, size_t size) {
-  return offset <= size && extent <= size - offset;
-}
 
 void check_region(const size_t* origin_a, const size_t* origin_b, const size_t* region) {
   check(origin_a && origin_b && region, CL_INVALID_VALUE, "an origin or the region is NULL");
@@ -215,7 +216,7 @@ void clEnqueueReadBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_b
   const Pitches bp = rect_pitches(region, buffer_row_pitch, buffer_slice_pitch, "buffer");
   const Pitches hp = rect_pitches(region, host_row_pitch, host_slice_pitch, "host");
   const size_t boff = rect_offset(buffer_origin, bp);
-  check(rect_inside(boff, rect_extent(region, bp), m.size()), CL_INVALID_VALUE,
+  check(range_inside(boff, rect_extent(region, bp), m.size()), CL_INVALID_VALUE,
         "the region lies outside the buffer");
   const size_t hoff = rect_offset(host_origin, hp);
   add(hoff, rect_extent(region, hp), "the host rectangle overflows");
@@ -239,7 +240,7 @@ void clEnqueueWriteBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_
   const Pitches bp = rect_pitches(region, buffer_row_pitch, buffer_slice_pitch, "buffer");
   const Pitches hp = rect_pitches(region, host_row_pitch, host_slice_pitch, "host");
   const size_t boff = rect_offset(buffer_origin, bp);
-  check(rect_inside(boff, rect_extent(region, bp), m.size()), CL_INVALID_VALUE,
+  check(range_inside(boff, rect_extent(region, bp), m.size()), CL_INVALID_VALUE,
         "the region lies outside the buffer");
   const size_t hoff = rect_offset(host_origin, hp);
   add(hoff, rect_extent(region, hp), "the host rectangle overflows");
@@ -264,9 +265,9 @@ void clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_buffer, 
   const Pitches dp = rect_pitches(region, dst_row_pitch, dst_slice_pitch, "destination");
   const size_t soff = rect_offset(src_origin, sp), doff = rect_offset(dst_origin, dp);
   const size_t sext = rect_extent(region, sp), dext = rect_extent(region, dp);
-  check(rect_inside(soff, sext, src.size()), CL_INVALID_VALUE,
+  check(range_inside(soff, sext, src.size()), CL_INVALID_VALUE,
         "the source region lies outside the buffer");
-  check(rect_inside(doff, dext, dst.size()), CL_INVALID_VALUE,
+  check(range_inside(doff, dext, dst.size()), CL_INVALID_VALUE,
         "the destination region lies outside the buffer");
   if (&src == &dst) {
     // The spec: CL_INVALID_VALUE if src and dst are the same buffer and the pitches differ.
