@@ -97,7 +97,6 @@ size_t rect_extent(const size_t* region, Pitches p) {
              region[0], what);
 }
 
-
 void check_region(const size_t* origin_a, const size_t* origin_b, const size_t* region) {
   check(origin_a && origin_b && region, CL_INVALID_VALUE, "an origin or the region is NULL");
   check(region[0] && region[1] && region[2], CL_INVALID_VALUE, "a region dimension is 0");
