@@ -9,7 +9,10 @@ namespace manifold {
 Context::Context(std::vector<Device*> devices, std::vector<cl_context_properties> properties,
                  ContextNotify notify, void* user_data)
     : properties_(std::move(properties)), notify_(notify), notify_user_data_(user_data) {
-  for (Device* d : devices) devices_.emplace_back(d);
+  for (Device* d : devices) {
+    devices_.emplace_back(d);
+    tracks_residency_ = tracks_residency_ || d->memory_place() != kHostPlace;
+  }
 }
 
 Context::~Context() {

@@ -22,6 +22,9 @@ class Context : public ApiObject<_cl_context, ObjectKind::Context, CL_INVALID_CO
   const std::vector<cl_context_properties>& properties() const { return properties_; }
   bool has_device(const Device* d) const;
   bool any_device(bool (*predicate)(const DeviceInfo&)) const;
+  // Some device keeps buffers in memory of its own: the scheduler must track where buffer
+  // contents are current and move them (scheduler/migration.h). False for CPU-only contexts.
+  bool tracks_residency() const { return tracks_residency_; }
 
   // Reports an error to the application's pfn_notify (and the debug log).
   void notify(const char* message) const;
@@ -30,6 +33,7 @@ class Context : public ApiObject<_cl_context, ObjectKind::Context, CL_INVALID_CO
 
  private:
   std::vector<Ref<Device>> devices_;
+  bool tracks_residency_ = false;
   std::vector<cl_context_properties> properties_;
   ContextNotify notify_;
   void* notify_user_data_;

@@ -13,6 +13,7 @@
 
 #include "core/backend.h"
 #include "core/object.h"
+#include "core/residency.h"
 
 namespace manifold {
 
@@ -137,12 +138,19 @@ class Device : public ApiObject<_cl_device_id, ObjectKind::Device, CL_INVALID_DE
   // Host memory is directly usable by the device (CPU): buffers need no device copy.
   virtual bool shares_host_memory() const { return false; }
 
+  // Where this device's commands find buffer contents: kHostPlace for devices that share host
+  // memory, else a place of the device's own memory, given by the platform at probe time
+  // (sub-devices share their parent's).
+  MemoryPlace memory_place() const { return parent_ ? parent_->memory_place() : memory_place_; }
+  void set_memory_place(MemoryPlace place) { memory_place_ = place; }
+
  protected:
   DeviceInfo info_;
   Ref<Device> parent_;
   std::vector<cl_device_partition_property> partition_type_;
 
  private:
+  MemoryPlace memory_place_ = kHostPlace;
   virtual std::shared_ptr<NativeQueue> create_native_queue_impl(bool out_of_order) = 0;
 };
 

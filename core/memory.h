@@ -1,6 +1,7 @@
 // Memory objects. A buffer's data lives in host memory that the CPU device uses directly
-// (USE_HOST_PTR is zero-copy); devices that do not share host memory get a backing of their own
-// from the scheduler's migration layer.
+// (USE_HOST_PTR is zero-copy); devices that do not share host memory get a backing of their own,
+// made on first use. The buffer's Residency says which copy is current for each byte range; the
+// scheduler's migration layer (scheduler/migration.h) keeps it and moves the bytes.
 #pragma once
 
 #include <memory>
@@ -10,6 +11,7 @@
 
 #include "core/context.h"
 #include "core/object.h"
+#include "core/residency.h"
 
 namespace manifold {
 
@@ -19,7 +21,16 @@ using MemDestructorCallback = void(CL_CALLBACK*)(cl_mem, void*);
 // made by that device's backend on first use and freed with the buffer.
 class DeviceBacking {
  public:
+  explicit DeviceBacking(MemoryPlace place) : place_(place) {}
   virtual ~DeviceBacking() = default;
+  MemoryPlace place() const { return place_; }
+  // Copies bytes [offset, offset + size) of the backing to `host` and returns when they are
+  // there. The bytes are current (the commands that wrote them have completed). Thread: any
+  // (a CPU worker, a GPU queue's completion thread, the thread releasing the buffer).
+  virtual void read_to_host(void* host, size_t offset, size_t size) = 0;
+
+ private:
+  MemoryPlace place_;
 };
 
 class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_OBJECT> {
@@ -54,18 +65,26 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
 
   void add_destructor_callback(MemDestructorCallback fn, void* user_data);
 
-  // The backing `device` keeps for the root buffer, made by `make()` (returning
+  // The backing of the root buffer at memory place `place`, made by `make()` (returning
   // std::unique_ptr<DeviceBacking>, or throwing) the first time. Thread-safe. Sub-buffers share
   // their root's backing at their origin.
   template <class Make>
-  DeviceBacking& backing(const void* device, Make&& make) {
+  DeviceBacking& backing(MemoryPlace place, Make&& make) {
     MemObject& r = parent_ ? *parent_ : *this;
     std::lock_guard lock(r.backing_mutex_);
-    for (auto& [owner, b] : r.backings_)
-      if (owner == device) return *b;
-    r.backings_.emplace_back(device, make());
-    return *r.backings_.back().second;
+    if (DeviceBacking* b = r.find_backing_locked(place)) return *b;
+    r.backings_.push_back(make());
+    return *r.backings_.back();
   }
+  DeviceBacking* find_backing(MemoryPlace place) {
+    MemObject& r = parent_ ? *parent_ : *this;
+    std::lock_guard lock(r.backing_mutex_);
+    return r.find_backing_locked(place);
+  }
+
+  // The root buffer's residency, guarded by residency_mutex() (scheduler/migration.cpp).
+  Residency& residency() { return (parent_ ? *parent_ : *this).residency_; }
+  std::mutex& residency_mutex() { return (parent_ ? *parent_ : *this).residency_mutex_; }
 
  private:
   struct Mapping {
@@ -87,8 +106,19 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
   mutable std::mutex mutex_;
   std::vector<Mapping> mappings_;
   std::vector<std::pair<MemDestructorCallback, void*>> destructor_callbacks_;
+  DeviceBacking* find_backing_locked(MemoryPlace place) {
+    for (auto& b : backings_)
+      if (b->place() == place) return b.get();
+    return nullptr;
+  }
+  // Before the host memory goes: bytes current only in a device backing come back to it when
+  // the application will look at them (USE_HOST_PTR).
+  void write_back_to_host();
+
   std::mutex backing_mutex_;
-  std::vector<std::pair<const void*, std::unique_ptr<DeviceBacking>>> backings_;
+  std::vector<std::unique_ptr<DeviceBacking>> backings_;
+  std::mutex residency_mutex_;
+  Residency residency_;
 };
 
 // Default alignment of buffer storage: CL_DEVICE_MEM_BASE_ADDR_ALIGN of the CPU device, and

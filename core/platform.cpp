@@ -45,6 +45,7 @@ Platform::Platform() {
       name_version("cl_khr_extended_versioning", CL_MAKE_VERSION(1, 0, 0)),
   };
   drivers_ = make_drivers();
+  MemoryPlace next_place = kHostPlace + 1;
   for (auto& driver : drivers_) {
     std::vector<Device*> found;
     try {
@@ -53,6 +54,18 @@ Platform::Platform() {
       log_debug("driver %s failed to probe: %s", driver->name(), e.what());
     }
     log_debug("driver %s: %zu device(s)", driver->name(), found.size());
+    for (Device* d : found) {
+      if (d->shares_host_memory()) continue;
+      // A device beyond the places a residency mask can name could not hold buffers.
+      if (next_place == kMaxMemoryPlaces) {
+        log_debug("driver %s: device %s skipped: more than %u GPUs", driver->name(),
+                  d->info().name.c_str(), kMaxMemoryPlaces - 1);
+        continue;
+      }
+      device_at_place_[next_place] = d;
+      d->set_memory_place(next_place++);
+    }
+    std::erase_if(found, [](Device* d) { return !d->shares_host_memory() && d->memory_place() == kHostPlace; });
     devices_.insert(devices_.end(), found.begin(), found.end());
   }
 }

@@ -1,6 +1,7 @@
 // The one Manifold platform: every device of every backend present on this machine.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,10 @@ class Platform : public ApiObject<_cl_platform_id, ObjectKind::Platform, CL_INVA
 
   const std::vector<Device*>& devices() const { return devices_; }
   std::vector<Device*> devices_of_type(cl_device_type type) const;
+  // The root device whose memory is place `place` (null for host memory or an unused place).
+  const Device* device_at_place(MemoryPlace place) const {
+    return place < kMaxMemoryPlaces ? device_at_place_[place] : nullptr;
+  }
   const std::vector<cl_name_version>& extensions() const { return extensions_; }
   std::string extensions_string() const;
 
@@ -30,6 +35,7 @@ class Platform : public ApiObject<_cl_platform_id, ObjectKind::Platform, CL_INVA
   std::vector<std::unique_ptr<Driver>> drivers_;
   std::vector<Device*> devices_;  // root devices, alive for the process lifetime
   std::vector<cl_name_version> extensions_;
+  std::array<const Device*, kMaxMemoryPlaces> device_at_place_{};
 };
 
 // Joins cl_name_version names with spaces (CL_*_EXTENSIONS strings).

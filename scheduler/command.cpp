@@ -37,6 +37,7 @@ void Command::dependency_resolved(cl_int status) {
 void Command::submit() {
   NativeQueue* target = target_.get();
   Ref<Command> self(this);
+  if (queue_->context().tracks_residency()) transfers_ = plan_migrations(op_, queue_->device());
   event_->set_status(CL_SUBMITTED);
   target->submit(self);
   // After the push: a command waiting only for this one's place in `target` may follow it now.

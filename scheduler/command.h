@@ -6,6 +6,7 @@
 
 #include "core/event.h"
 #include "core/queue.h"
+#include "scheduler/migration.h"
 #include "scheduler/operations.h"
 
 namespace manifold {
@@ -22,6 +23,9 @@ class Command final : public EventListener {
   Ref<Event> event_ref() const { return event_; }
   CommandQueue& queue() const { return *queue_; }
   Operation& operation() { return op_; }
+  // What must move into the command's memory place before its operation runs (planned at
+  // submission, scheduler/migration.h). The backend runs these first, in order.
+  std::vector<Transfer>& transfers() { return transfers_; }
 
   void retain() override { refs_.fetch_add(1, std::memory_order_relaxed); }
   void release() override {
@@ -57,6 +61,7 @@ class Command final : public EventListener {
   Ref<Event> event_;
   std::shared_ptr<NativeQueue> target_;
   Operation op_;
+  std::vector<Transfer> transfers_;
 };
 
 }  // namespace manifold

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -170,13 +171,47 @@ CpuDevice::CpuDevice() : target_(compiler::host_cpu_target()) {
 
 CpuDevice::CpuDevice(CpuDevice& parent, cl_uint compute_units, cl_device_partition_property,
                      std::vector<cl_device_partition_property> partition_type)
-    : target_(parent.target_) {
+    : target_(parent.target_), private_memory_(parent.private_memory_) {
   info_ = parent.info_;
   info_.max_compute_units = compute_units;
   info_.partition_max_sub_devices = compute_units;
   parent_ = Ref<Device>(&parent);
   partition_type_ = std::move(partition_type);
   arena_.initialize(static_cast<int>(compute_units));
+}
+
+CpuDevice::CpuDevice(EmulatedGpu gpu) : CpuDevice() {
+  private_memory_ = true;
+  info_.type = CL_DEVICE_TYPE_GPU;
+  info_.name += " (emulated GPU " + std::to_string(gpu.index) + ")";
+  info_.host_unified_memory = false;
+  info_.execution_capabilities = CL_EXEC_KERNEL;  // native kernels need host memory
+  const size_t h = std::hash<std::string>{}(info_.name);
+  std::memcpy(info_.device_uuid.data(), &h, sizeof(h));
+}
+
+PrivateBacking::PrivateBacking(MemoryPlace place, size_t size)
+    : DeviceBacking(place),
+      data_(static_cast<std::byte*>(
+          std::aligned_alloc(kBufferAlignment, (std::max<size_t>(size, 1) + kBufferAlignment - 1) /
+                                                   kBufferAlignment * kBufferAlignment))) {
+  if (!data_) fail(CL_MEM_OBJECT_ALLOCATION_FAILURE, "cannot allocate the emulated GPU's memory");
+}
+
+PrivateBacking::~PrivateBacking() { std::free(data_); }
+
+void PrivateBacking::read_to_host(void* host, size_t offset, size_t size) {
+  std::memcpy(host, data_ + offset, size);
+}
+
+std::byte* CpuDevice::address(const Location& l) {
+  if (!l.mem) return l.host + l.offset;
+  if (!private_memory_) return l.mem->host_data() + l.offset;
+  MemObject& mem = *l.mem;
+  auto& backing = static_cast<PrivateBacking&>(mem.backing(memory_place(), [&] {
+    return std::make_unique<PrivateBacking>(memory_place(), mem.root().size());
+  }));
+  return backing.data() + mem.root_offset() + l.offset;
 }
 
 Device* CpuDevice::create_sub_device(cl_uint compute_units, cl_device_partition_property kind,

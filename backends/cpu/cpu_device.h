@@ -6,13 +6,35 @@
 
 #include "compiler/compiler.h"
 #include "core/device.h"
+#include "core/memory.h"
+#include "scheduler/operations.h"
 
 namespace manifold::cpu {
+
+// Bytes of a buffer in the private memory of an emulated GPU (plain host memory).
+class PrivateBacking final : public DeviceBacking {
+ public:
+  PrivateBacking(MemoryPlace place, size_t size);
+  ~PrivateBacking() override;
+  std::byte* data() const { return data_; }
+  void read_to_host(void* host, size_t offset, size_t size) override;
+
+ private:
+  std::byte* data_;
+};
 
 class CpuDevice final : public Device {
  public:
   // The root device, its limits read from the machine (hwloc, /proc, sysconf).
   CpuDevice();
+  // An emulated GPU (MANIFOLD_EMULATED_GPUS): the CPU again, but its buffers live in memory of
+  // its own, as a discrete GPU's do, so that the migration layer and mixed-device scheduling
+  // can be exercised on a machine without a GPU (CI). Reported as a GPU named "... emulated
+  // GPU <index>".
+  struct EmulatedGpu {
+    int index;
+  };
+  explicit CpuDevice(EmulatedGpu gpu);
   // A sub-device of `parent` with `compute_units` cores.
   CpuDevice(CpuDevice& parent, cl_uint compute_units, cl_device_partition_property partition_kind,
             std::vector<cl_device_partition_property> partition_type);
@@ -21,7 +43,12 @@ class CpuDevice final : public Device {
   const compiler::Target& compiler_target() const override { return target_; }
   std::shared_ptr<const LoadedProgram> load_program(std::span<const uint8_t> binary,
                                                     std::string* error) override;
-  bool shares_host_memory() const override { return true; }
+  bool shares_host_memory() const override { return !private_memory_; }
+
+  // Where `l`'s bytes are for commands of this device: host memory, or the private backing
+  // (made on first use) of an emulated GPU.
+  std::byte* address(const Location& l);
+  std::byte* address(MemObject& mem) { return address(Location{Ref<MemObject>(&mem), nullptr, 0}); }
   Device* create_sub_device(cl_uint compute_units, cl_device_partition_property kind,
                             std::vector<cl_device_partition_property> partition_type) override;
 
@@ -30,6 +57,7 @@ class CpuDevice final : public Device {
 
   compiler::Target target_;
   tbb::task_arena arena_;
+  bool private_memory_ = false;
 };
 
 }  // namespace manifold::cpu

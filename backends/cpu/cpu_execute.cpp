@@ -2,6 +2,7 @@
 #include <cstring>
 #include <new>
 
+#include "backends/cpu/cpu_device.h"
 #include "backends/cpu/cpu_program.h"
 #include "backends/cpu/cpu_queue.h"
 #include "core/log.h"
@@ -32,7 +33,7 @@ void fill(std::byte* dst, size_t size, const std::byte* pattern, size_t pattern_
   }
 }
 
-void run_kernel(KernelOp& op) {
+void run_kernel(CpuDevice& device, KernelOp& op) {
   const auto& program = static_cast<const CpuProgram&>(*op.program);
   const auto& info = op.kernel->info();
   const size_t n = op.args.size();
@@ -43,7 +44,7 @@ void run_kernel(KernelOp& op) {
     KernelArgValue& a = op.args[i];
     switch (info.args[i].kind) {
       case compiler::ArgKind::Buffer:
-        pointers[i] = a.buffer ? static_cast<void*>(a.buffer->host_data()) : a.svm_pointer;
+        pointers[i] = a.buffer ? static_cast<void*>(device.address(*a.buffer)) : a.svm_pointer;
         values[i] = &pointers[i];
         break;
       case compiler::ArgKind::Local:
@@ -70,25 +71,44 @@ void run_native_kernel(NativeKernelOp& op) {
 }
 
 struct Executor {
+  CpuDevice& device;
   void operator()(NoOp&) {}
-  void operator()(CopyOp& op) { std::memmove(host_address(op.dst), host_address(op.src), op.size); }
-  void operator()(CopyRectOp& op) { copy_rect(host_address(op.src), host_address(op.dst), op.rect); }
-  void operator()(FillOp& op) { fill(host_address(op.dst), op.size, op.pattern.data(), op.pattern_size); }
-  void operator()(MapOp&) {}    // zero-copy: the mapping is the object's own memory
-  void operator()(UnmapOp&) {}  // likewise
-  void operator()(MigrateOp&) {}
-  void operator()(KernelOp& op) { run_kernel(op); }
+  void operator()(CopyOp& op) { std::memmove(device.address(op.dst), device.address(op.src), op.size); }
+  void operator()(CopyRectOp& op) { copy_rect(device.address(op.src), device.address(op.dst), op.rect); }
+  void operator()(FillOp& op) { fill(device.address(op.dst), op.size, op.pattern.data(), op.pattern_size); }
+  // A mapping is the buffer's host memory (zero-copy on the CPU); on an emulated GPU the
+  // migration before it brought the bytes there.
+  void operator()(MapOp&) {}
+  void operator()(UnmapOp&) {}
+  void operator()(MigrateOp& op) {
+    if (!(op.flags & CL_MIGRATE_MEM_OBJECT_HOST))
+      for (auto& m : op.mems) device.address(*m);  // allocates now: later commands find it there
+  }
+  void operator()(KernelOp& op) { run_kernel(device, op); }
   void operator()(NativeKernelOp& op) { run_native_kernel(op); }
   void operator()(HostFunctionOp& op) { op.fn(); }
 };
 
+// Moves bytes into host memory, or into an emulated GPU's memory, from wherever they are current.
+void transfer(CpuDevice& device, const Transfer& t) {
+  std::byte* dst = t.to == kHostPlace ? t.root->host_data() + t.offset : device.address(*t.root) + t.offset;
+  if (t.from)
+    t.from->read_to_host(dst, t.offset, t.size);  // another device's memory (a GPU's: a DMA)
+  else
+    std::memcpy(dst, t.root->host_data() + t.offset, t.size);
+}
+
 }  // namespace
 
 void execute(Command& command) {
+  auto& device = static_cast<CpuDevice&>(command.queue().device());
   command.running();
   cl_int status = CL_COMPLETE;
   try {
-    std::visit(Executor{}, command.operation());
+    // Buffer bytes current elsewhere come here first (the commands that wrote them have
+    // completed: scheduler/migration.h).
+    for (const Transfer& t : command.transfers()) transfer(device, t);
+    std::visit(Executor{device}, command.operation());
   } catch (const std::bad_alloc&) {
     status = CL_OUT_OF_HOST_MEMORY;
   } catch (const std::exception& e) {

@@ -139,6 +139,10 @@ constexpr int CU_MEMORYTYPE_DEVICE = 2;
   X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", CUresult,                                          \
     (CUdeviceptr, CUdeviceptr, size_t, CUstream))                                                 \
   X(cuMemcpy3DAsync, "cuMemcpy3DAsync_v2", CUresult, (const CUDA_MEMCPY3D*, CUstream))            \
+  X(cuMemcpyPeerAsync, "cuMemcpyPeerAsync", CUresult,                                             \
+    (CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream))                           \
+  X(cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer", CUresult, (int*, CUdevice, CUdevice))         \
+  X(cuCtxEnablePeerAccess, "cuCtxEnablePeerAccess", CUresult, (CUcontext, unsigned))              \
   X(cuMemsetD8Async, "cuMemsetD8Async", CUresult, (CUdeviceptr, unsigned char, size_t, CUstream)) \
   X(cuMemsetD16Async, "cuMemsetD16Async", CUresult,                                               \
     (CUdeviceptr, unsigned short, size_t, CUstream))                                              \

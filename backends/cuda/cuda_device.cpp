@@ -186,6 +186,17 @@ std::shared_ptr<const LoadedProgram> CudaDevice::load_program(std::span<const ui
 
 // ---- Memory ----
 
+CudaBacking::CudaBacking(CudaDevice& device, CUdeviceptr pointer)
+    : DeviceBacking(device.memory_place()), device_(device), pointer_(pointer) {}
+
+void CudaBacking::read_to_host(void* host, size_t offset, size_t size) {
+  device_.make_current();
+  CUstream stream = device_.copy_stream();
+  device_.copy_to_host(host, pointer_ + offset, size, stream);
+  if (CUresult r = api().cuStreamSynchronize(stream); r != CUDA_SUCCESS)
+    fail(CL_OUT_OF_RESOURCES, "copy to host memory: " + error_text(r));
+}
+
 CudaBacking::~CudaBacking() {
   device_.make_current();
   api().cuMemFree(pointer_);
@@ -218,7 +229,7 @@ bool CudaDevice::is_pinned(const void* host, size_t size) const {
 }
 
 CUdeviceptr CudaDevice::address(MemObject& mem) {
-  DeviceBacking& b = mem.backing(this, [&]() -> std::unique_ptr<DeviceBacking> {
+  DeviceBacking& b = mem.backing(memory_place(), [&]() -> std::unique_ptr<DeviceBacking> {
     const MemObject& root = mem.root();
     make_current();
     CUdeviceptr pointer = 0;
@@ -232,10 +243,6 @@ CUdeviceptr CudaDevice::address(MemObject& mem) {
     if (flags & (CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR)) {
       pin(root.host_data(), root.size());
       if (is_pinned(root.host_data(), root.size())) backing->set_registered_host(root.host_data());
-    }
-    if (flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR)) {
-      if (CUresult r = api().cuMemcpyHtoD(pointer, root.host_data(), root.size()); r != CUDA_SUCCESS)
-        fail(CL_OUT_OF_RESOURCES, "initial upload failed: " + error_text(r));
     }
     return backing;
   });
@@ -316,20 +323,54 @@ void CudaDevice::copy_to_host(void* dst, CUdeviceptr src, size_t size, CUstream 
   }
 }
 
-void CudaDevice::add_mapping(const Mapping& m) {
-  std::lock_guard lock(mappings_mutex_);
-  mappings_.push_back(m);
+CUstream CudaDevice::copy_stream() {
+  std::call_once(copy_stream_once_, [this] {
+    make_current();
+    if (CUresult r = api().cuStreamCreate(&copy_stream_, CU_STREAM_NON_BLOCKING); r != CUDA_SUCCESS)
+      fail(CL_OUT_OF_RESOURCES, "cuStreamCreate: " + error_text(r));
+  });
+  return copy_stream_;
 }
 
-bool CudaDevice::take_mapping(const MemObject* mem, void* pointer, Mapping* out) {
-  std::lock_guard lock(mappings_mutex_);
-  for (auto it = mappings_.rbegin(); it != mappings_.rend(); ++it)
-    if (it->mem == mem && it->pointer == pointer) {
-      *out = *it;
-      mappings_.erase(std::next(it).base());
-      return true;
-    }
-  return false;
+void CudaDevice::enable_peer_access(const CudaDevice& peer) {
+  std::lock_guard lock(peer_mutex_);
+  if (std::find(peers_.begin(), peers_.end(), &peer) != peers_.end()) return;
+  peers_.push_back(&peer);  // tried once: without access the driver stages through the host
+  int can = 0;
+  if (api().cuDeviceCanAccessPeer(&can, device_, peer.device_) != CUDA_SUCCESS || !can) return;
+  make_current();
+  const CUresult r = api().cuCtxEnablePeerAccess(peer.context_, 0);
+  log_debug("cuda: peer access %s -> %s: %s", info().name.c_str(), peer.info().name.c_str(),
+            error_text(r).c_str());
+}
+
+void CudaDevice::transfer(const Transfer& t, CUstream stream) {
+  MemObject& root = *t.root;
+  std::byte* host = root.host_data() + t.offset;
+  auto* from = dynamic_cast<CudaBacking*>(t.from);
+  if (t.to == kHostPlace) {  // for a mapping
+    if (from && &from->device() == this)
+      copy_to_host(host, from->pointer() + t.offset, t.size, stream);
+    else if (t.from)
+      t.from->read_to_host(host, t.offset, t.size);
+    return;
+  }
+  const CUdeviceptr dst = address(root) + t.offset;
+  if (from && &from->device() != this) {
+    // GPU to GPU: a peer copy in this stream (the source's writer has completed).
+    from->device().enable_peer_access(*this);
+    enable_peer_access(from->device());
+    make_current();
+    if (CUresult r = api().cuMemcpyPeerAsync(dst, context_, from->pointer() + t.offset,
+                                             from->device().context(), t.size, stream);
+        r != CUDA_SUCCESS)
+      fail(CL_OUT_OF_RESOURCES, "peer copy between GPUs: " + error_text(r));
+    return;
+  }
+  // Another backend's memory comes through host memory, which then holds the bytes too.
+  if (t.from) t.from->read_to_host(host, t.offset, t.size);
+  make_current();
+  copy_to_device(dst, host, t.size, stream);
 }
 
 }  // namespace manifold::cuda

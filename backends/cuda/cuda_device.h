@@ -12,6 +12,7 @@
 #include "compiler/compiler.h"
 #include "core/device.h"
 #include "core/memory.h"
+#include "scheduler/migration.h"
 
 namespace manifold {
 class Command;
@@ -24,9 +25,11 @@ class CudaDevice;
 // A buffer's copy in the GPU's memory (the root buffer's; sub-buffers use it at their origin).
 class CudaBacking final : public DeviceBacking {
  public:
-  CudaBacking(CudaDevice& device, CUdeviceptr pointer) : device_(device), pointer_(pointer) {}
+  CudaBacking(CudaDevice& device, CUdeviceptr pointer);
   ~CudaBacking() override;
+  CudaDevice& device() const { return device_; }
   CUdeviceptr pointer() const { return pointer_; }
+  void read_to_host(void* host, size_t offset, size_t size) override;
   void set_registered_host(void* host) { registered_host_ = host; }
 
  private:
@@ -78,25 +81,20 @@ class CudaDevice final : public Device {
   int max_dynamic_shared() const { return max_shared_optin_; }
 
   // ---- Memory ----
-  // The device address of `mem` (its root's backing plus its origin), made on first use: the
-  // initial contents (COPY/USE_HOST_PTR) go up then. Throws CL_MEM_OBJECT_ALLOCATION_FAILURE.
+  // The device address of `mem` (its root's backing plus its origin), made on first use (its
+  // contents arrive by migration, scheduler/migration.h). Throws CL_MEM_OBJECT_ALLOCATION_FAILURE.
   CUdeviceptr address(MemObject& mem);
+  // Carries out one migration into this device's memory or, for a mapping, host memory, in
+  // stream order (the host side blocks where the copy must be finished before it returns).
+  void transfer(const Transfer& t, CUstream stream);
+  // A stream of its own for copies that the calling thread waits for (CudaBacking::read_to_host).
+  CUstream copy_stream();
   // Host memory the device can DMA directly (page-locked by Manifold).
   bool is_pinned(const void* host, size_t size) const;
   // Copies between host memory and the device in stream order; pageable host memory goes
   // through pinned staging buffers (the host side blocks until its part is done).
   void copy_to_device(CUdeviceptr dst, const void* src, size_t size, CUstream stream);
   void copy_to_host(void* dst, CUdeviceptr src, size_t size, CUstream stream);
-
-  // Mappings in flight: the backend must know a mapping's region and flags at unmap time.
-  struct Mapping {
-    const MemObject* mem;
-    void* pointer;
-    size_t offset, size;
-    cl_map_flags flags;
-  };
-  void add_mapping(const Mapping& m);
-  bool take_mapping(const MemObject* mem, void* pointer, Mapping* out);
 
   // Executes one command's operation into `stream` (cuda_execute.cpp).
   cl_int execute(Command& command, CUstream stream);
@@ -124,8 +122,12 @@ class CudaDevice final : public Device {
   bool staging_ready_ = false;
   bool ensure_staging();
 
-  std::mutex mappings_mutex_;
-  std::vector<Mapping> mappings_;
+  std::once_flag copy_stream_once_;
+  CUstream copy_stream_ = nullptr;
+  // Peer access to other GPUs' memory, enabled on first use (direct NVLink/PCIe copies).
+  std::mutex peer_mutex_;
+  std::vector<const CudaDevice*> peers_;
+  void enable_peer_access(const CudaDevice& peer);
 };
 
 }  // namespace manifold::cuda

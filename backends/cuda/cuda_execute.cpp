@@ -90,21 +90,11 @@ struct Executor {
       }
     }
   }
-  void operator()(MapOp& op) {
-    // The mapping is the buffer's host memory; it receives the device's bytes unless the
-    // application will overwrite them all (WRITE_INVALIDATE_REGION): no copy then.
-    void* mapped = op.mem->host_data() + op.offset;
-    device.add_mapping({op.mem.get(), mapped, op.offset, op.size, op.flags});
-    if (!(op.flags & CL_MAP_WRITE_INVALIDATE_REGION))
-      device.copy_to_host(mapped, device.address(*op.mem) + op.offset, op.size, stream);
-  }
-  void operator()(UnmapOp& op) {
-    CudaDevice::Mapping m;
-    if (!device.take_mapping(op.mem.get(), op.mapped, &m)) return;
-    // Only a mapping for writing sends bytes back.
-    if (m.flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION))
-      device.copy_to_device(device.address(*op.mem) + m.offset, op.mapped, m.size, stream);
-  }
+  // A mapping is the buffer's host memory: the migration before it brought the current bytes
+  // there, and a mapping for writing left them current only there (the next use on the GPU
+  // moves them back). Nothing more to do.
+  void operator()(MapOp&) {}
+  void operator()(UnmapOp&) {}
   void operator()(KernelOp& op) { launch(op); }
   void operator()(NativeKernelOp&) {
     fail(CL_INVALID_OPERATION, "native kernels do not run on CUDA devices");
@@ -189,6 +179,10 @@ struct Executor {
 cl_int CudaDevice::execute(Command& command, CUstream stream) {
   make_current();
   try {
+    if (!command.transfers().empty()) {
+      for (const Transfer& t : command.transfers()) transfer(t, stream);
+      make_current();  // a copy from another GPU may have switched the thread's context
+    }
     std::visit(Executor{*this, stream}, command.operation());
     return CL_SUCCESS;
   } catch (const Error& e) {

@@ -1,0 +1,125 @@
+#include "scheduler/migration.h"
+
+#include <cstring>
+
+#include "core/device.h"
+#include "core/platform.h"
+
+namespace manifold {
+namespace {
+
+struct Planner {
+  const Device& device;
+  std::vector<Transfer> transfers;
+
+  // The backing to copy a piece from: a device of the target's own backend first (peer copies
+  // beat a trip through host memory), then host memory, then any device.
+  DeviceBacking* source(MemObject& root, Residency::Places at, bool* from_host) {
+    DeviceBacking* other = nullptr;
+    for (MemoryPlace p = kHostPlace + 1; p < kMaxMemoryPlaces; ++p) {
+      if (!(at & Residency::bit(p))) continue;
+      DeviceBacking* b = root.find_backing(p);
+      if (!b) continue;
+      const Device* owner = Platform::get().device_at_place(p);
+      if (owner && std::strcmp(owner->backend_name(), device.backend_name()) == 0 &&
+          device.memory_place() != kHostPlace) {
+        *from_host = false;
+        return b;
+      }
+      if (!other) other = b;
+    }
+    *from_host = (at & Residency::bit(kHostPlace)) != 0;
+    return *from_host ? nullptr : other;
+  }
+
+  // `mem`'s bytes [offset, offset + size) used at `place` in the way `access` says.
+  void use(MemObject& mem, size_t offset, size_t size, Access access, MemoryPlace place) {
+    if (size == 0) return;
+    MemObject& root = const_cast<MemObject&>(mem.root());
+    offset += mem.root_offset();
+    std::lock_guard lock(root.residency_mutex());
+    Residency& residency = root.residency();
+    if (access != Access::Overwrite) {
+      residency.for_each_missing(offset, size, place,
+                                 [&](size_t o, size_t n, Residency::Places at) {
+                                   bool from_host = false;
+                                   DeviceBacking* from = source(root, at, &from_host);
+                                   if (!from && !from_host)
+                                     return;  // no copy holds these bytes: nothing to move
+                                   transfers.push_back({Ref<MemObject>(&root), o, n, place, from});
+                                 });
+    }
+    if (access == Access::Read)
+      residency.add(offset, size, place);
+    else
+      residency.set(offset, size, place);
+  }
+  void use(const Location& l, size_t size, Access access, MemoryPlace place) {
+    if (l.mem) use(*l.mem, l.offset, size, access, place);
+  }
+
+  MemoryPlace here() const { return device.memory_place(); }
+
+  void operator()(NoOp&) {}
+  void operator()(CopyOp& op) {
+    use(op.src, op.size, Access::Read, here());
+    use(op.dst, op.size, Access::Overwrite, here());
+  }
+  // The bytes a rectangle spans, from its first to its last row.
+  static size_t span(const std::array<size_t, 3>& region, size_t row_pitch, size_t slice_pitch) {
+    if (region[0] == 0 || region[1] == 0 || region[2] == 0) return 0;
+    return (region[2] - 1) * slice_pitch + (region[1] - 1) * row_pitch + region[0];
+  }
+  void operator()(CopyRectOp& op) {
+    const Rect& r = op.rect;
+    use(op.src, span(r.region, r.src_row_pitch, r.src_slice_pitch), Access::Read, here());
+    // The rows leave gaps whose bytes stay: the destination's current bytes are needed.
+    use(op.dst, span(r.region, r.dst_row_pitch, r.dst_slice_pitch), Access::Update, here());
+  }
+  void operator()(FillOp& op) { use(op.dst, op.size, Access::Overwrite, here()); }
+  void operator()(MapOp& op) {
+    // A mapping is the buffer's host memory, whichever device's queue maps it. The application
+    // writes the mapped bytes until the unmap, so a mapping for writing leaves them current
+    // only in host memory.
+    Access access = Access::Read;
+    if (op.flags & CL_MAP_WRITE_INVALIDATE_REGION)
+      access = Access::Overwrite;
+    else if (op.flags & CL_MAP_WRITE)
+      access = Access::Update;
+    use(*op.mem, op.offset, op.size, access, kHostPlace);
+  }
+  void operator()(UnmapOp&) {}
+  void operator()(MigrateOp& op) {
+    const MemoryPlace place = (op.flags & CL_MIGRATE_MEM_OBJECT_HOST) ? kHostPlace : here();
+    const Access access =
+        (op.flags & CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED) ? Access::Overwrite : Access::Read;
+    for (auto& m : op.mems) use(*m, 0, m->size(), access, place);
+  }
+  void operator()(KernelOp& op) {
+    const auto& args = op.kernel->info().args;
+    for (size_t i = 0; i < op.args.size() && i < args.size(); ++i) {
+      const KernelArgValue& value = op.args[i];
+      if (args[i].kind != compiler::ArgKind::Buffer || !value.buffer) continue;
+      // A kernel cannot write a __constant or const-qualified argument, nor a READ_ONLY buffer.
+      const bool read_only = args[i].address == CL_KERNEL_ARG_ADDRESS_CONSTANT ||
+                             (args[i].type_qualifier & CL_KERNEL_ARG_TYPE_CONST) ||
+                             (value.buffer->flags() & CL_MEM_READ_ONLY);
+      use(*value.buffer, 0, value.buffer->size(), read_only ? Access::Read : Access::Update,
+          here());
+    }
+  }
+  void operator()(NativeKernelOp& op) {
+    for (auto& [mem, slot] : op.mem_slots) use(*mem, 0, mem->size(), Access::Update, kHostPlace);
+  }
+  void operator()(HostFunctionOp&) {}
+};
+
+}  // namespace
+
+std::vector<Transfer> plan_migrations(Operation& op, const Device& device) {
+  Planner planner{device, {}};
+  std::visit(planner, op);
+  return std::move(planner.transfers);
+}
+
+}  // namespace manifold

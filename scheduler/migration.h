@@ -1,0 +1,41 @@
+// Memory migration between devices: before a command runs, each buffer it uses must be current
+// where its device works (host memory for the CPU, the GPU's memory for a GPU). The scheduler
+// plans the moves when the command is submitted to its native queue, in that queue's order, and
+// records where the command's writes leave the current bytes; the backend carries them out in the
+// queue, before the operation.
+//
+// Why submission time is right: a command is submitted only after everything it depends on has
+// completed (another queue) or entered the same native queue ahead of it. A correct OpenCL program
+// orders every command that writes a buffer before the commands that use it, so when a command is
+// submitted, the residency already reflects all the writes it may see.
+#pragma once
+
+#include <vector>
+
+#include "core/memory.h"
+#include "scheduler/operations.h"
+
+namespace manifold {
+
+class Device;
+
+// One move of bytes into place `to` of a root buffer's range.
+struct Transfer {
+  Ref<MemObject> root;
+  size_t offset = 0, size = 0;  // in the root buffer
+  MemoryPlace to = kHostPlace;
+  DeviceBacking* from = nullptr;  // the backing holding the current bytes; null: host memory
+};
+
+// How a command uses an operand's bytes.
+enum class Access {
+  Read,       // needs the current bytes, changes nothing
+  Overwrite,  // writes every byte of the range: the old bytes are not needed
+  Update,     // may read and write (a kernel argument that is not read-only, a rectangle)
+};
+
+// The transfers `op` needs before it runs on `device`, and the residency after it (its writes
+// make its device's copy the only current one). Thread: whichever thread submits the command.
+std::vector<Transfer> plan_migrations(Operation& op, const Device& device);
+
+}  // namespace manifold
