@@ -32,6 +32,12 @@ class NativeQueue : public std::enable_shared_from_this<NativeQueue> {
   // then submission order implies nothing.
   virtual bool orders_submissions() const { return true; }
 
+  // Whether this queue can make its work wait, on the device, for work already submitted to
+  // `source` (CUDA streams of any CUDA GPU: an event and cuStreamWaitEvent). A dependency on a
+  // command submitted there is then resolved at once, with no host round trip, and submit()
+  // puts the wait in front of the command (Command::native_waits()).
+  virtual bool waits_natively_for(const NativeQueue& source) const { return false; }
+
   // Thread: application (clFlush, and before any blocking wait). Makes submitted work start.
   virtual void flush() {}
 

@@ -16,7 +16,7 @@ Event::~Event() {
   // A listener left here means the event never finished (e.g. a user event released unset):
   // its dependents fail rather than wait forever.
   for (const Listener& l : listeners_) {
-    l.listener->dependency_resolved(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    l.listener->dependency_resolved(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, nullptr);
     l.listener->release();
   }
 }
@@ -46,10 +46,18 @@ void Event::set_status(cl_int new_status) {
   if (new_status <= CL_COMPLETE) status_.notify_all();
   for (const Callback& c : fire) c.fn(handle(), new_status < 0 ? new_status : c.on_status, c.user_data);
   for (const Listener& l : ready) {
-    l.listener->dependency_resolved(l.propagate_failure ? new_status : CL_COMPLETE);
+    l.listener->dependency_resolved(l.propagate_failure ? new_status : CL_COMPLETE, nullptr);
     l.listener->release();
   }
 }
+
+namespace {
+// `listener_queue` runs its work after everything already submitted to `queue`.
+bool orders_after(const NativeQueue* listener_queue, const NativeQueue* queue) {
+  return listener_queue && queue &&
+         (listener_queue == queue || listener_queue->waits_natively_for(*queue));
+}
+}  // namespace
 
 void Event::mark_submitted(NativeQueue* queue) {
   std::vector<Listener> ordered;
@@ -57,13 +65,13 @@ void Event::mark_submitted(NativeQueue* queue) {
     std::lock_guard lock(mutex_);
     submitted_to_ = queue;
     std::erase_if(listeners_, [&](const Listener& l) {
-      if (l.ordering_queue != queue) return false;
+      if (!orders_after(l.ordering_queue, queue)) return false;
       ordered.push_back(l);
       return true;
     });
   }
   for (const Listener& l : ordered) {
-    l.listener->dependency_resolved(CL_SUBMITTED);
+    l.listener->dependency_resolved(CL_SUBMITTED, queue);
     l.listener->release();
   }
 }
@@ -78,10 +86,14 @@ cl_int Event::wait() const {
 }
 
 bool Event::add_listener(EventListener* listener, NativeQueue* ordering_queue,
-                         bool propagate_failure) {
+                         bool propagate_failure, NativeQueue** submitted_to) {
   std::lock_guard lock(mutex_);
+  *submitted_to = nullptr;
   if (status_.load(std::memory_order_relaxed) <= CL_COMPLETE) return false;
-  if (ordering_queue && submitted_to_ == ordering_queue) return false;
+  if (orders_after(ordering_queue, submitted_to_)) {
+    *submitted_to = submitted_to_;
+    return false;
+  }
   listener->retain();
   listeners_.push_back({listener, ordering_queue, propagate_failure});
   return true;

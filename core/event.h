@@ -24,9 +24,10 @@ class EventListener {
   virtual void retain() = 0;
   virtual void release() = 0;
   // Thread: whichever thread finished the event (a worker, or the application setting a user
-  // event). `status` is CL_COMPLETE, CL_SUBMITTED (the event's command entered the listener's
-  // own native queue, which orders it) or a negative error.
-  virtual void dependency_resolved(cl_int status) = 0;
+  // event). `status` is CL_COMPLETE, CL_SUBMITTED (the event's command entered native queue
+  // `source`, which is the listener's own or one it can wait for on the device) or a negative
+  // error.
+  virtual void dependency_resolved(cl_int status, NativeQueue* source) = 0;
 
  protected:
   ~EventListener() = default;
@@ -58,12 +59,14 @@ class Event : public ApiObject<_cl_event, ObjectKind::Event, CL_INVALID_EVENT> {
   // Sleeps until the event is complete or failed; returns the final status.
   cl_int wait() const;
 
-  // Registers `listener` unless the event is already terminal, or already submitted to
-  // `ordering_queue` (non-null: the listener will be submitted to that same in-order queue,
-  // which orders the two). Returns whether the listener now waits.
+  // Registers `listener` unless the event is already terminal, or already submitted to a native
+  // queue that `ordering_queue` (non-null: the in-order queue the listener will be submitted to)
+  // orders it after: the same queue, or one it waits for on the device; then *submitted_to says
+  // which. Returns whether the listener now waits.
   // With `propagate_failure` false an error of this event reaches the listener as CL_COMPLETE
   // (queue ordering, not a wait list: the spec fails only commands that list the event).
-  bool add_listener(EventListener* listener, NativeQueue* ordering_queue, bool propagate_failure);
+  bool add_listener(EventListener* listener, NativeQueue* ordering_queue, bool propagate_failure,
+                    NativeQueue** submitted_to);
 
   void add_callback(cl_int on_status, EventCallback fn, void* user_data);
 

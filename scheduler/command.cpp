@@ -17,15 +17,25 @@ Command::Command(CommandQueue& queue, cl_command_type type, Operation op)
 
 void Command::depend_on(Event& event, bool from_wait_list) {
   pending_.fetch_add(1, std::memory_order_relaxed);
+  NativeQueue* submitted_to = nullptr;
   if (!event.add_listener(this, target_->orders_submissions() ? target_.get() : nullptr,
-                          from_wait_list)) {
+                          from_wait_list, &submitted_to)) {
+    if (submitted_to) {
+      dependency_resolved(CL_SUBMITTED, submitted_to);
+      return;
+    }
     const cl_int status = event.status();
-    dependency_resolved(status < 0 && !from_wait_list ? CL_COMPLETE : status);
+    dependency_resolved(status < 0 && !from_wait_list ? CL_COMPLETE : status, nullptr);
   }
 }
 
-void Command::dependency_resolved(cl_int status) {
+void Command::dependency_resolved(cl_int status, NativeQueue* source) {
   if (status < 0) dependency_failed_.store(true, std::memory_order_relaxed);
+  // In another stream the device can wait for: the target queue inserts that wait.
+  if (status == CL_SUBMITTED && source && source != target_.get()) {
+    std::lock_guard lock(native_waits_mutex_);
+    native_waits_.push_back(source->shared_from_this());
+  }
   if (pending_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   if (dependency_failed_.load(std::memory_order_relaxed)) {
     finish(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);

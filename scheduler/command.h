@@ -3,6 +3,9 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
+#include <mutex>
+#include <vector>
 
 #include "core/event.h"
 #include "core/queue.h"
@@ -41,9 +44,14 @@ class Command final : public EventListener {
   // target needs no wait: the native queue orders them.
   void depend_on(Event& event, bool from_wait_list);
   // Ends the enqueue: from now on the last resolved dependency submits the command.
-  void arm() { dependency_resolved(CL_COMPLETE); }
+  void arm() { dependency_resolved(CL_COMPLETE, nullptr); }
 
-  void dependency_resolved(cl_int status) override;
+  void dependency_resolved(cl_int status, NativeQueue* source) override;
+
+  // Other native queues whose submitted work this command must wait for on the device (their
+  // commands it depends on were already there); the target queue inserts the waits.
+  // Thread: the target's submit (every dependency has resolved by then).
+  const std::vector<std::shared_ptr<NativeQueue>>& native_waits() const { return native_waits_; }
 
   // ---- Backend side ----
   void running() { event_->set_status(CL_RUNNING); }
@@ -62,6 +70,8 @@ class Command final : public EventListener {
   std::shared_ptr<NativeQueue> target_;
   Operation op_;
   std::vector<Transfer> transfers_;
+  std::mutex native_waits_mutex_;  // dependencies may resolve on several threads at once
+  std::vector<std::shared_ptr<NativeQueue>> native_waits_;
 };
 
 }  // namespace manifold

@@ -31,6 +31,7 @@ struct CudaStreamApi {
   }
   static void destroy_event(Device&, Event e) { api().cuEventDestroy(e); }
   static void record(Event e, Stream s) { api().cuEventRecord(e, s); }
+  static void stream_wait(Stream s, Event e) { api().cuStreamWaitEvent(s, e, 0); }
   static cl_int status_of(CUresult r) { return r == CUDA_SUCCESS ? CL_SUCCESS : CL_OUT_OF_RESOURCES; }
   static cl_int synchronize_event(Event e) { return status_of(api().cuEventSynchronize(e)); }
   static cl_int synchronize_stream(Stream s) { return status_of(api().cuStreamSynchronize(s)); }

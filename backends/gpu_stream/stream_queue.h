@@ -10,6 +10,8 @@
 //     per queue sleeps in a blocking-sync event recorded after the newest command, then
 //     completes every command up to it (a stream runs in order: one event covers them all).
 // Profiling records an event before and after each command (only on profiling queues).
+// A dependency on a command already in another stream queue of the same vendor (any of its
+// GPUs) becomes a device-side wait: an event recorded in that stream, waited for in this one.
 //
 // Out-of-order queue = a small pool of in-order stream queues; the scheduler resolves
 // dependencies before submit(), so commands go round-robin to the pool's streams and run
@@ -20,7 +22,7 @@
 //   void make_current(Device&);                       // the calling thread talks to Device
 //   Stream create_stream(Device&);  void destroy_stream(Device&, Stream);
 //   Event create_event(Device&, bool timing, bool blocking_sync);  void destroy_event(Device&, Event);
-//   void record(Event, Stream);
+//   void record(Event, Stream);  void stream_wait(Stream, Event);  // device-side wait
 //   cl_int synchronize_event(Event);  cl_int synchronize_stream(Stream);   // CL_SUCCESS or error
 //   double elapsed_ns(Event from, Event to);
 //   cl_int execute(Device&, Command&, Stream);  // puts the operation into the stream (may block
@@ -68,8 +70,16 @@ class StreamQueue final : public NativeQueue {
       waiter_.join();
   }
 
+  bool waits_natively_for(const NativeQueue& source) const override {
+    return dynamic_cast<const StreamQueue*>(&source) != nullptr;
+  }
+
   void submit(Ref<Command> command) override {
     State& s = *state_;
+    // Before this queue's lock (two queues may wait for each other's earlier work): work another
+    // thread puts into this stream meanwhile waits too, which is merely conservative.
+    for (const auto& source : command->native_waits())
+      static_cast<StreamQueue&>(*source).make_wait(s.stream);
     Api::make_current(s.device);
     const bool profiling = command->queue().profiling();
     std::unique_lock lock(s.mutex);  // FIFO order must be stream order
@@ -100,6 +110,18 @@ class StreamQueue final : public NativeQueue {
     if (!waiter_.joinable()) waiter_ = std::thread([state = state_] { state->wait_loop(); });
     lock.unlock();
     if (wake) s.wake.notify_one();
+  }
+
+  // Makes `waiting` (a stream of any device of this vendor) wait on the device for everything
+  // submitted here so far. Thread: the waiting queue's submit.
+  void make_wait(Stream waiting) {
+    State& s = *state_;
+    std::lock_guard lock(s.mutex);
+    Api::make_current(s.device);
+    if (!s.cross_event) s.cross_event = Api::create_event(s.device, false, false);
+    // The wait takes the event's state at this call: the event can be recorded again at once.
+    Api::record(s.cross_event, s.stream);
+    Api::stream_wait(waiting, s.cross_event);
   }
 
   void flush() override {
@@ -152,6 +174,7 @@ class StreamQueue final : public NativeQueue {
       Api::synchronize_stream(stream);
       for (GpuEvent e : free_events) Api::destroy_event(device, e);
       if (anchor) Api::destroy_event(device, anchor);
+      if (cross_event) Api::destroy_event(device, cross_event);
       Api::destroy_event(device, sync_event);
       Api::destroy_stream(device, stream);
     }
@@ -226,6 +249,7 @@ class StreamQueue final : public NativeQueue {
     Stream stream{};
     GpuEvent sync_event{};
     GpuEvent anchor{};
+    GpuEvent cross_event{};  // recorded for other streams' device-side waits (make_wait)
     uint64_t anchor_ns = 0;
     std::mutex mutex;
     std::condition_variable wake;
