@@ -2,6 +2,8 @@
 // commands need (scheduler/migration.h), events order commands across devices, failures
 // propagate. Runs on the CPU plus two emulated GPUs (MANIFOLD_EMULATED_GPUS: CPU devices whose
 // buffers live in private memory, as a discrete GPU's do), and on real GPUs where present.
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <numeric>
 #include <thread>
@@ -39,6 +41,16 @@ class MultiDevice : public ::testing::Test {
     ASSERT_CL(CL_SUCCESS,
               clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, n, devices_.data(), nullptr));
     if (devices_.size() < 3) GTEST_SKIP() << "needs three devices";
+    // The CPU first, then real GPUs before emulated ones: queues 1 and 2 are the first two GPUs.
+    auto rank = [](cl_device_id d) {
+      if (isCpuDevice(d)) return 0;
+      return deviceString(d, CL_DEVICE_NAME).find("emulated GPU") == std::string::npos ? 1 : 2;
+    };
+    std::stable_sort(devices_.begin(), devices_.end(),
+                     [&](cl_device_id a, cl_device_id b) { return rank(a) < rank(b); });
+    if (::testing::UnitTest::GetInstance()->current_test_info()->name() ==
+        std::string("ChainAcrossEveryDeviceSeesEachWrite"))
+      for (cl_device_id d : devices_) std::printf("device: %s\n", deviceString(d, CL_DEVICE_NAME).c_str());
     cl_int err = -1;
     context_ = Context(clCreateContext(nullptr, n, devices_.data(), nullptr, nullptr, &err));
     ASSERT_ERR(CL_SUCCESS, err);
