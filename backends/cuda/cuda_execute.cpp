@@ -92,8 +92,9 @@ struct Executor {
   }
   // A mapping is the buffer's host memory: the migration before it brought the current bytes
   // there, and a mapping for writing left them current only there (the next use on the GPU
-  // moves them back). Nothing more to do.
-  void operator()(MapOp&) {}
+  // moves them back). Making the GPU's backing page-locks ALLOC/USE_HOST_PTR memory, so that
+  // transfers to and from the mapped pointer (a common way to get pinned memory) are plain DMA.
+  void operator()(MapOp& op) { device.address(*op.mem); }
   void operator()(UnmapOp&) {}
   void operator()(KernelOp& op) { launch(op); }
   void operator()(NativeKernelOp&) {
