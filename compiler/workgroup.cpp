@@ -1039,15 +1039,20 @@ KernelLowering::RegionEnd KernelLowering::emit_region(Region& region, Function* 
   }
   // Uniform values are stored once, after the work-item loops: a store inside the x loop
   // would make the slot a value carried from work-item to work-item, which the vectorizer
-  // rejects. The value stored is the last work-item's, or poison where its path did not
-  // define it: a later use is reached only through a barrier the definition dominates, so
-  // every work-item, the last one included, defined it then.
+  // rejects. The value stored is the last work-item's, or the slot's previous value where its
+  // path did not define it. A pass that does not reach the definition at all must leave the
+  // slot alone: a loop counter defined at the top of an outer loop, used in the next outer
+  // iteration, is carried through passes of an inner loop that never define it (poison there
+  // made CLBlast's gemm kernels read a garbage counter).
   for (llvm::StoreInst* store : uniform_stores) {
     if (next) {
       llvm::SSAUpdater updater;
       Value* value = store->getValueOperand();
       updater.Initialize(value->getType(), value->getName());
-      updater.AddAvailableValue(x_header, llvm::PoisonValue::get(value->getType()));
+      auto* previous = new llvm::LoadInst(value->getType(), store->getPointerOperand(),
+                                          value->getName() + ".previous",
+                                          preheader->getTerminator()->getIterator());
+      updater.AddAvailableValue(x_header, previous);
       updater.AddAvailableValue(store->getParent(), value);
       Value* last = updater.GetValueInMiddleOfBlock(done);
       new llvm::StoreInst(last, store->getPointerOperand(), done);

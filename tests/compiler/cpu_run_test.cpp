@@ -365,6 +365,38 @@ TEST(CpuRun, BarrierShapes) {
   }
 }
 
+// No explicit barrier, but the innermost loops (uniform trip counts) become regions of their own
+// (implicit loop barriers). The outer counter k is stored in the region that increments it and
+// read in the next k iteration; between the two run passes of the j/i loops that never reach
+// its definition and must keep its value. Reduced from CLBlast's Xgemm kernel (CGEMM, CHERK).
+TEST(CpuRun, OuterLoopCounterAcrossInnerLoopRegions) {
+  auto exe = build_and_load(R"(
+    __kernel void k(__global const int* in, __global int* out) {
+      int a[2];
+      int sum = 0;
+      for (int k = 0; k < 4; k++) {
+        for (int i = 0; i < 2; i++) a[i] = in[k * 64 + i + get_global_id(0) * 2];
+        for (int j = 0; j < 2; j++)
+          for (int i = 0; i < 2; i++) sum += a[i];
+      }
+      out[get_global_id(0)] = sum;
+    })");
+  ASSERT_NE(exe, nullptr);
+  const size_t n = 32, local = 16;
+  std::vector<int> in(256), out(n, -1);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = int(i) * 3 - 100;
+  void* pin = in.data();
+  void* pout = out.data();
+  const void* args[] = {&pin, &pout};
+  exe->run("k", range_1d(n, local), args, nullptr);
+  for (size_t g = 0; g < n; ++g) {
+    int expected = 0;
+    for (int k = 0; k < 4; ++k)
+      for (int i = 0; i < 2; ++i) expected += 2 * in[k * 64 + i + g * 2];
+    ASSERT_EQ(out[g], expected) << g;
+  }
+}
+
 // Barriers in a kernel whose last work-group is smaller than the others.
 TEST(CpuRun, BarrierWithNonUniformLastGroup) {
   auto exe = build_and_load(R"(
