@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/context.h"
+#include "core/event.h"
 #include "core/object.h"
 #include "core/residency.h"
 
@@ -31,6 +32,16 @@ class DeviceBacking {
 
  private:
   MemoryPlace place_;
+};
+
+// A copy into a memory place that a submitted command makes and that may not have landed yet:
+// until `done` is complete, only commands of the same in-order native queue (`queue`) may rely on
+// it (scheduler/migration.cpp).
+struct PendingCopy {
+  size_t offset, size;
+  MemoryPlace place;
+  const void* queue;  // the in-order native queue that makes it; null: none orders after it
+  Ref<Event> done;
 };
 
 class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_OBJECT> {
@@ -85,6 +96,7 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
   // The root buffer's residency, guarded by residency_mutex() (scheduler/migration.cpp).
   Residency& residency() { return (parent_ ? *parent_ : *this).residency_; }
   std::mutex& residency_mutex() { return (parent_ ? *parent_ : *this).residency_mutex_; }
+  std::vector<PendingCopy>& pending_copies() { return (parent_ ? *parent_ : *this).pending_copies_; }
 
  private:
   struct Mapping {
@@ -119,6 +131,7 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
   std::vector<std::unique_ptr<DeviceBacking>> backings_;
   std::mutex residency_mutex_;
   Residency residency_;
+  std::vector<PendingCopy> pending_copies_;
 };
 
 // Default alignment of buffer storage: CL_DEVICE_MEM_BASE_ADDR_ALIGN of the CPU device, and

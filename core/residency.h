@@ -41,6 +41,21 @@ class Residency {
     }
   }
 
+  // Calls fn(offset, size, places) for each piece of [offset, offset + size), in address order.
+  template <class Fn>
+  void for_each(size_t offset, size_t size, Fn&& fn) const {
+    const size_t end = clamp_end(offset, size);
+    auto it = ranges_.upper_bound(offset);
+    --it;
+    while (offset < end) {
+      auto next = std::next(it);
+      const size_t piece_end = std::min(end, next == ranges_.end() ? size_ : next->first);
+      fn(offset, piece_end - offset, it->second);
+      offset = piece_end;
+      it = next;
+    }
+  }
+
   // [offset, offset + size) is now current at `place` too (a copy landed there).
   void add(size_t offset, size_t size, MemoryPlace place) {
     update(offset, size, [place](Places p) { return p | bit(place); });

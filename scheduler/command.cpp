@@ -47,7 +47,9 @@ void Command::dependency_resolved(cl_int status, NativeQueue* source) {
 void Command::submit() {
   NativeQueue* target = target_.get();
   Ref<Command> self(this);
-  if (queue_->context().tracks_residency()) transfers_ = plan_migrations(op_, queue_->device());
+  if (queue_->context().tracks_residency())
+    transfers_ = plan_migrations(op_, queue_->device(),
+                                 target->orders_submissions() ? target : nullptr, *event_);
   event_->set_status(CL_SUBMITTED);
   target->submit(self);
   // After the push: a command waiting only for this one's place in `target` may follow it now.

@@ -10,14 +10,31 @@ namespace {
 
 struct Planner {
   const Device& device;
+  const void* queue;  // the command's in-order native queue (null: its commands run unordered)
+  Event& event;       // the command's
   std::vector<Transfer> transfers;
 
-  // The backing to copy a piece from: a device of the target's own backend first (peer copies
-  // beat a trip through host memory), then host memory, then any device.
-  DeviceBacking* source(MemObject& root, Residency::Places at, bool* from_host) {
+  // Whether a copy at `place` of [offset, offset + size) may be read by this command: no copy
+  // into it is still on its way from a queue that this command does not follow.
+  static bool overlaps(const PendingCopy& p, size_t offset, size_t size) {
+    return p.offset < offset + size && offset < p.offset + p.size;
+  }
+  bool settled(const std::vector<PendingCopy>& pending, MemoryPlace place, size_t offset,
+               size_t size) const {
+    for (const PendingCopy& p : pending)
+      if (p.place == place && overlaps(p, offset, size) && !(queue && p.queue == queue)) return false;
+    return true;
+  }
+
+  // The backing to copy a piece from: a settled copy, first on a device of the target's own
+  // backend (peer copies beat a trip through host memory), then host memory, then any device.
+  // *from_host: the source is host memory.
+  DeviceBacking* source(MemObject& root, Residency::Places at, size_t offset, size_t size,
+                        bool* from_host) {
+    const auto& pending = root.pending_copies();
     DeviceBacking* other = nullptr;
     for (MemoryPlace p = kHostPlace + 1; p < kMaxMemoryPlaces; ++p) {
-      if (!(at & Residency::bit(p))) continue;
+      if (!(at & Residency::bit(p)) || !settled(pending, p, offset, size)) continue;
       DeviceBacking* b = root.find_backing(p);
       if (!b) continue;
       const Device* owner = Platform::get().device_at_place(p);
@@ -28,8 +45,23 @@ struct Planner {
       }
       if (!other) other = b;
     }
-    *from_host = (at & Residency::bit(kHostPlace)) != 0;
+    *from_host = (at & Residency::bit(kHostPlace)) && settled(pending, kHostPlace, offset, size);
     return *from_host ? nullptr : other;
+  }
+
+  void move(MemObject& root, size_t offset, size_t size, Residency::Places at, MemoryPlace place) {
+    at &= ~Residency::bit(place);  // copy from elsewhere, never onto itself
+    bool from_host = false;
+    DeviceBacking* from = source(root, at, offset, size, &from_host);
+    if (!from && !from_host) {
+      // Every copy is still on its way (a program whose readers race): take the one a writer
+      // left, which is current. (The write that made it has completed or precedes this command.)
+      for (MemoryPlace p = kHostPlace + 1; p < kMaxMemoryPlaces && !from; ++p)
+        if (at & Residency::bit(p)) from = root.find_backing(p);
+      if (!from && !(at & Residency::bit(kHostPlace))) return;  // no copy holds them: undefined
+    }
+    transfers.push_back({Ref<MemObject>(&root), offset, size, place, from});
+    root.pending_copies().push_back({offset, size, place, queue, Ref<Event>(&event)});
   }
 
   // `mem`'s bytes [offset, offset + size) used at `place` in the way `access` says.
@@ -39,20 +71,33 @@ struct Planner {
     offset += mem.root_offset();
     std::lock_guard lock(root.residency_mutex());
     Residency& residency = root.residency();
+    auto& pending = root.pending_copies();
+    std::erase_if(pending, [](const PendingCopy& p) { return p.done->is_terminal(); });
     if (access != Access::Overwrite) {
-      residency.for_each_missing(offset, size, place,
-                                 [&](size_t o, size_t n, Residency::Places at) {
-                                   bool from_host = false;
-                                   DeviceBacking* from = source(root, at, &from_host);
-                                   if (!from && !from_host)
-                                     return;  // no copy holds these bytes: nothing to move
-                                   transfers.push_back({Ref<MemObject>(&root), o, n, place, from});
-                                 });
+      residency.for_each(offset, size, [&](size_t o, size_t n, Residency::Places at) {
+        if (!(at & Residency::bit(place))) return move(root, o, n, at, place);
+        // Current here, but maybe only once another queue's copy lands: then copy again (the
+        // same bytes, so the two copies do not conflict).
+        if (!settled(pending, place, o, n)) move(root, o, n, at, place);
+      });
     }
-    if (access == Access::Read)
+    if (access == Access::Read) {
       residency.add(offset, size, place);
-    else
-      residency.set(offset, size, place);
+      return;
+    }
+    residency.set(offset, size, place);
+    // Written: no other place holds these bytes any more, and this command's own copy is its.
+    std::vector<PendingCopy> kept;
+    for (PendingCopy& p : pending) {
+      if (!overlaps(p, offset, size) || &*p.done == &event) {
+        kept.push_back(std::move(p));
+        continue;
+      }
+      if (p.offset < offset) kept.push_back({p.offset, offset - p.offset, p.place, p.queue, p.done});
+      if (p.offset + p.size > offset + size)
+        kept.push_back({offset + size, p.offset + p.size - offset - size, p.place, p.queue, p.done});
+    }
+    pending.swap(kept);
   }
   void use(const Location& l, size_t size, Access access, MemoryPlace place) {
     if (l.mem) use(*l.mem, l.offset, size, access, place);
@@ -116,8 +161,9 @@ struct Planner {
 
 }  // namespace
 
-std::vector<Transfer> plan_migrations(Operation& op, const Device& device) {
-  Planner planner{device, {}};
+std::vector<Transfer> plan_migrations(Operation& op, const Device& device, const void* queue,
+                                      Event& event) {
+  Planner planner{device, queue, event, {}};
   std::visit(planner, op);
   return std::move(planner.transfers);
 }

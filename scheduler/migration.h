@@ -4,6 +4,9 @@
 // records where the command's writes leave the current bytes; the backend carries them out in the
 // queue, before the operation.
 //
+// A copy a command makes is in flight until the command completes: commands of other queues that
+// do not follow it make their own copy (the same bytes) rather than read a half-made one.
+//
 // Why submission time is right: a command is submitted only after everything it depends on has
 // completed (another queue) or entered the same native queue ahead of it. A correct OpenCL program
 // orders every command that writes a buffer before the commands that use it, so when a command is
@@ -35,7 +38,11 @@ enum class Access {
 };
 
 // The transfers `op` needs before it runs on `device`, and the residency after it (its writes
-// make its device's copy the only current one). Thread: whichever thread submits the command.
-std::vector<Transfer> plan_migrations(Operation& op, const Device& device);
+// make its device's copy the only current one). `queue` is the in-order native queue the command
+// goes to (null when its commands run unordered) and `event` the command's: until it completes,
+// the copies it makes serve only later commands of that queue. Thread: whichever thread submits
+// the command.
+std::vector<Transfer> plan_migrations(Operation& op, const Device& device, const void* queue,
+                                      Event& event);
 
 }  // namespace manifold
