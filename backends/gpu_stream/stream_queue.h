@@ -90,12 +90,15 @@ class StreamQueue final : public NativeQueue {
     State& s = *state_;
     // Before this queue's lock (two queues may wait for each other's earlier work): work another
     // thread puts into this stream meanwhile waits too, which is merely conservative.
-    for (const auto& source : command->native_waits())
-      static_cast<StreamQueue&>(*source).make_wait(s.stream);
+    std::vector<Waited> waited;  // empty (no allocation) unless the command waits natively
+    for (const auto& source : command->native_waits()) {
+      auto& queue = static_cast<StreamQueue&>(*source);
+      waited.push_back({queue.state_, queue.make_wait(s.stream)});
+    }
     const bool profiling = command->queue().profiling();
     const bool direct = command->submitted_directly();
     std::unique_lock lock(s.mutex);  // FIFO order must be stream order
-    Entry entry{std::move(command), ++s.submitted, nullptr, nullptr};
+    Entry entry{std::move(command), ++s.submitted, nullptr, nullptr, std::move(waited)};
     if (profiling) {
       Api::make_current(s.device);
       entry.start = s.take_event(true);
@@ -132,8 +135,9 @@ class StreamQueue final : public NativeQueue {
   }
 
   // Makes `waiting` (a stream of any device of this vendor) wait on the device for everything
-  // submitted here so far. Thread: the waiting queue's submit.
-  void make_wait(Stream waiting) {
+  // submitted here so far; returns the sequence number of the newest command it covers.
+  // Thread: the waiting queue's submit.
+  uint64_t make_wait(Stream waiting) {
     State& s = *state_;
     std::lock_guard lock(s.mutex);
     Api::make_current(s.device);
@@ -141,6 +145,7 @@ class StreamQueue final : public NativeQueue {
     // The wait takes the event's state at this call: the event can be recorded again at once.
     Api::record(s.cross_event, s.stream);
     Api::stream_wait(waiting, s.cross_event);
+    return s.submitted;
   }
 
   // The commands submitted so far complete without anybody waiting for them.
@@ -189,10 +194,18 @@ class StreamQueue final : public NativeQueue {
     return n;
   }
 
+  struct State;
+  // Commands of another stream queue, through `sequence`, that a command waited for on the
+  // device: they have run when it has, and complete (on the host) before it does.
+  struct Waited {
+    std::shared_ptr<State> queue;
+    uint64_t sequence;
+  };
   struct Entry {
     Ref<Command> command;
     uint64_t sequence;
     GpuEvent start, end;  // profiling only
+    std::vector<Waited> waited;
   };
 
   struct State {
@@ -239,6 +252,10 @@ class StreamQueue final : public NativeQueue {
         }
       }
       for (Entry& e : done) {
+        // What it waited for in other streams first: statuses stay in dependency order even
+        // where those queues complete lazily.
+        if (status == CL_SUCCESS)
+          for (const Waited& w : e.waited) w.queue->complete_through(w.sequence, CL_SUCCESS);
         if (e.start && status == CL_SUCCESS) {
           Event& event = e.command->event();
           const uint64_t submitted = event.stamp(Event::kSubmit);
