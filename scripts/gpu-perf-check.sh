@@ -16,7 +16,7 @@ with_tests=0
 for a in "$@"; do [ "$a" = --tests ] && with_tests=1; done
 mkdir -p "$out"
 if [ $with_tests = 1 ]; then
-  TESTS="gpu_e2e api_buffer api_events api_transfer api_map api_profiling" \
+  TESTS="gpu_e2e api_buffer api_events api_transfer api_map api_profiling api_queue api_threads api_multi_device" \
     bash scripts/gpu-run.sh "$out" --tests-only > /dev/null
   cat "$out/tests.txt"
 else
