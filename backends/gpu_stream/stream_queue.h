@@ -40,6 +40,7 @@
 //                                               // staging); CL_SUCCESS or error
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -124,8 +125,10 @@ class StreamQueue final : public NativeQueue {
     const uint64_t sequence = entry.sequence;
     s.pending.push_back(std::move(entry));
     // Completion wanted now: see the header. A direct submission is followed by the enqueueing
-    // thread's own wait, flush or further enqueues.
-    if (eager() || !direct || sequence - s.completed >= batch()) s.wanted_through = sequence;
+    // thread's own wait, flush or further enqueues; a long run of them wakes the waiter once per
+    // batch (counted from what it was last asked for, so that it does not chase the stream).
+    if (eager() || !direct || sequence - std::max(s.completed, s.wanted_through) >= batch())
+      s.wanted_through = sequence;
     const bool wake = s.wanted_through > s.completed && !s.waiter_busy;
     if (wake) s.waiter_busy = true;
     if (wake && !waiter_.joinable())
