@@ -38,8 +38,12 @@ void clGetEventInfo(cl_event event, cl_event_info param_name, size_t param_value
       return out.value(e.context().handle());
     case CL_EVENT_COMMAND_TYPE:
       return out.value(e.command_type());
-    case CL_EVENT_COMMAND_EXECUTION_STATUS:
-      return out.value(e.status());
+    case CL_EVENT_COMMAND_EXECUTION_STATUS: {
+      // An application polling the status must see it change without calling clFlush.
+      const cl_int status = e.status();
+      if (status > CL_COMPLETE) e.want_completion();
+      return out.value(status);
+    }
     case CL_EVENT_REFERENCE_COUNT:
       return out.value(e.api_reference_count());
     default:

@@ -1,5 +1,7 @@
 #include "core/event.h"
 
+#include <algorithm>
+
 #include "core/context.h"
 #include "core/platform.h"
 #include "core/queue.h"
@@ -43,6 +45,11 @@ void Event::set_status(cl_int new_status) {
     });
     if (new_status <= CL_COMPLETE) ready.swap(listeners_);
   }
+  // A status may be skipped (a GPU command goes from SUBMITTED to COMPLETE): its callbacks still
+  // come in the order of the statuses, SUBMITTED before RUNNING before COMPLETE.
+  if (fire.size() > 1)
+    std::stable_sort(fire.begin(), fire.end(),
+                     [](const Callback& a, const Callback& b) { return a.on_status > b.on_status; });
   if (new_status <= CL_COMPLETE) status_.notify_all();
   for (const Callback& c : fire) c.fn(handle(), new_status < 0 ? new_status : c.on_status, c.user_data);
   for (const Listener& l : ready) {
@@ -76,8 +83,13 @@ void Event::mark_submitted(NativeQueue* queue) {
   }
 }
 
+void Event::want_completion() const {
+  if (queue_ && !is_terminal()) queue_->flush();
+}
+
 cl_int Event::wait() const {
   cl_int s = status();
+  if (s > CL_COMPLETE) want_completion();
   while (s > CL_COMPLETE) {
     status_.wait(s, std::memory_order_acquire);
     s = status();
@@ -87,15 +99,20 @@ cl_int Event::wait() const {
 
 bool Event::add_listener(EventListener* listener, NativeQueue* ordering_queue,
                          bool propagate_failure, NativeQueue** submitted_to) {
-  std::lock_guard lock(mutex_);
-  *submitted_to = nullptr;
-  if (status_.load(std::memory_order_relaxed) <= CL_COMPLETE) return false;
-  if (orders_after(ordering_queue, submitted_to_)) {
-    *submitted_to = submitted_to_;
-    return false;
+  {
+    std::lock_guard lock(mutex_);
+    *submitted_to = nullptr;
+    if (status_.load(std::memory_order_relaxed) <= CL_COMPLETE) return false;
+    if (orders_after(ordering_queue, submitted_to_)) {
+      *submitted_to = submitted_to_;
+      return false;
+    }
+    listener->retain();
+    listeners_.push_back({listener, ordering_queue, propagate_failure});
   }
-  listener->retain();
-  listeners_.push_back({listener, ordering_queue, propagate_failure});
+  // A dependent command waits (unless the event's submission to `ordering_queue` releases it
+  // first): its completion may be the only one asked for.
+  want_completion();
   return true;
 }
 
@@ -104,10 +121,11 @@ void Event::add_callback(cl_int on_status, EventCallback fn, void* user_data) {
   {
     std::lock_guard lock(mutex_);
     reached = status_.load(std::memory_order_relaxed);
-    if (reached > on_status) {
-      callbacks_.push_back({on_status, fn, user_data});
-      return;
-    }
+    if (reached > on_status) callbacks_.push_back({on_status, fn, user_data});
+  }
+  if (reached > on_status) {
+    want_completion();  // the callback must come without a wait of the application's
+    return;
   }
   // Already there: call now, from the registering thread.
   fn(handle(), reached < 0 ? reached : on_status, user_data);

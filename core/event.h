@@ -58,6 +58,10 @@ class Event : public ApiObject<_cl_event, ObjectKind::Event, CL_INVALID_EVENT> {
 
   // Sleeps until the event is complete or failed; returns the final status.
   cl_int wait() const;
+  // Somebody needs this command's completion without waiting through its queue (a callback, a
+  // dependent on another queue, a status poll): the queue flushes, so that a backend that
+  // completes lazily completes it. Thread: any, no lock of this event held.
+  void want_completion() const;
 
   // Registers `listener` unless the event is already terminal, or already submitted to a native
   // queue that `ordering_queue` (non-null: the in-order queue the listener will be submitted to)

@@ -52,6 +52,7 @@ class CommandQueue
   const std::vector<cl_queue_properties> property_list_;
   std::unique_ptr<Submitter> submitter_;
   std::atomic<uint64_t> in_flight_{0};
+  std::atomic<uint32_t> finishing_{0};  // threads inside finish()
 };
 
 }  // namespace manifold

@@ -29,7 +29,7 @@ void Command::depend_on(Event& event, bool from_wait_list) {
   }
 }
 
-void Command::dependency_resolved(cl_int status, NativeQueue* source) {
+void Command::resolve(cl_int status, NativeQueue* source, bool direct) {
   if (status < 0) dependency_failed_.store(true, std::memory_order_relaxed);
   // In another stream the device can wait for: the target queue inserts that wait.
   if (status == CL_SUBMITTED && source && source != target_.get()) {
@@ -41,15 +41,16 @@ void Command::dependency_resolved(cl_int status, NativeQueue* source) {
     finish(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
     return;
   }
-  submit();
+  submit(direct);
 }
 
-void Command::submit() {
+void Command::submit(bool direct) {
   NativeQueue* target = target_.get();
   Ref<Command> self(this);
   if (queue_->context().tracks_residency())
     transfers_ = plan_migrations(op_, queue_->device(),
                                  target->orders_submissions() ? target : nullptr, *event_);
+  submitted_directly_ = direct;
   event_->set_status(CL_SUBMITTED);
   target->submit(self);
   // After the push: a command waiting only for this one's place in `target` may follow it now.
@@ -57,6 +58,11 @@ void Command::submit() {
 }
 
 void Command::finish(cl_int status) {
+  // The operation's objects go first: a buffer released by the application meanwhile is
+  // deleted here (its destructor callbacks run, a USE_HOST_PTR buffer writes its contents
+  // back), before the event completes and before clFinish or a wait for this event returns.
+  op_ = NoOp{};
+  transfers_.clear();
   event_->set_status(status);
   // A command that failed by itself (not because of its wait list) is reported to the
   // context's pfn_notify.

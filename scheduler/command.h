@@ -44,9 +44,11 @@ class Command final : public EventListener {
   // target needs no wait: the native queue orders them.
   void depend_on(Event& event, bool from_wait_list);
   // Ends the enqueue: from now on the last resolved dependency submits the command.
-  void arm() { dependency_resolved(CL_COMPLETE, nullptr); }
+  void arm() { resolve(CL_COMPLETE, nullptr, /*direct=*/true); }
 
-  void dependency_resolved(cl_int status, NativeQueue* source) override;
+  void dependency_resolved(cl_int status, NativeQueue* source) override {
+    resolve(status, source, /*direct=*/false);
+  }
 
   // Other native queues whose submitted work this command must wait for on the device (their
   // commands it depends on were already there); the target queue inserts the waits.
@@ -57,14 +59,20 @@ class Command final : public EventListener {
   void running() { event_->set_status(CL_RUNNING); }
   // Completes the command (CL_COMPLETE or a negative error). Thread: any.
   void finish(cl_int status);
+  // Whether the command went to its native queue from the enqueueing thread, inside the enqueue
+  // (the direct path), rather than later, from whichever thread resolved its last dependency.
+  // A backend may leave completion of direct submissions to the application's own next wait.
+  bool submitted_directly() const { return submitted_directly_; }
 
  private:
   ~Command() = default;
-  void submit();
+  void resolve(cl_int status, NativeQueue* source, bool direct);
+  void submit(bool direct);
 
   std::atomic<uint32_t> refs_{1};
   std::atomic<int> pending_{1};  // dependencies + the enqueue guard released by arm()
   std::atomic<bool> dependency_failed_{false};
+  bool submitted_directly_ = false;  // written before submission, by the submitting thread
   Ref<CommandQueue> queue_;
   Ref<Event> event_;
   std::shared_ptr<NativeQueue> target_;

@@ -14,6 +14,7 @@ command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-Release} -DMANIFOLD_STATIC_LLVM=ON "${launcher[@]}" >/dev/null
 targets=(ManifoldOpenCL manifold gpu_e2e)
 for t in kernel_corpus api_buffer api_transfer api_map api_events api_profiling api_multi_device \
+         api_queue api_threads \
          api_kernel_enqueue; do
   ninja -C "$build" -t targets all 2>/dev/null | grep -q "^$t:" && targets+=("$t")
 done

@@ -3,13 +3,19 @@
 # scripts/gpu-bundle.sh), runs the GPU tests on every CUDA device, then the benchmark with
 # Manifold, NVIDIA's own OpenCL (libnvidia-opencl.so.1 through its own .icd file) and native
 # CUDA side by side. Logs and tables go to OUT_DIR (default ./gpu-out).
-#   bash scripts/gpu-run.sh OUT_DIR [--tests-only|--bench-only] [--quick]
+#   bash scripts/gpu-run.sh OUT_DIR [--tests-only|--bench-only|--unpack-only] [--quick]
+# --unpack-only stops after unpacking into /tmp/manifold-gpu and writing env.txt (what
+# scripts/gpu-perf-check.sh builds on). TESTS="gpu_e2e api_buffer ..." runs only those test
+# binaries.
 set -uo pipefail
 out=${1:-gpu-out}
 shift || true
 mode=all quick=
 for a in "$@"; do
-  case $a in --tests-only) mode=tests ;; --bench-only) mode=bench ;; --quick) quick=--quick ;; esac
+  case $a in
+    --tests-only) mode=tests ;; --bench-only) mode=bench ;; --unpack-only) mode=unpack ;;
+    --quick) quick=--quick ;;
+  esac
 done
 mkdir -p "$out"
 root=/tmp/manifold-gpu
@@ -32,6 +38,7 @@ export MANIFOLD_CACHE_DIR=$root/cache MANIFOLD_TEST_TIMEOUT=60
   OCL_ICD_VENDORS=$root/icd-manifold MANIFOLD_DEBUG=1 "$root/bin/manifold" devices 2>&1
 } > "$out/env.txt" 2>&1
 cat "$out/env.txt"
+[ $mode = unpack ] && exit 0
 
 # Every test binary on the GPU devices (cl_test.h's MANIFOLD_TEST_DEVICE_TYPE); GPU tests first.
 # One log for all (the device tool brings back few files): tests.log, summary in tests.txt.
@@ -39,6 +46,7 @@ run_tests() {
   for t in "$@"; do
     [ -x "$t" ] || continue
     name=$(basename "$t")
+    if [ -n "${TESTS:-}" ] && [[ " $TESTS " != *" $name "* ]]; then continue; fi
     echo "===== $name" >> "$out/tests.log"
     OCL_ICD_VENDORS=$root/icd-manifold MANIFOLD_TEST_DEVICE_TYPE=gpu timeout "${TEST_TIMEOUT:-150}" "$t" \
       > "$root/test.log" 2>&1
@@ -61,7 +69,7 @@ if [ $mode != tests ]; then
   echo "bench rc=$?"
   cat "$out/bench.txt"
   if [ -n "${BENCH_VARIANT_ENV:-}" ]; then
-    # The same on Manifold only, with an experimental setting (e.g. MANIFOLD_GPU_WAKE_ON_FLUSH=1).
+    # The same on Manifold only, with an experimental setting (e.g. MANIFOLD_GPU_COMPLETION=eager).
     env $BENCH_VARIANT_ENV OCL_ICD_VENDORS=$root/icd-manifold timeout 120 "$root/bin/manifold" bench \
       --quick --devices nvidia --markdown "$out/bench-variant.md" > "$out/bench-variant.txt" 2>&1
     echo "variant ($BENCH_VARIANT_ENV) rc=$?"

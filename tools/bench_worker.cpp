@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <random>
@@ -83,8 +84,18 @@ void emit_info(const char* key, const std::string& value) {
   std::fflush(stdout);
 }
 
+// MANIFOLD_BENCH_ONLY=metric,metric,...: measure only those (quick experiments, e.g.
+// scripts/gpu-perf-check.sh); unset: all.
+bool selected(const char* metric) {
+  const char* only = std::getenv("MANIFOLD_BENCH_ONLY");
+  if (!only || !*only) return true;
+  const std::string list = std::string(",") + only + ",";
+  return list.find(std::string(",") + metric + ",") != std::string::npos;
+}
+
 // Runs one measurement and prints its line, whatever happens inside.
 void measure(const char* metric, const std::function<Outcome()>& body) {
+  if (!selected(metric)) return;
   emit_info("running", metric);
   try {
     Outcome outcome = body();

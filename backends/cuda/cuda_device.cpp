@@ -113,6 +113,7 @@ CudaDevice::CudaDevice(CUdevice device, int ordinal) : device_(device) {
   d.pci_bus_info.pci_device = attribute(device_, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID);
   d.pci_bus_info.pci_function = 0;
   d.has_pci_bus_info = true;
+  staging_ = std::make_unique<gpu::Staging<CudaStreamApi>>(*this);
   log_debug("cuda: device %d '%s' sm_%d%d, %u SMs, %zu MB, target %s %s", ordinal, name, major,
             minor, d.max_compute_units, total >> 20, target_.cpu.c_str(), target_.features.c_str());
 }
@@ -249,78 +250,24 @@ CUdeviceptr CudaDevice::address(MemObject& mem) {
   return static_cast<CudaBacking&>(b).pointer() + mem.root_offset();
 }
 
-bool CudaDevice::ensure_staging() {
-  if (staging_ready_) return true;
-  for (size_t i = 0; i < kStagingSlots; ++i) {
-    if (api().cuMemHostAlloc(&staging_[i], kStagingBytes, CU_MEMHOSTALLOC_PORTABLE) != CUDA_SUCCESS)
-      return false;
-    api().cuEventCreate(&staging_done_[i], CU_EVENT_DISABLE_TIMING);
-    api().cuEventRecord(staging_done_[i], nullptr);
-  }
-  staging_ready_ = true;
-  return true;
-}
-
-// Below this, the driver's own staging (one memcpy, no extra synchronization) is as fast.
-constexpr size_t kDirectCopyLimit = 256 << 10;
-
+// Pageable host memory goes through the device's staging (backends/gpu_stream/staging.h);
+// memory Manifold page-locked, and small copies, go to the driver directly.
 void CudaDevice::copy_to_device(CUdeviceptr dst, const void* src, size_t size, CUstream stream) {
-  const Api& a = api();
-  if (size <= kDirectCopyLimit || is_pinned(src, size)) {
-    if (CUresult r = a.cuMemcpyHtoDAsync(dst, src, size, stream); r != CUDA_SUCCESS)
-      fail(CL_OUT_OF_RESOURCES, "cuMemcpyHtoDAsync: " + error_text(r));
-    return;
-  }
-  std::lock_guard lock(staging_mutex_);
-  if (!ensure_staging()) {
-    if (CUresult r = a.cuMemcpyHtoDAsync(dst, src, size, stream); r != CUDA_SUCCESS)
-      fail(CL_OUT_OF_RESOURCES, "cuMemcpyHtoDAsync: " + error_text(r));
-    return;
-  }
-  // The host copies chunk i+1 into a pinned slot while the DMA engine moves chunk i.
-  const auto* bytes = static_cast<const std::byte*>(src);
-  size_t slot = 0;
-  for (size_t done = 0; done < size; done += kStagingBytes, slot = (slot + 1) % kStagingSlots) {
-    const size_t n = std::min(kStagingBytes, size - done);
-    a.cuEventSynchronize(staging_done_[slot]);
-    std::memcpy(staging_[slot], bytes + done, n);
-    if (CUresult r = a.cuMemcpyHtoDAsync(dst + done, staging_[slot], n, stream); r != CUDA_SUCCESS)
-      fail(CL_OUT_OF_RESOURCES, "cuMemcpyHtoDAsync: " + error_text(r));
-    a.cuEventRecord(staging_done_[slot], stream);
-  }
+  cl_int status;
+  if (!staging_->wants(size) || is_pinned(src, size))
+    status = CudaStreamApi::copy_to_device_async(dst, src, size, stream);
+  else
+    status = staging_->to_device(dst, src, size, stream);
+  if (status != CL_SUCCESS) fail(status, "copy to the GPU failed");
 }
 
 void CudaDevice::copy_to_host(void* dst, CUdeviceptr src, size_t size, CUstream stream) {
-  const Api& a = api();
-  if (size <= kDirectCopyLimit || is_pinned(dst, size)) {
-    if (CUresult r = a.cuMemcpyDtoHAsync(dst, src, size, stream); r != CUDA_SUCCESS)
-      fail(CL_OUT_OF_RESOURCES, "cuMemcpyDtoHAsync: " + error_text(r));
-    return;
-  }
-  std::lock_guard lock(staging_mutex_);
-  if (!ensure_staging()) {
-    if (CUresult r = a.cuMemcpyDtoHAsync(dst, src, size, stream); r != CUDA_SUCCESS)
-      fail(CL_OUT_OF_RESOURCES, "cuMemcpyDtoHAsync: " + error_text(r));
-    return;
-  }
-  // DMA into up to kStagingSlots slots ahead, copying each out as soon as it lands.
-  auto* bytes = static_cast<std::byte*>(dst);
-  const size_t chunks = (size + kStagingBytes - 1) / kStagingBytes;
-  auto issue = [&](size_t chunk) {
-    const size_t slot = chunk % kStagingSlots, offset = chunk * kStagingBytes;
-    const size_t n = std::min(kStagingBytes, size - offset);
-    if (CUresult r = a.cuMemcpyDtoHAsync(staging_[slot], src + offset, n, stream); r != CUDA_SUCCESS)
-      fail(CL_OUT_OF_RESOURCES, "cuMemcpyDtoHAsync: " + error_text(r));
-    a.cuEventRecord(staging_done_[slot], stream);
-  };
-  size_t issued = 0;
-  for (; issued < std::min(chunks, kStagingSlots); ++issued) issue(issued);
-  for (size_t chunk = 0; chunk < chunks; ++chunk) {
-    const size_t slot = chunk % kStagingSlots, offset = chunk * kStagingBytes;
-    a.cuEventSynchronize(staging_done_[slot]);
-    std::memcpy(bytes + offset, staging_[slot], std::min(kStagingBytes, size - offset));
-    if (issued < chunks) issue(issued++);
-  }
+  cl_int status;
+  if (!staging_->wants(size) || is_pinned(dst, size))
+    status = CudaStreamApi::copy_to_host_async(dst, src, size, stream);
+  else
+    status = staging_->to_host(dst, src, size, stream);
+  if (status != CL_SUCCESS) fail(status, "copy from the GPU failed");
 }
 
 CUstream CudaDevice::copy_stream() {

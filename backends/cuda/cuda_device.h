@@ -1,7 +1,9 @@
 // An NVIDIA GPU as an OpenCL device, through the CUDA driver API (loaded with dlopen).
 #pragma once
 
+#include <cstdlib>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <shared_mutex>
 #include <string>
@@ -18,9 +20,15 @@ namespace manifold {
 class Command;
 }
 
+namespace manifold::gpu {
+template <class Api>
+class Staging;
+}
+
 namespace manifold::cuda {
 
 class CudaDevice;
+struct CudaStreamApi;
 
 // A buffer's copy in the GPU's memory (the root buffer's; sub-buffers use it at their origin).
 class CudaBacking final : public DeviceBacking {
@@ -76,7 +84,19 @@ class CudaDevice final : public Device {
   std::shared_ptr<const LoadedProgram> load_program(std::span<const uint8_t> binary,
                                                     std::string* error) override;
 
-  void make_current() const { api().cuCtxSetCurrent(context_); }
+  // With MANIFOLD_CUDA_CONTEXT_CACHE=1 (experiment) a thread skips the driver call when it last
+  // made this context current itself; wrong if the application switches the thread's context
+  // with CUDA calls of its own in between.
+  void make_current() const {
+    static const bool cache = [] {
+      const char* v = std::getenv("MANIFOLD_CUDA_CONTEXT_CACHE");
+      return v && *v == '1';
+    }();
+    thread_local CUcontext current = nullptr;
+    if (cache && current == context_) return;
+    api().cuCtxSetCurrent(context_);
+    current = context_;
+  }
   CUcontext context() const { return context_; }
   int max_dynamic_shared() const { return max_shared_optin_; }
 
@@ -113,14 +133,8 @@ class CudaDevice final : public Device {
   mutable std::shared_mutex pinned_mutex_;
   std::map<uintptr_t, size_t> pinned_;  // start -> size
 
-  // Pinned staging for pageable transfers: kStagingSlots buffers used round-robin; each slot's
-  // event says when the DMA that last used it is over.
-  static constexpr size_t kStagingSlots = 4, kStagingBytes = 8 << 20;
-  std::mutex staging_mutex_;
-  void* staging_[kStagingSlots] = {};
-  CUevent staging_done_[kStagingSlots] = {};
-  bool staging_ready_ = false;
-  bool ensure_staging();
+  // Pageable transfers (backends/gpu_stream/staging.h): pinned chunks or page-locking.
+  std::unique_ptr<gpu::Staging<CudaStreamApi>> staging_;
 
   std::once_flag copy_stream_once_;
   CUstream copy_stream_ = nullptr;

@@ -112,9 +112,21 @@ struct Executor {
     CudaProgram::Kernel* kernel = program.find(info.name);
     if (!kernel) fail(CL_INVALID_KERNEL, "the kernel is not in the loaded module");
     const size_t n = op.args.size();
-    // Argument values live here until cuLaunchKernel returns (it copies them).
-    std::vector<uint64_t> scalars(n, 0);
-    std::vector<void*> params(n, nullptr);
+    // Argument values live here until cuLaunchKernel returns (it copies them); on the stack
+    // unless the kernel has very many arguments (no heap allocation per launch).
+    constexpr size_t kInlineArgs = 32;
+    uint64_t inline_scalars[kInlineArgs];
+    void* inline_params[kInlineArgs];
+    std::vector<uint64_t> heap_scalars;
+    std::vector<void*> heap_params;
+    uint64_t* scalars = inline_scalars;
+    void** params = inline_params;
+    if (n > kInlineArgs) {
+      heap_scalars.resize(n);
+      heap_params.resize(n);
+      scalars = heap_scalars.data();
+      params = heap_params.data();
+    }
     uint32_t shared = 0;
     for (size_t i = 0; i < n; ++i) {
       KernelArgValue& arg = op.args[i];
@@ -151,7 +163,7 @@ struct Executor {
     }
     if (program.launch_state) update_launch_state(const_cast<CudaProgram&>(program), r);
     const CUresult result = a.cuLaunchKernel(kernel->function, grid[0], grid[1], grid[2], block[0],
-                                             block[1], block[2], shared, stream, params.data(), nullptr);
+                                             block[1], block[2], shared, stream, params, nullptr);
     if (result != CUDA_SUCCESS)
       fail(CL_OUT_OF_RESOURCES, "cuLaunchKernel '" + info.name + "': " + error_text(result));
   }

@@ -1,7 +1,9 @@
-// The CUDA flavour of the shared GPU stream queues (backends/gpu_stream/stream_queue.h).
+// The CUDA flavour of the shared GPU stream queues and staged transfers
+// (backends/gpu_stream/stream_queue.h, staging.h).
 #pragma once
 
 #include "backends/cuda/cuda_device.h"
+#include "backends/gpu_stream/staging.h"
 #include "backends/gpu_stream/stream_queue.h"
 
 namespace manifold::cuda {
@@ -10,6 +12,7 @@ struct CudaStreamApi {
   using Device = CudaDevice;
   using Stream = CUstream;
   using Event = CUevent;
+  using DevicePtr = CUdeviceptr;
 
   static void make_current(Device& d) { d.make_current(); }
   static Stream create_stream(Device&) {
@@ -32,7 +35,9 @@ struct CudaStreamApi {
   static void destroy_event(Device&, Event e) { api().cuEventDestroy(e); }
   static void record(Event e, Stream s) { api().cuEventRecord(e, s); }
   static void stream_wait(Stream s, Event e) { api().cuStreamWaitEvent(s, e, 0); }
-  static cl_int status_of(CUresult r) { return r == CUDA_SUCCESS ? CL_SUCCESS : CL_OUT_OF_RESOURCES; }
+  static cl_int status_of(CUresult r) {
+    return r == CUDA_SUCCESS ? CL_SUCCESS : CL_OUT_OF_RESOURCES;
+  }
   static cl_int synchronize_event(Event e) { return status_of(api().cuEventSynchronize(e)); }
   static cl_int synchronize_stream(Stream s) { return status_of(api().cuStreamSynchronize(s)); }
   static double elapsed_ns(Event from, Event to) {
@@ -41,6 +46,24 @@ struct CudaStreamApi {
     return double(ms) * 1e6;
   }
   static cl_int execute(Device& d, Command& command, Stream s) { return d.execute(command, s); }
+
+  // staging.h
+  static void* alloc_pinned(Device&, size_t size) {
+    void* p = nullptr;
+    return api().cuMemHostAlloc(&p, size, CU_MEMHOSTALLOC_PORTABLE) == CUDA_SUCCESS ? p : nullptr;
+  }
+  static void free_pinned(Device&, void* p) { api().cuMemFreeHost(p); }
+  static bool register_host(Device& d, void* p, size_t size) {
+    d.make_current();
+    return api().cuMemHostRegister(p, size, CU_MEMHOSTREGISTER_PORTABLE) == CUDA_SUCCESS;
+  }
+  static void unregister_host(Device&, void* p) { api().cuMemHostUnregister(p); }
+  static cl_int copy_to_device_async(DevicePtr dst, const void* src, size_t size, Stream s) {
+    return status_of(api().cuMemcpyHtoDAsync(dst, src, size, s));
+  }
+  static cl_int copy_to_host_async(void* dst, DevicePtr src, size_t size, Stream s) {
+    return status_of(api().cuMemcpyDtoHAsync(dst, src, size, s));
+  }
 };
 
 }  // namespace manifold::cuda

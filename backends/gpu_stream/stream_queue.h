@@ -3,12 +3,21 @@
 //
 // In-order queue = one stream. submit() runs on the enqueueing thread and puts the command's
 // work straight into the stream (no scheduler thread, no hand-off): launch latency is a headline
-// figure. Completion is found without spinning threads:
+// figure. Completion is found without spinning threads and without a GPU event per command:
 //   - a thread about to wait (clFinish, a blocking read: help_until_idle) synchronizes the
 //     stream itself and completes what it covered, so a round trip needs no thread hand-off;
-//   - for everything else (callbacks, dependents on other queues, polling), one waiter thread
-//     per queue sleeps in a blocking-sync event recorded after the newest command, then
-//     completes every command up to it (a stream runs in order: one event covers them all).
+//   - for everything else, one waiter thread per queue records one blocking-sync event after the
+//     newest command, sleeps in it, then completes every command up to it, in order (a stream
+//     runs in order: one event covers them all).
+// When the waiter runs (MANIFOLD_GPU_COMPLETION):
+//   lazy (default): only when somebody needs completions before a wait of their own would find
+//     them: a flush (clFlush, an event's callback or cross-queue dependent, a status poll, a
+//     thread sleeping on an event), a command submitted off the enqueue path (its dependencies
+//     resolved later, on some other thread), or MANIFOLD_GPU_COMPLETION_BATCH (default 256)
+//     commands not yet completed (finished commands release their buffers and kernels). A
+//     stream of launches followed by clFinish then costs the launching thread no GPU event,
+//     no wake-up and no contention with a completing thread.
+//   eager: after every submission (the waiter chases the stream; the behaviour before 2026-11-23).
 // Profiling records an event before and after each command (only on profiling queues).
 // A dependency on a command already in another stream queue of the same vendor (any of its
 // GPUs) becomes a device-side wait: an event recorded in that stream, waited for in this one.
@@ -21,14 +30,17 @@
 //   using Device; using Stream; using Event;
 //   void make_current(Device&);                       // the calling thread talks to Device
 //   Stream create_stream(Device&);  void destroy_stream(Device&, Stream);
-//   Event create_event(Device&, bool timing, bool blocking_sync);  void destroy_event(Device&, Event);
+//   Event create_event(Device&, bool timing, bool blocking_sync);
+//   void destroy_event(Device&, Event);
 //   void record(Event, Stream);  void stream_wait(Stream, Event);  // device-side wait
 //   cl_int synchronize_event(Event);  cl_int synchronize_stream(Stream);   // CL_SUCCESS or error
 //   double elapsed_ns(Event from, Event to);
-//   cl_int execute(Device&, Command&, Stream);  // puts the operation into the stream (may block
-//                                               // on the host for staging); CL_SUCCESS or error
+//   cl_int execute(Device&, Command&, Stream);  // makes Device current and puts the operation
+//                                               // into the stream (may block on the host for
+//                                               // staging); CL_SUCCESS or error
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -36,6 +48,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -78,21 +91,28 @@ class StreamQueue final : public NativeQueue {
     State& s = *state_;
     // Before this queue's lock (two queues may wait for each other's earlier work): work another
     // thread puts into this stream meanwhile waits too, which is merely conservative.
-    for (const auto& source : command->native_waits())
-      static_cast<StreamQueue&>(*source).make_wait(s.stream);
-    Api::make_current(s.device);
+    std::vector<Waited> waited;  // empty (no allocation) unless the command waits natively
+    for (const auto& source : command->native_waits()) {
+      auto& queue = static_cast<StreamQueue&>(*source);
+      waited.push_back({queue.state_, queue.make_wait(s.stream)});
+    }
     const bool profiling = command->queue().profiling();
+    const bool direct = command->submitted_directly();
     std::unique_lock lock(s.mutex);  // FIFO order must be stream order
-    Entry entry{std::move(command), ++s.submitted, nullptr, nullptr};
+    Entry entry{std::move(command), ++s.submitted, nullptr, nullptr, std::move(waited)};
     if (profiling) {
+      Api::make_current(s.device);
       entry.start = s.take_event(true);
       Api::record(entry.start, s.stream);
+      // RUNNING only where it is timed: elsewhere the event goes from SUBMITTED to COMPLETE
+      // (callbacks for CL_RUNNING then fire at completion), one lock less per launch.
+      entry.command->running();
     }
-    entry.command->running();
     const cl_int status = Api::execute(s.device, *entry.command, s.stream);
     if (status != CL_SUCCESS) {
       // Nothing of it reached the stream: it fails now, earlier commands still run.
       if (entry.start) s.free_events.push_back(entry.start);
+      --s.submitted;  // the sequence numbers stay those of the stream's commands
       lock.unlock();
       entry.command->finish(status);
       return;
@@ -102,19 +122,25 @@ class StreamQueue final : public NativeQueue {
       Api::record(entry.end, s.stream);
       if (!s.anchor) s.set_anchor();
     }
+    const uint64_t sequence = entry.sequence;
     s.pending.push_back(std::move(entry));
-    // MANIFOLD_GPU_WAKE_ON_FLUSH=1 (experiment): the waiter starts at clFlush/clFinish only,
-    // saving the wake-up on the launch path; progress without a flush is then not guaranteed.
-    const bool wake = !s.waiter_busy && !wake_on_flush();
+    // Completion wanted now: see the header. A direct submission is followed by the enqueueing
+    // thread's own wait, flush or further enqueues; a long run of them wakes the waiter once per
+    // batch (counted from what it was last asked for, so that it does not chase the stream).
+    if (eager() || !direct || sequence - std::max(s.completed, s.wanted_through) >= batch())
+      s.wanted_through = sequence;
+    const bool wake = s.wanted_through > s.completed && !s.waiter_busy;
     if (wake) s.waiter_busy = true;
-    if (!waiter_.joinable()) waiter_ = std::thread([state = state_] { state->wait_loop(); });
+    if (wake && !waiter_.joinable())
+      waiter_ = std::thread([state = state_] { state->wait_loop(); });
     lock.unlock();
     if (wake) s.wake.notify_one();
   }
 
   // Makes `waiting` (a stream of any device of this vendor) wait on the device for everything
-  // submitted here so far. Thread: the waiting queue's submit.
-  void make_wait(Stream waiting) {
+  // submitted here so far; returns the sequence number of the newest command it covers.
+  // Thread: the waiting queue's submit.
+  uint64_t make_wait(Stream waiting) {
     State& s = *state_;
     std::lock_guard lock(s.mutex);
     Api::make_current(s.device);
@@ -122,17 +148,23 @@ class StreamQueue final : public NativeQueue {
     // The wait takes the event's state at this call: the event can be recorded again at once.
     Api::record(s.cross_event, s.stream);
     Api::stream_wait(waiting, s.cross_event);
+    return s.submitted;
   }
 
+  // The commands submitted so far complete without anybody waiting for them.
   void flush() override {
-    if (!wake_on_flush()) return;
     State& s = *state_;
+    bool wake;
     {
       std::lock_guard lock(s.mutex);
-      if (s.pending.empty() || s.waiter_busy) return;
-      s.waiter_busy = true;
+      if (s.pending.empty()) return;
+      s.wanted_through = s.submitted;
+      wake = !s.waiter_busy;
+      if (wake) s.waiter_busy = true;
+      if (wake && !waiter_.joinable())
+        waiter_ = std::thread([state = state_] { state->wait_loop(); });
     }
-    s.wake.notify_one();
+    if (wake) s.wake.notify_one();
   }
 
   void help_until_idle() override {
@@ -149,18 +181,34 @@ class StreamQueue final : public NativeQueue {
   }
 
  private:
-  static bool wake_on_flush() {
+  static bool eager() {
     static const bool on = [] {
-      const char* v = std::getenv("MANIFOLD_GPU_WAKE_ON_FLUSH");
-      return v && *v == '1';
+      const char* v = std::getenv("MANIFOLD_GPU_COMPLETION");
+      return v && std::string_view(v) == "eager";
     }();
     return on;
   }
+  static uint64_t batch() {
+    static const uint64_t n = [] {
+      const char* v = std::getenv("MANIFOLD_GPU_COMPLETION_BATCH");
+      const long long parsed = v ? std::atoll(v) : 0;
+      return parsed > 0 ? uint64_t(parsed) : uint64_t{256};
+    }();
+    return n;
+  }
 
+  struct State;
+  // Commands of another stream queue, through `sequence`, that a command waited for on the
+  // device: they have run when it has, and complete (on the host) before it does.
+  struct Waited {
+    std::shared_ptr<State> queue;
+    uint64_t sequence;
+  };
   struct Entry {
     Ref<Command> command;
     uint64_t sequence;
     GpuEvent start, end;  // profiling only
+    std::vector<Waited> waited;
   };
 
   struct State {
@@ -201,16 +249,23 @@ class StreamQueue final : public NativeQueue {
       {
         std::lock_guard lock(mutex);
         while (!pending.empty() && pending.front().sequence <= sequence) {
+          completed = pending.front().sequence;
           done.push_back(std::move(pending.front()));
           pending.pop_front();
         }
       }
       for (Entry& e : done) {
+        // What it waited for in other streams first: statuses stay in dependency order even
+        // where those queues complete lazily.
+        if (status == CL_SUCCESS)
+          for (const Waited& w : e.waited) w.queue->complete_through(w.sequence, CL_SUCCESS);
         if (e.start && status == CL_SUCCESS) {
           Event& event = e.command->event();
           const uint64_t submitted = event.stamp(Event::kSubmit);
-          uint64_t start = anchor_ns + static_cast<uint64_t>(std::max(0.0, Api::elapsed_ns(anchor, e.start)));
-          uint64_t end = anchor_ns + static_cast<uint64_t>(std::max(0.0, Api::elapsed_ns(anchor, e.end)));
+          uint64_t start =
+              anchor_ns + static_cast<uint64_t>(std::max(0.0, Api::elapsed_ns(anchor, e.start)));
+          uint64_t end =
+              anchor_ns + static_cast<uint64_t>(std::max(0.0, Api::elapsed_ns(anchor, e.end)));
           start = std::max(start, submitted);
           end = std::max(end, start);
           event.set_stamp(Event::kStart, start);
@@ -229,7 +284,9 @@ class StreamQueue final : public NativeQueue {
       std::unique_lock lock(mutex);
       for (;;) {
         if (stop && pending.empty()) return;
-        if (pending.empty() || pending.back().sequence <= waited_through) {
+        // A queue being destroyed drains what is left (normally nothing: commands hold it).
+        if (stop) wanted_through = submitted;
+        if (pending.empty() || wanted_through <= completed) {
           waiter_busy = false;
           wake.wait(lock);
           continue;
@@ -241,7 +298,6 @@ class StreamQueue final : public NativeQueue {
         const cl_int status = Api::synchronize_event(sync_event);
         complete_through(sequence, status);
         lock.lock();
-        waited_through = sequence;
       }
     }
 
@@ -255,7 +311,10 @@ class StreamQueue final : public NativeQueue {
     std::condition_variable wake;
     std::deque<Entry> pending;
     std::vector<GpuEvent> free_events;
-    uint64_t submitted = 0, waited_through = 0;
+    // Sequence numbers: the newest command submitted, the newest one somebody wants completed
+    // soon, the newest one taken out of `pending` for completion (by the waiter or a thread
+    // about to wait).
+    uint64_t submitted = 0, wanted_through = 0, completed = 0;
     bool waiter_busy = false;
     bool stop = false;
   };
@@ -269,7 +328,8 @@ template <class Api>
 class StreamPoolQueue final : public NativeQueue {
  public:
   StreamPoolQueue(typename Api::Device& device, unsigned streams) {
-    for (unsigned i = 0; i < streams; ++i) pool_.push_back(std::make_shared<StreamQueue<Api>>(device));
+    for (unsigned i = 0; i < streams; ++i)
+      pool_.push_back(std::make_shared<StreamQueue<Api>>(device));
   }
   void submit(Ref<Command> command) override {
     const size_t i = next_.fetch_add(1, std::memory_order_relaxed) % pool_.size();

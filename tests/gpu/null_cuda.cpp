@@ -1,0 +1,416 @@
+// A simulated CUDA driver (libcuda.so.1) for machines without an NVIDIA GPU: one fake device
+// whose "device memory" is host memory, streams that run their copies in order on a thread of
+// their own (asynchronously, as a GPU's copy engine does), events, pinned host memory that the
+// simulation tracks, and kernels that do nothing. It exercises the CUDA backend's host-side
+// logic (staging pipelines, stream and event ordering, completion, write-back) and lets a
+// profiler measure Manifold's own launch overhead with the driver's cost taken out.
+// Kernel results are NOT computed: tests that check kernel output fail on it, by design.
+//
+//   LD_LIBRARY_PATH=<build>/null-cuda OCL_ICD_VENDORS=<build>/icd MANIFOLD_TEST_DEVICE_TYPE=gpu ...
+//
+// It mirrors the real driver where the backend's correctness depends on it: an async copy from
+// pageable host memory consumes the source before returning; an async copy into pageable host
+// memory returns once the bytes are there; copies to or from pinned memory are truly async (a
+// caller that reuses such memory before synchronizing sees the race).
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using CUresult = int;
+constexpr CUresult kSuccess = 0, kInvalidValue = 1, kOutOfMemory = 2, kNotReady = 600,
+                   kAlreadyRegistered = 712, kNotFound = 500;
+
+struct Stream {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<std::pair<uint64_t, std::function<void()>>> work;
+  uint64_t submitted = 0, completed = 0;
+  bool stop = false;
+  std::thread worker;
+
+  Stream() {
+    worker = std::thread([this] {
+      std::unique_lock lock(mutex);
+      for (;;) {
+        changed.wait(lock, [&] { return stop || !work.empty(); });
+        if (work.empty()) return;
+        auto item = std::move(work.front());
+        work.pop_front();
+        lock.unlock();
+        if (item.second) item.second();
+        lock.lock();
+        completed = item.first;
+        changed.notify_all();
+      }
+    });
+  }
+  ~Stream() {
+    {
+      std::lock_guard lock(mutex);
+      stop = true;
+    }
+    changed.notify_all();
+    worker.join();
+  }
+  // Queues `fn` (may be empty: an ordering point) and returns its sequence number.
+  uint64_t push(std::function<void()> fn) {
+    std::lock_guard lock(mutex);
+    const uint64_t seq = ++submitted;
+    work.emplace_back(seq, std::move(fn));
+    changed.notify_all();
+    return seq;
+  }
+  void wait_for(uint64_t seq) {
+    std::unique_lock lock(mutex);
+    changed.wait(lock, [&] { return completed >= seq; });
+  }
+  bool reached(uint64_t seq) {
+    std::lock_guard lock(mutex);
+    return completed >= seq;
+  }
+};
+
+struct Event {
+  Stream* stream = nullptr;
+  uint64_t seq = 0;
+  std::chrono::steady_clock::time_point when{};
+};
+
+std::mutex g_mutex;  // guards g_pinned and the legacy stream's creation
+std::map<uintptr_t, size_t> g_pinned;
+Stream* legacy_stream() {
+  static Stream* s = new Stream;  // never destroyed: the process may exit with work queued
+  return s;
+}
+Stream* of(void* stream) { return stream ? static_cast<Stream*>(stream) : legacy_stream(); }
+
+bool pinned(const void* p, size_t n) {
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  std::lock_guard lock(g_mutex);
+  auto it = g_pinned.upper_bound(a);
+  if (it == g_pinned.begin()) return false;
+  --it;
+  return a >= it->first && a + n <= it->first + it->second;
+}
+
+void* dev(unsigned long long p) { return reinterpret_cast<void*>(p); }
+
+CUresult copy_in(void* dst, const void* src, size_t n, void* stream) {
+  Stream* s = of(stream);
+  if (pinned(src, n)) {
+    s->push([=] { std::memcpy(dst, src, n); });
+    return kSuccess;
+  }
+  // Pageable: the driver stages the source before returning.
+  auto copy = std::make_shared<std::vector<unsigned char>>(
+      static_cast<const unsigned char*>(src), static_cast<const unsigned char*>(src) + n);
+  s->push([=] { std::memcpy(dst, copy->data(), n); });
+  return kSuccess;
+}
+
+CUresult copy_out(void* dst, const void* src, size_t n, void* stream) {
+  Stream* s = of(stream);
+  const uint64_t seq = s->push([=] { std::memcpy(dst, src, n); });
+  if (!pinned(dst, n)) s->wait_for(seq);  // pageable destination: synchronous
+  return kSuccess;
+}
+
+int attribute(int which) {
+  switch (which) {
+    case 1:
+      return 1024;  // max threads per block
+    case 2:
+    case 3:
+      return 1024;  // block dims x, y
+    case 4:
+      return 64;  // block dim z
+    case 5:
+      return 2147483647;  // grid x
+    case 6:
+    case 7:
+      return 65535;  // grid y, z
+    case 8:
+      return 48 * 1024;  // shared memory per block
+    case 9:
+      return 64 * 1024;  // constant memory
+    case 10:
+      return 32;  // warp
+    case 13:
+      return 1500000;  // clock kHz
+    case 16:
+      return 4;  // SMs
+    case 19:
+    case 41:
+      return 1;  // map host memory, unified addressing
+    case 36:
+      return 1000000;
+    case 37:
+      return 256;
+    case 38:
+      return 4 << 20;  // L2
+    case 75:
+      return 9;  // sm_90
+    case 76:
+      return 0;
+    case 97:
+      return 227 * 1024;  // opt-in shared memory
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
+#define API extern "C" __attribute__((visibility("default"))) CUresult
+
+API cuInit(unsigned) { return kSuccess; }
+API cuDriverGetVersion(int* v) {
+  *v = 13000;
+  return kSuccess;
+}
+API cuGetErrorName(CUresult, const char** s) {
+  *s = "NULL_CUDA_ERROR";
+  return kSuccess;
+}
+API cuGetErrorString(CUresult, const char** s) {
+  *s = "simulated driver error";
+  return kSuccess;
+}
+API cuDeviceGetCount(int* n) {
+  *n = 1;
+  return kSuccess;
+}
+API cuDeviceGet(int* d, int i) {
+  *d = i;
+  return i == 0 ? kSuccess : kInvalidValue;
+}
+API cuDeviceGetName(char* name, int n, int) {
+  std::snprintf(name, static_cast<size_t>(n), "Simulated GPU (null CUDA driver)");
+  return kSuccess;
+}
+API cuDeviceGetAttribute(int* v, int which, int) {
+  *v = attribute(which);
+  return kSuccess;
+}
+API cuDeviceTotalMem_v2(size_t* bytes, int) {
+  *bytes = size_t{8} << 30;
+  return kSuccess;
+}
+API cuDeviceGetUuid_v2(void* uuid, int) {
+  std::memset(uuid, 0x5a, 16);
+  return kSuccess;
+}
+API cuDevicePrimaryCtxRetain(void** ctx, int) {
+  static int context;
+  *ctx = &context;
+  return kSuccess;
+}
+API cuDevicePrimaryCtxRelease_v2(int) { return kSuccess; }
+API cuCtxSetCurrent(void*) { return kSuccess; }
+API cuCtxSynchronize() {
+  legacy_stream()->wait_for(legacy_stream()->push(nullptr));
+  return kSuccess;
+}
+API cuMemGetInfo_v2(size_t* free_bytes, size_t* total) {
+  *free_bytes = *total = size_t{8} << 30;
+  return kSuccess;
+}
+API cuMemAlloc_v2(unsigned long long* p, size_t n) {
+  if (n > (size_t{8} << 30)) return kOutOfMemory;
+  void* m = std::aligned_alloc(256, (n + 255) / 256 * 256);
+  if (!m) return kOutOfMemory;
+  *p = reinterpret_cast<unsigned long long>(m);
+  return kSuccess;
+}
+API cuMemFree_v2(unsigned long long p) {
+  std::free(dev(p));
+  return kSuccess;
+}
+API cuMemHostAlloc(void** p, size_t n, unsigned) {
+  *p = std::aligned_alloc(4096, (n + 4095) / 4096 * 4096);
+  if (!*p) return kOutOfMemory;
+  std::lock_guard lock(g_mutex);
+  g_pinned[reinterpret_cast<uintptr_t>(*p)] = n;
+  return kSuccess;
+}
+API cuMemFreeHost(void* p) {
+  {
+    std::lock_guard lock(g_mutex);
+    g_pinned.erase(reinterpret_cast<uintptr_t>(p));
+  }
+  std::free(p);
+  return kSuccess;
+}
+API cuMemHostRegister_v2(void* p, size_t n, unsigned) {
+  std::lock_guard lock(g_mutex);
+  if (!g_pinned.emplace(reinterpret_cast<uintptr_t>(p), n).second) return kAlreadyRegistered;
+  return kSuccess;
+}
+API cuMemHostUnregister(void* p) {
+  std::lock_guard lock(g_mutex);
+  return g_pinned.erase(reinterpret_cast<uintptr_t>(p)) ? kSuccess : kNotFound;
+}
+API cuMemcpyHtoD_v2(unsigned long long d, const void* s, size_t n) {
+  Stream* l = legacy_stream();
+  l->wait_for(l->push([=] { std::memcpy(dev(d), s, n); }));
+  return kSuccess;
+}
+API cuMemcpyDtoH_v2(void* d, unsigned long long s, size_t n) {
+  Stream* l = legacy_stream();
+  l->wait_for(l->push([=] { std::memcpy(d, dev(s), n); }));
+  return kSuccess;
+}
+API cuMemcpyHtoDAsync_v2(unsigned long long d, const void* s, size_t n, void* stream) {
+  return copy_in(dev(d), s, n, stream);
+}
+API cuMemcpyDtoHAsync_v2(void* d, unsigned long long s, size_t n, void* stream) {
+  return copy_out(d, dev(s), n, stream);
+}
+API cuMemcpyDtoDAsync_v2(unsigned long long d, unsigned long long s, size_t n, void* stream) {
+  of(stream)->push([=] { std::memmove(dev(d), dev(s), n); });
+  return kSuccess;
+}
+struct Memcpy3D {  // cuda.h's CUDA_MEMCPY3D
+  size_t srcXInBytes, srcY, srcZ, srcLOD;
+  int srcMemoryType;
+  const void* srcHost;
+  unsigned long long srcDevice;
+  void *srcArray, *reserved0;
+  size_t srcPitch, srcHeight;
+  size_t dstXInBytes, dstY, dstZ, dstLOD;
+  int dstMemoryType;
+  void* dstHost;
+  unsigned long long dstDevice;
+  void *dstArray, *reserved1;
+  size_t dstPitch, dstHeight;
+  size_t WidthInBytes, Height, Depth;
+};
+API cuMemcpy3DAsync_v2(const Memcpy3D* c, void* stream) {
+  const Memcpy3D m = *c;
+  auto* src =
+      static_cast<const unsigned char*>(m.srcMemoryType == 1 ? m.srcHost : dev(m.srcDevice));
+  auto* dst = static_cast<unsigned char*>(m.dstMemoryType == 1 ? m.dstHost : dev(m.dstDevice));
+  auto run = [=] {
+    for (size_t z = 0; z < m.Depth; ++z)
+      for (size_t y = 0; y < m.Height; ++y)
+        std::memcpy(dst + (z * m.dstHeight + y) * m.dstPitch,
+                    src + (z * m.srcHeight + y) * m.srcPitch, m.WidthInBytes);
+  };
+  Stream* s = of(stream);
+  s->wait_for(s->push(run));  // pageable either way in the tests: synchronous
+  return kSuccess;
+}
+API cuMemcpyPeerAsync(unsigned long long d, void*, unsigned long long s, void*, size_t n,
+                      void* stream) {
+  of(stream)->push([=] { std::memmove(dev(d), dev(s), n); });
+  return kSuccess;
+}
+API cuDeviceCanAccessPeer(int* can, int, int) {
+  *can = 0;  // one simulated device
+  return kSuccess;
+}
+API cuCtxEnablePeerAccess(void*, unsigned) { return kSuccess; }
+API cuMemsetD8Async(unsigned long long d, unsigned char v, size_t n, void* stream) {
+  of(stream)->push([=] { std::memset(dev(d), v, n); });
+  return kSuccess;
+}
+API cuMemsetD16Async(unsigned long long d, unsigned short v, size_t n, void* stream) {
+  of(stream)->push([=] {
+    for (size_t i = 0; i < n; ++i) std::memcpy(static_cast<char*>(dev(d)) + 2 * i, &v, 2);
+  });
+  return kSuccess;
+}
+API cuMemsetD32Async(unsigned long long d, unsigned v, size_t n, void* stream) {
+  of(stream)->push([=] {
+    for (size_t i = 0; i < n; ++i) std::memcpy(static_cast<char*>(dev(d)) + 4 * i, &v, 4);
+  });
+  return kSuccess;
+}
+API cuStreamCreate(void** s, unsigned) {
+  *s = new Stream;
+  return kSuccess;
+}
+API cuStreamDestroy_v2(void* s) {
+  delete static_cast<Stream*>(s);
+  return kSuccess;
+}
+API cuStreamSynchronize(void* stream) {
+  Stream* s = of(stream);
+  s->wait_for(s->push(nullptr));
+  return kSuccess;
+}
+API cuStreamWaitEvent(void* stream, void* event, unsigned) {
+  Event e = *static_cast<Event*>(event);
+  if (e.stream && e.stream != of(stream)) of(stream)->push([e] { e.stream->wait_for(e.seq); });
+  return kSuccess;
+}
+API cuEventCreate(void** e, unsigned) {
+  *e = new Event;
+  return kSuccess;
+}
+API cuEventDestroy_v2(void* e) {
+  delete static_cast<Event*>(e);
+  return kSuccess;
+}
+API cuEventRecord(void* event, void* stream) {
+  auto* e = static_cast<Event*>(event);
+  e->stream = of(stream);
+  e->seq = e->stream->push([e] { e->when = std::chrono::steady_clock::now(); });
+  return kSuccess;
+}
+API cuEventSynchronize(void* event) {
+  auto* e = static_cast<Event*>(event);
+  if (e->stream) e->stream->wait_for(e->seq);
+  return kSuccess;
+}
+API cuEventQuery(void* event) {
+  auto* e = static_cast<Event*>(event);
+  return !e->stream || e->stream->reached(e->seq) ? kSuccess : kNotReady;
+}
+API cuEventElapsedTime(float* ms, void* from, void* to) {
+  *ms = std::chrono::duration<float, std::milli>(static_cast<Event*>(to)->when -
+                                                 static_cast<Event*>(from)->when)
+            .count();
+  return kSuccess;
+}
+API cuModuleLoadDataEx(void** module, const void*, unsigned, void*, void**) {
+  *module = new int(0);
+  return kSuccess;
+}
+API cuModuleUnload(void* module) {
+  delete static_cast<int*>(module);
+  return kSuccess;
+}
+API cuModuleGetFunction(void** function, void* module, const char*) {
+  *function = module;
+  return kSuccess;
+}
+API cuModuleGetGlobal_v2(unsigned long long* p, size_t* n, void*, const char*) {
+  static unsigned char globals[4096];
+  *p = reinterpret_cast<unsigned long long>(globals);
+  *n = 28;
+  return kSuccess;
+}
+API cuFuncGetAttribute(int* v, int which, void*) {
+  *v = which == 0 ? 1024 : which == 4 ? 32 : 0;
+  return kSuccess;
+}
+API cuFuncSetAttribute(void*, int, int) { return kSuccess; }
+API cuLaunchKernel(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                   void* stream, void**, void**) {
+  of(stream)->push(nullptr);  // an ordering point: the kernel computes nothing
+  return kSuccess;
+}
