@@ -1,5 +1,8 @@
 #include "scheduler/migration.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/device.h"
@@ -70,16 +73,40 @@ struct Planner {
     MemObject& root = const_cast<MemObject&>(mem.root());
     offset += mem.root_offset();
     std::lock_guard lock(root.residency_mutex());
+    static const bool trace = std::getenv("MANIFOLD_TRACE_MIGRATION") != nullptr;
+    const size_t first_transfer = transfers.size();
     Residency& residency = root.residency();
     auto& pending = root.pending_copies();
     std::erase_if(pending, [](const PendingCopy& p) { return p.done->is_terminal(); });
     if (access != Access::Overwrite) {
       residency.for_each(offset, size, [&](size_t o, size_t n, Residency::Places at) {
-        if (!(at & Residency::bit(place))) return move(root, o, n, at, place);
-        // Current here, but maybe only once another queue's copy lands: then copy again (the
-        // same bytes, so the two copies do not conflict).
-        if (!settled(pending, place, o, n)) move(root, o, n, at, place);
+        // Copies in flight cover parts of a piece: split it where they begin and end, so that
+        // each part is settled or not at each place as a whole.
+        std::vector<size_t> cuts{o, o + n};
+        for (const PendingCopy& p : pending)
+          if (overlaps(p, o, n)) {
+            if (p.offset > o) cuts.push_back(p.offset);
+            if (p.offset + p.size < o + n) cuts.push_back(p.offset + p.size);
+          }
+        std::sort(cuts.begin(), cuts.end());
+        cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+        for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+          const size_t part = cuts[i], part_size = cuts[i + 1] - cuts[i];
+          // Missing here, or current here only once another queue's copy lands: copy (again:
+          // the same bytes, so the two copies do not conflict).
+          if (!(at & Residency::bit(place)) || !settled(pending, place, part, part_size))
+            move(root, part, part_size, at, place);
+        }
       });
+    }
+    if (trace) {
+      std::fprintf(stderr, "[mig] ev=%p q=%p mem=%p %s [%zu,+%zu) at %u:", (void*)&event, queue,
+                   (void*)&root, access == Access::Read ? "R" : access == Access::Overwrite ? "O" : "U",
+                   offset, size, place);
+      for (size_t i = first_transfer; i < transfers.size(); ++i)
+        std::fprintf(stderr, " move[%zu,+%zu) from %d", transfers[i].offset, transfers[i].size,
+                     transfers[i].from ? int(transfers[i].from->place()) : 0);
+      std::fprintf(stderr, "\n");
     }
     if (access == Access::Read) {
       residency.add(offset, size, place);
