@@ -45,32 +45,6 @@ constexpr cl_int kUserFailure = -7;
 
 enum class Op { User, Write, Read, Copy, Fill, Mix, Step, Migrate, Marker, Barrier };
 
-const char* opName(Op op) {
-  switch (op) {
-    case Op::User:
-      return "user event";
-    case Op::Write:
-      return "write";
-    case Op::Read:
-      return "read";
-    case Op::Copy:
-      return "copy";
-    case Op::Fill:
-      return "fill";
-    case Op::Mix:
-      return "kernel mix";
-    case Op::Step:
-      return "kernel step";
-    case Op::Migrate:
-      return "migrate";
-    case Op::Marker:
-      return "marker";
-    case Op::Barrier:
-      return "barrier";
-  }
-  return "?";
-}
-
 class Bits {
  public:
   explicit Bits(size_t n = 0) : words_((n + 63) / 64, 0) {}
@@ -187,40 +161,73 @@ struct Params {
   bool failing;
 };
 
-class RandomDag : public MultiDeviceTest, public ::testing::WithParamInterface<Params> {
+// The queues every DAG of a test shares: every device gets in-order and out-of-order queues,
+// with and without profiling; at least four queues, even on one device.
+class DagTest : public MultiDeviceTest {
  protected:
-  void run(uint64_t seed, bool failing);
+  void SetUp() override {
+    MultiDeviceTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    const size_t nq = std::min<size_t>(12, std::max<size_t>(4, 4 * devices_.size()));
+    for (size_t i = 0; i < nq; ++i) {
+      QueueState s;
+      s.device = devices_[(i / 4) % devices_.size()];
+      s.in_order = (i % 2 == 0) || !supportsOutOfOrder(s.device);
+      s.profiling = (i % 4) < 2 || i % 4 == 3;  // three of every four
+      cl_command_queue_properties props =
+          (s.in_order ? 0 : CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) |
+          (s.profiling ? CL_QUEUE_PROFILING_ENABLE : 0);
+      s.queue = makeQueue(s.device, props);
+      ASSERT_TRUE(s.queue);
+      queues_.push_back(std::move(s));
+    }
+    program_ = build(kSource);
+    ASSERT_FALSE(HasFailure());
+  }
+  std::vector<QueueState> queues_;
+  Program program_;
 };
 
-void RandomDag::run(uint64_t seed, bool failing) {
-  const int commands =
-      static_cast<int>(envLong("MANIFOLD_SCHED_COMMANDS", kSanitized ? 500 : 3000));
+int defaultCommands() {
+  return static_cast<int>(envLong("MANIFOLD_SCHED_COMMANDS", kSanitized ? 500 : 3000));
+}
+
+// Generates, enqueues and checks one random DAG from the calling thread, with buffers of its
+// own, into `queues` (a copy: the queue-order bookkeeping is this DAG's own). Other threads may
+// enqueue their own DAGs into the same queues at the same time: their commands only add
+// ordering (an in-order queue still runs this DAG's commands in order, a barrier of theirs only
+// delays ours), which the model never relies on.
+void runDag(cl_context context, cl_program program, std::vector<QueueState> queues,
+            size_t device_count, uint64_t seed, bool failing, int commands, bool shared_queues) {
+  using ::testing::Test;
   const int64_t gpu_skew_ns = envLong("MANIFOLD_SCHED_SKEW_NS", 20000);
   constexpr int kBuffers = 12;
   constexpr size_t kElems = 512;
   std::mt19937_64 rng(seed);
   auto uniform = [&](size_t n) { return static_cast<size_t>(rng() % n); };
   auto chance = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
-
-  // ---- Queues: every device gets an in-order and an out-of-order queue, with and without
-  // profiling. At least four queues, even on one device.
-  std::vector<QueueState> queues;
-  const size_t nq = std::min<size_t>(12, std::max<size_t>(4, 4 * devices_.size()));
-  for (size_t i = 0; i < nq; ++i) {
-    QueueState s;
-    s.device = devices_[(i / 4) % devices_.size()];
-    s.in_order = (i % 2 == 0) || !supportsOutOfOrder(s.device);
-    s.profiling = (i % 4) < 2 || i % 4 == 3;  // three of every four
-    cl_command_queue_properties props = (s.in_order ? 0 : CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) |
-                                        (s.profiling ? CL_QUEUE_PROFILING_ENABLE : 0);
-    s.queue = makeQueue(s.device, props);
-    ASSERT_TRUE(s.queue);
-    queues.push_back(std::move(s));
+  for (QueueState& q : queues) {
+    q.last = q.last_barrier = -1;
+    q.since_full.clear();
   }
-  Program program = build(kSource);
-  ASSERT_FALSE(HasFailure());
-  Kernel mix = kernel(program, "mix"), step = kernel(program, "step");
-  ASSERT_FALSE(HasFailure());
+  cl_int err = CL_SUCCESS;
+  // Kernels of this thread (clSetKernelArg on a shared kernel would race).
+  Kernel mix(clCreateKernel(program, "mix", &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  Kernel step(clCreateKernel(program, "step", &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  auto makeBuffer = [&](size_t size, cl_mem_flags flags, void* host) {
+    cl_int e = CL_SUCCESS;
+    Mem m(clCreateBuffer(context, flags, size, host, &e));
+    EXPECT_EQ(Err(CL_SUCCESS), Err(e)) << "clCreateBuffer";
+    return m;
+  };
+  auto makeUserEvent = [&] {
+    cl_int e = CL_SUCCESS;
+    Event u(clCreateUserEvent(context, &e));
+    EXPECT_EQ(Err(CL_SUCCESS), Err(e)) << "clCreateUserEvent";
+    return u;
+  };
 
   // ---- Buffers and the host model of their content.
   std::vector<std::vector<uint32_t>> model(kBuffers, std::vector<uint32_t>(kElems));
@@ -259,7 +266,7 @@ void RandomDag::run(uint64_t seed, bool failing) {
   // Enqueues everything; a fatal failure inside returns from the lambda only, so that the code
   // below still sets every user event and drains the queues before host memory goes away.
   auto generate = [&] {
-    for (int c = 0; c < commands && !HasFatalFailure(); ++c) {
+    for (int c = 0; c < commands && !Test::HasFatalFailure(); ++c) {
       // A new user event now and then; hand one to the setter now and then.
       if (users < users_planned && chance(1.0 / 25)) {
         Node u;
@@ -501,8 +508,13 @@ void RandomDag::run(uint64_t seed, bool failing) {
       if (chance(0.03)) {
         EXPECT_CL_OK(clFlush(queues[uniform(queues.size())].queue));
       }
-      // Now and then wait for a few events of any queues that no unset user event gates.
+      // Now and then wait for a few events of any queues that no unset user event gates. With
+      // other threads' DAGs in the same queues, one of ours may sit behind one of their gates:
+      // each thread hands all its gates to its setter before it waits, so that two threads never
+      // wait for each other's gates.
       if (chance(0.01)) {
+        if (shared_queues)
+          while (!unset_list.empty()) hand_user(0);
         std::vector<cl_event> list;
         bool expect_error = false;
         for (size_t k = 0; k < 3; ++k) {
@@ -526,7 +538,7 @@ void RandomDag::run(uint64_t seed, bool failing) {
   setter.close();
   EXPECT_EQ(0, setter.errors()) << "clSetUserEventStatus failed";
   for (auto& q : queues) EXPECT_CL_OK(clFinish(q.queue));
-  if (HasFatalFailure()) return;
+  if (Test::HasFatalFailure()) return;
 
   // ---- Statuses.
   int reported = 0;
@@ -637,9 +649,9 @@ void RandomDag::run(uint64_t seed, bool failing) {
       "seed %" PRIu64
       "%s: %zu nodes (%d user events) on %zu queues, %zu devices; %zu reads, %zu callbacks, "
       "%d mid-run waits, %d dependency pairs timed (worst START-before-END %" PRId64 " ns)\n",
-      seed, failing ? " (failing)" : "", nodes.size(), users, queues.size(), devices_.size(),
+      seed, failing ? " (failing)" : "", nodes.size(), users, queues.size(), device_count,
       reads.size(), callbacks.size(), waits_done, checked_pairs, worst_ns);
-  if (HasFailure())
+  if (Test::HasFailure() && !shared_queues)
     std::printf("reproduce: MANIFOLD_SCHED_SEED=%" PRIu64
                 " MANIFOLD_SCHED_COMMANDS=%d --gtest_filter='%s.%s'\n",
                 seed, commands,
@@ -647,10 +659,13 @@ void RandomDag::run(uint64_t seed, bool failing) {
                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
 }
 
+class RandomDag : public DagTest, public ::testing::WithParamInterface<Params> {};
+
 TEST_P(RandomDag, Run) {
   const uint64_t seed = seedFor(GetParam().seed);
   SCOPED_TRACE("seed " + std::to_string(seed));
-  run(seed, GetParam().failing);
+  runDag(context_, program_, queues_, devices_.size(), seed, GetParam().failing, defaultCommands(),
+         false);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomDag,
@@ -660,5 +675,25 @@ INSTANTIATE_TEST_SUITE_P(Seeds, RandomDag,
                            return std::string(info.param.failing ? "failing_seed" : "seed") +
                                   std::to_string(info.param.seed);
                          });
+
+// Three threads enqueue three independent DAGs (each with its own buffers, user events and
+// setter thread) into the same queues at once.
+class RandomDagThreads : public DagTest {};
+
+TEST_F(RandomDagThreads, ThreeThreadsShareTheQueues) {
+  const uint64_t seed = seedFor(1000);
+  const int commands = std::max(1, defaultCommands() / 2);
+  std::vector<std::thread> threads;
+  for (uint64_t t = 0; t < 3; ++t)
+    threads.emplace_back([&, t] {
+      SCOPED_TRACE("thread " + std::to_string(t) + ", seed " + std::to_string(seed + t));
+      runDag(context_, program_, queues_, devices_.size(), seed + t, false, commands, true);
+    });
+  for (auto& t : threads) t.join();
+  if (HasFailure())
+    std::printf("reproduce: MANIFOLD_SCHED_SEED=%" PRIu64
+                " MANIFOLD_SCHED_COMMANDS=%d --gtest_filter='RandomDagThreads.*'\n",
+                seed, commands * 2);
+}
 
 }  // namespace
