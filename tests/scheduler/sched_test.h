@@ -65,13 +65,32 @@ inline cl_device_type deviceType(cl_device_id d) {
   return t;
 }
 
+#ifdef MANIFOLD_SCHED_EMULATED_GPUS
+// The "_mixed" builds of these tests: before the platform is first opened, ask for CPU devices
+// with memory of their own, reported as GPUs (MANIFOLD_EMULATED_GPUS, backends/cpu), so that
+// mixed-device contexts and migration run in CI; an explicit MANIFOLD_EMULATED_GPUS wins.
+inline const bool kEmulatedGpus = [] {
+  return setenv("MANIFOLD_EMULATED_GPUS", MANIFOLD_SCHED_EMULATED_GPUS, /*overwrite=*/0) == 0;
+}();
+// Every device, whatever MANIFOLD_TEST_DEVICE_TYPE says.
+inline cl_device_type testDeviceType() {
+  return kEmulatedGpus ? CL_DEVICE_TYPE_ALL : wantedDeviceType();
+}
+#else
+inline cl_device_type testDeviceType() { return wantedDeviceType(); }
+#endif
+
 // A context over several devices (possibly of different backends) with helpers.
 class MultiDeviceTest : public ::testing::Test {
  protected:
-  // Picks the devices of MANIFOLD_TEST_DEVICE_TYPE and makes one context over all of them.
-  void SetUp() override { setUpDevices(wantedDeviceType()); }
+  // Picks the devices of MANIFOLD_TEST_DEVICE_TYPE (every device in a "_mixed" build) and makes
+  // one context over all of them.
+  void SetUp() override { setUpDevices(testDeviceType()); }
 
   void setUpDevices(cl_device_type type) {
+#ifdef MANIFOLD_SCHED_EMULATED_GPUS
+    ASSERT_TRUE(kEmulatedGpus) << "setenv MANIFOLD_EMULATED_GPUS";
+#endif
     std::string why;
     platform_ = findPlatform(&why);
     ASSERT_NE(platform_, nullptr) << why;

@@ -18,7 +18,8 @@
 // effect (queue order alone does not propagate a failure, as in tests/api/test_events.cpp).
 //
 // Knobs: MANIFOLD_SCHED_SEED (number or "random"), MANIFOLD_SCHED_COMMANDS (default 3000,
-// 500 under sanitizers), MANIFOLD_SCHED_SKEW_NS (profiling tolerance between a GPU's stamps and
+// 1500 under sanitizers), MANIFOLD_SCHED_OPS and MANIFOLD_SCHED_SERIAL_READS (narrow a failure
+// down), MANIFOLD_SCHED_SKEW_NS (profiling tolerance between a GPU's stamps and
 // another device's, default 20000).
 #include <deque>
 #include <functional>
@@ -189,7 +190,7 @@ class DagTest : public MultiDeviceTest {
 };
 
 int defaultCommands() {
-  return static_cast<int>(envLong("MANIFOLD_SCHED_COMMANDS", kSanitized ? 500 : 3000));
+  return static_cast<int>(envLong("MANIFOLD_SCHED_COMMANDS", kSanitized ? 1500 : 3000));
 }
 
 // Generates, enqueues and checks one random DAG from the calling thread, with buffers of its
@@ -210,6 +211,18 @@ void runDag(cl_context context, cl_program program, std::vector<QueueState> queu
     q.last = q.last_barrier = -1;
     q.since_full.clear();
   }
+  // MANIFOLD_SCHED_OPS (e.g. "write,read,copy"): only these kinds of commands, to narrow down
+  // a failure; reads are always allowed.
+  bool allowed[10];
+  {
+    const std::string ops = envOr("MANIFOLD_SCHED_OPS", "all");
+    const char* names[] = {"user", "write", "read",    "copy",   "fill",
+                           "mix",  "step",  "migrate", "marker", "barrier"};
+    for (int k = 0; k < 10; ++k)
+      allowed[k] = ops == "all" || ops.find(names[k]) != std::string::npos ||
+                   k == static_cast<int>(Op::Read);
+  }
+  const bool serial_reads = envLong("MANIFOLD_SCHED_SERIAL_READS", 0) != 0;
   cl_int err = CL_SUCCESS;
   // Kernels of this thread (clSetKernelArg on a shared kernel would race).
   Kernel mix(clCreateKernel(program, "mix", &err));
@@ -288,16 +301,18 @@ void runDag(cl_context context, cl_program program, std::vector<QueueState> queu
       Node n;
       n.queue = static_cast<int>(uniform(queues.size()));
       QueueState& qs = queues[n.queue];
-      const double r = std::uniform_real_distribution<double>(0, 1)(rng);
-      n.op = r < 0.14   ? Op::Write
-             : r < 0.28 ? Op::Read
-             : r < 0.42 ? Op::Copy
-             : r < 0.52 ? Op::Fill
-             : r < 0.68 ? Op::Mix
-             : r < 0.84 ? Op::Step
-             : r < 0.88 ? Op::Migrate
-             : r < 0.94 ? Op::Marker
-                        : Op::Barrier;
+      do {
+        const double r = std::uniform_real_distribution<double>(0, 1)(rng);
+        n.op = r < 0.14   ? Op::Write
+               : r < 0.28 ? Op::Read
+               : r < 0.42 ? Op::Copy
+               : r < 0.52 ? Op::Fill
+               : r < 0.68 ? Op::Mix
+               : r < 0.84 ? Op::Step
+               : r < 0.88 ? Op::Migrate
+               : r < 0.94 ? Op::Marker
+                          : Op::Barrier;
+      } while (!allowed[static_cast<int>(n.op)]);
       n.trusted = Bits(max_nodes);
       n.reach = Bits(max_nodes);
 
@@ -367,6 +382,12 @@ void runDag(cl_context context, cl_program program, std::vector<QueueState> queu
         default:
           break;
       }
+      // MANIFOLD_SCHED_SERIAL_READS=1 orders readers of a buffer like writers (narrows a
+      // failure down to unordered readers).
+      if (serial_reads)
+        for (int b : reads_of)
+          if (std::find(writes_of.begin(), writes_of.end(), b) == writes_of.end())
+            writes_of.push_back(b);
       // The conflicts this command must follow: become explicit waits unless already ancestors.
       std::vector<int> required;
       for (int b : reads_of)
@@ -657,6 +678,10 @@ void runDag(cl_context context, cl_program program, std::vector<QueueState> queu
                 seed, commands,
                 ::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name(),
                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
+}
+
+void PrintTo(const Params& p, std::ostream* os) {
+  *os << (p.failing ? "failing, seed " : "seed ") << p.seed;
 }
 
 class RandomDag : public DagTest, public ::testing::WithParamInterface<Params> {};
