@@ -84,5 +84,6 @@ if [ $mode != bench ]; then
   done
   run_tests "${others[@]}"
   # The scheduler tests again over the CPU and every GPU in one context.
-  DEVICE_TYPE=all run_tests "$root"/bin/scheduler_random_dag "$root"/bin/scheduler_failure
+  DEVICE_TYPE=all run_tests "$root"/bin/scheduler_random_dag "$root"/bin/scheduler_failure \
+    "$root"/bin/scheduler_readers
 fi
