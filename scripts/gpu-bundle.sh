@@ -2,7 +2,8 @@
 # Builds Manifold self-contained (LLVM and Clang linked statically) and packs what a GPU machine
 # needs to run the tests and the benchmarks into one compressed archive:
 #   .carry/manifold-gpu.tar.xz   (ICD, TBB and SLEEF libraries, test binaries, the `manifold`
-#                                 tool, the native CUDA peer, scripts/gpu-run.sh)
+#                                 tool, the native CUDA peer, the cross-backend bench,
+#                                 scripts/gpu-run.sh)
 # Usage: [BUILD_TYPE=Release] scripts/gpu-bundle.sh [BUILD_DIR]   (default build-gpu; ccache is
 # used when present)
 # Then on the GPU machine, in the repository root: bash scripts/gpu-run.sh OUT_DIR
@@ -15,7 +16,8 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-Release} -DMANI
 targets=(ManifoldOpenCL manifold gpu_e2e)
 for t in kernel_corpus api_buffer api_transfer api_map api_events api_profiling api_multi_device \
          api_queue api_threads \
-         api_kernel_enqueue; do
+         api_kernel_enqueue scheduler_random_dag scheduler_failure scheduler_readers \
+         scheduler_pipeline scheduler_pipeline_gpu manifold-cross-backend; do
   ninja -C "$build" -t targets all 2>/dev/null | grep -q "^$t:" && targets+=("$t")
 done
 ninja -C "$build" "${targets[@]}"

@@ -47,8 +47,9 @@ run_tests() {
     [ -x "$t" ] || continue
     name=$(basename "$t")
     if [ -n "${TESTS:-}" ] && [[ " $TESTS " != *" $name "* ]]; then continue; fi
+    [ "${DEVICE_TYPE:-gpu}" = gpu ] || name="$name($DEVICE_TYPE)"
     echo "===== $name" >> "$out/tests.log"
-    OCL_ICD_VENDORS=$root/icd-manifold MANIFOLD_TEST_DEVICE_TYPE=gpu timeout "${TEST_TIMEOUT:-150}" "$t" \
+    OCL_ICD_VENDORS=$root/icd-manifold MANIFOLD_TEST_DEVICE_TYPE=${DEVICE_TYPE:-gpu} timeout "${TEST_TIMEOUT:-150}" "$t" \
       > "$root/test.log" 2>&1
     rc=$?
     cat "$root/test.log" >> "$out/tests.log"
@@ -75,12 +76,22 @@ if [ $mode != tests ]; then
     echo "variant ($BENCH_VARIANT_ENV) rc=$?"
     cat "$out/bench-variant.txt"
   fi
+  # Cross-backend scheduling (bench/cross_backend): Manifold only, every device in one context.
+  if [ -x "$root/bin/manifold-cross-backend" ]; then
+    OCL_ICD_VENDORS=$root/icd-manifold timeout 300 "$root/bin/manifold-cross-backend" $quick \
+      > "$out/cross_backend.txt" 2>&1
+    echo "cross_backend rc=$?"
+    cat "$out/cross_backend.txt"
+  fi
 fi
 
 if [ $mode != bench ]; then
   others=()
   for t in "$root"/bin/*; do
-    case $(basename "$t") in manifold|manifold-cuda-native|gpu_e2e|kernel_corpus) ;; *) others+=("$t") ;; esac
+    case $(basename "$t") in manifold|manifold-cuda-native|manifold-cross-backend|gpu_e2e|kernel_corpus) ;; *) others+=("$t") ;; esac
   done
   run_tests "${others[@]}"
+  # The scheduler tests again over the CPU and every GPU in one context.
+  DEVICE_TYPE=all run_tests "$root"/bin/scheduler_random_dag "$root"/bin/scheduler_failure \
+    "$root"/bin/scheduler_readers
 fi
