@@ -14,11 +14,14 @@ launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-Release} -DMANIFOLD_STATIC_LLVM=ON "${launcher[@]}" >/dev/null
 targets=(ManifoldOpenCL manifold gpu_e2e)
+# Listed once: `ninja -t targets | grep -q` under pipefail failed at random (SIGPIPE) and dropped
+# targets from the bundle.
+known=$(ninja -C "$build" -t targets all 2>/dev/null | cut -d: -f1)
 for t in kernel_corpus api_buffer api_transfer api_map api_events api_profiling api_multi_device \
          api_queue api_threads \
          api_kernel_enqueue scheduler_random_dag scheduler_failure scheduler_readers \
          scheduler_pipeline scheduler_pipeline_gpu manifold-cross-backend; do
-  ninja -C "$build" -t targets all 2>/dev/null | grep -q "^$t:" && targets+=("$t")
+  grep -qx "$t" <<<"$known" && targets+=("$t")
 done
 ninja -C "$build" "${targets[@]}"
 
