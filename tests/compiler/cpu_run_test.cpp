@@ -397,6 +397,43 @@ TEST(CpuRun, OuterLoopCounterAcrossInnerLoopRegions) {
   }
 }
 
+// A barrier as a kernel's first statement (piglit's atomic_cmpxchg tests): no work before it,
+// so the region it ends is empty. Also two barriers with only a branch between them.
+TEST(CpuRun, BarrierFirstAndBarrierAfterBarrier) {
+  auto exe = build_and_load(R"(
+    __kernel void first(__global int* out) {
+      barrier(CLK_GLOBAL_MEM_FENCE);
+      int lid = (int)get_local_id(0);
+      for (int i = 0; i < (int)get_local_size(0); i++) {
+        if (i == lid) atomic_cmpxchg(&out[get_group_id(0)], lid, lid + 1);
+        barrier(CLK_GLOBAL_MEM_FENCE);
+      }
+    }
+    __kernel void twice(__global int* out, int flag) {
+      __local int tile[16];
+      size_t lid = get_local_id(0);
+      tile[lid] = (int)get_global_id(0);
+      if (flag) barrier(CLK_LOCAL_MEM_FENCE);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      out[get_global_id(0)] = tile[15 - lid];
+    })");
+  ASSERT_NE(exe, nullptr);
+  const size_t groups = 4, local = 8;
+  std::vector<int> counters(groups, 0);
+  void* p = counters.data();
+  const void* first_args[] = {&p};
+  exe->run("first", range_1d(groups * local, local), first_args, nullptr);
+  for (size_t g = 0; g < groups; ++g) EXPECT_EQ(counters[g], int(local)) << "group " << g;
+
+  for (int flag : {0, 1}) {
+    std::vector<int> out(64, -1);
+    void* q = out.data();
+    const void* twice_args[] = {&q, &flag};
+    exe->run("twice", range_1d(64, 16), twice_args, nullptr);
+    for (int i = 0; i < 64; ++i) ASSERT_EQ(out[i], i / 16 * 16 + 15 - i % 16) << "flag " << flag;
+  }
+}
+
 // Barriers in a kernel whose last work-group is smaller than the others.
 TEST(CpuRun, BarrierWithNonUniformLastGroup) {
   auto exe = build_and_load(R"(
