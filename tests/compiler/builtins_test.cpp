@@ -357,8 +357,8 @@ TEST(Misc, ShuffleAndShuffle2) {
       vstore8(shuffle2((ulong2)(1, 2), (ulong2)(3, 4), convert_ulong8(m.hi)), 0, lout);
     })");
   ASSERT_NE(exe, nullptr);
-  std::vector<uint32_t> masks = {0, 5, 17, 3, 255, 8, 1000003, 2, 7, 6, 31, 4, 9, 12, 15,
-                                 0xffffffffu};
+  std::vector<uint32_t> masks = {0, 5, 17, 3, 255, 8,  1000003, 2,
+                                 7, 6, 31, 4, 9,   12, 15,      0xffffffffu};
   std::vector<int> out(30, -99);
   std::vector<int8_t> cout(18, 0);
   std::vector<double> dout(4, 0);
