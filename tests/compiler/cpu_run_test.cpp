@@ -1,8 +1,10 @@
 // Kernels compiled by manifold_compiler and run by CpuExecutable, checked against the host.
 #include <gtest/gtest.h>
+#include <xmmintrin.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <string>
 #include <thread>
@@ -431,6 +433,35 @@ TEST(CpuRun, BarrierFirstAndBarrierAfterBarrier) {
     const void* twice_args[] = {&q, &flag};
     exe->run("twice", range_1d(64, 16), twice_args, nullptr);
     for (int i = 0; i < 64; ++i) ASSERT_EQ(out[i], i / 16 * 16 + 15 - i % 16) << "flag " << flag;
+  }
+}
+
+// -cl-denorms-are-zero: kernels run with denormals flushed (piglit's amdgcn-f32-inline-immediates
+// adds a denormal to 0 and expects 0); without it they are kept. The thread's floating-point
+// mode is restored afterwards.
+TEST(CpuRun, DenormsAreZeroFlushesDenormals) {
+  const std::string source = R"(
+    __kernel void add(__global float* out, __global const float* in) {
+      size_t i = get_global_id(0);
+      out[i] = in[i] + as_float(64);
+    })";
+  for (bool flush : {true, false}) {
+    auto exe = build_and_load(source, flush ? "-cl-denorms-are-zero" : "");
+    ASSERT_NE(exe, nullptr);
+    std::vector<float> in = {0.0f, 0.5f, -1.0f, 0.0f}, out(4, -1.0f);
+    void* po = out.data();
+    void* pi = in.data();
+    const void* args[] = {&po, &pi};
+    // MXCSR's control bits (its low 6 bits are sticky exception flags).
+    const unsigned kControl = 0xffc0;
+    const unsigned mode_before = _mm_getcsr() & kControl;
+    exe->run("add", range_1d(4, 4), args, nullptr);
+    EXPECT_EQ(_mm_getcsr() & kControl, mode_before);
+    uint32_t bits;
+    std::memcpy(&bits, &out[0], sizeof bits);
+    EXPECT_EQ(bits, flush ? 0u : 64u) << (flush ? "flushed" : "kept");
+    EXPECT_EQ(out[1], 0.5f);
+    EXPECT_EQ(out[2], -1.0f);
   }
 }
 
