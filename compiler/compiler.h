@@ -64,6 +64,7 @@ struct Target {
   std::string cpu;                             // e.g. "znver4"; empty: generic
   std::string features;                        // e.g. "+avx2,+fma"
   unsigned opencl_c_version = 300;             // highest OpenCL C the device accepts
+  unsigned opencl_version = 300;               // CL_DEVICE_VERSION's, as __OPENCL_VERSION__
   std::vector<std::string> opencl_c_features;  // __opencl_c_* macros to define
   std::vector<std::string> extensions;         // cl_khr_* etc. to enable
   bool fp64 = true;

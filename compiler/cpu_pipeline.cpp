@@ -7,7 +7,9 @@
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Demangle/Demangle.h>
 #include <llvm/IR/Function.h>
+#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
@@ -20,6 +22,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/Triple.h>
 #include <llvm/Transforms/IPO/AlwaysInliner.h>
 #include <llvm/Transforms/IPO/GlobalDCE.h>
 #include <llvm/Transforms/InstCombine/InstCombine.h>
@@ -287,6 +290,37 @@ void run_module_passes(
   passes.run(module, mam);
 }
 
+// Whether a kernel was compiled with -cl-denorms-are-zero (the frontend turns it into the
+// function's single-precision denormal mode).
+bool flushes_denormals(const llvm::Function& kernel) {
+  return kernel.getDenormalMode(llvm::APFloat::IEEEsingle()).Output != llvm::DenormalMode::IEEE;
+}
+
+// -cl-denorms-are-zero allows flushing denormals, and programs built with it may expect it
+// (piglit's amdgcn-f32-inline-immediates: 0 + a denormal gives 0). The work-group function
+// sets the x86 flush-to-zero and denormals-are-zero modes while it runs and restores the
+// thread's previous MXCSR before returning: the thread runs other programs' kernels too. The
+// spec lets the option flush doubles as well, which these modes also do.
+// denormal_mode: the kernel's "denormal-fp-math-f32" attribute, which the work-group function
+// takes over so that constant folding agrees.
+void flush_denormals_while_running(llvm::Function& wg, llvm::Attribute denormal_mode) {
+  constexpr uint32_t kFlushToZero = 1u << 15, kDenormalsAreZero = 1u << 6;
+  wg.addFnAttr(denormal_mode);
+  llvm::IRBuilder<> b(&*wg.getEntryBlock().getFirstInsertionPt());
+  llvm::AllocaInst* saved = b.CreateAlloca(b.getInt32Ty(), nullptr, "mxcsr.saved");
+  llvm::AllocaInst* flushing = b.CreateAlloca(b.getInt32Ty(), nullptr, "mxcsr.flushing");
+  b.CreateIntrinsic(llvm::Intrinsic::x86_sse_stmxcsr, llvm::ArrayRef<llvm::Value*>{saved});
+  llvm::Value* previous = b.CreateLoad(b.getInt32Ty(), saved);
+  b.CreateStore(b.CreateOr(previous, kFlushToZero | kDenormalsAreZero), flushing);
+  b.CreateIntrinsic(llvm::Intrinsic::x86_sse_ldmxcsr, llvm::ArrayRef<llvm::Value*>{flushing});
+  for (llvm::BasicBlock& block : wg) {
+    if (auto* ret = llvm::dyn_cast<llvm::ReturnInst>(block.getTerminator())) {
+      b.SetInsertPoint(ret);
+      b.CreateIntrinsic(llvm::Intrinsic::x86_sse_ldmxcsr, llvm::ArrayRef<llvm::Value*>{saved});
+    }
+  }
+}
+
 }  // namespace
 
 bool finalize_executable(llvm::Module& module, std::vector<KernelInfo>& kernels,
@@ -328,11 +362,23 @@ bool finalize_executable(llvm::Module& module, std::vector<KernelInfo>& kernels,
     passes.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(cleanup)));
   });
 
+  // Kernels to run with denormals flushed, noted now: the work-group pass replaces them.
+  std::vector<std::pair<size_t, llvm::Attribute>> flushing_kernels;
+  if (llvm::Triple(target.triple).isX86()) {
+    for (size_t i = 0; i < kernels.size(); ++i)
+      if (const llvm::Function* kernel = module.getFunction(kernels[i].name);
+          kernel && flushes_denormals(*kernel))
+        flushing_kernels.emplace_back(i, kernel->getFnAttribute("denormal-fp-math-f32"));
+  }
+
   std::string error;
   if (!form_work_group_functions(module, kernels, execs, &error)) {
     *log += error + "\n";
     return false;
   }
+  for (const auto& [index, denormal_mode] : flushing_kernels)
+    if (llvm::Function* wg = module.getFunction(execs[index].entry_symbol))
+      flush_denormals_while_running(*wg, denormal_mode);
   add_sleef_vector_variants(module, target);
   // Only the work-group functions are entry points.
   for (llvm::Function& function : module)

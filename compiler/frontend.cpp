@@ -138,6 +138,13 @@ FrontendResult run_frontend(llvm::LLVMContext& context, std::string_view source,
     else
       args.push_back(flag);
   }
+  // Predefined macros (OpenCL C 3.0 section 6.12) that clang leaves to the implementation, as
+  // they describe the device rather than the language: the device's OpenCL version whatever
+  // -cl-std says, and __IMAGE_SUPPORT__ exactly when CL_DEVICE_IMAGE_SUPPORT is true. Clang
+  // itself defines __OPENCL_C_VERSION__, CL_VERSION_x_y, __ENDIAN_LITTLE__ and
+  // __FAST_RELAXED_MATH__; opencl-c-base.h defines __kernel_exec.
+  args.push_back("-D__OPENCL_VERSION__=" + std::to_string(target.opencl_version));
+  if (target.images) args.push_back("-D__IMAGE_SUPPORT__=1");
   if (options.no_warnings) args.push_back("-w");
   if (options.warnings_as_errors) args.push_back("-Werror");
   for (const std::string& define : options.defines) args.push_back("-D" + define);

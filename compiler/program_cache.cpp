@@ -145,6 +145,7 @@ std::string build_key(std::string_view source, std::string_view options, const T
   h.add(target.cpu);
   h.add(target.features);
   h.add(std::to_string(target.opencl_c_version));
+  h.add(std::to_string(target.opencl_version));
   for (const std::string& feature : target.opencl_c_features) h.add(feature);
   h.add("|");
   for (const std::string& extension : target.extensions) h.add(extension);

@@ -558,7 +558,11 @@ void KernelLowering::split_at_barriers() {
       if (is_barrier(&inst)) barriers.push_back(&inst);
   for (Instruction* barrier : barriers) {
     BasicBlock* block = barrier->getParent();
-    if (barrier != &block->front()) block = block->splitBasicBlock(barrier, "barrier");
+    // Regions start at the entry block and after each barrier (form_regions): a barrier that
+    // is a kernel's first statement still gets a block of its own, else region 0 would take it
+    // in as ordinary code. The entry block in front of it stays empty.
+    if (barrier != &block->front() || block->isEntryBlock())
+      block = block->splitBasicBlock(barrier, "barrier");
     block->splitBasicBlock(barrier->getNextNode(), "after.barrier");
     barrier_blocks_.push_back(block);
     barrier_set_.insert(block);

@@ -308,8 +308,31 @@ OVL double modf(double x, __private double* whole) {
   *whole = t;
   return __builtin_copysign(isinf(x) ? 0.0 : x - t, x);
 }
-OVL float frexp(float x, __private int* exponent) { return __builtin_frexpf(x, exponent); }
-OVL double frexp(double x, __private int* exponent) { return __builtin_frexp(x, exponent); }
+// frexp in integer arithmetic, not llvm.frexp: LLVM 22's loop vectorizer widens that
+// struct-returning intrinsic into invalid IR (a vector of structs) when it vectorizes the
+// work-item loop of a kernel reading float2 elements, and the next pass crashes. Subnormals
+// are normalized by shifting their mantissa (no floating-point scaling, which a flush-to-zero
+// mode would defeat); zero, infinity and NaN come back unchanged with exponent 0.
+#define FREXP(T, U, BITS, MANTISSA_BITS, BIAS)                                                     \
+  OVL T frexp(T x, __private int* exponent) {                                                      \
+    const U bits = __builtin_astype(x, U);                                                         \
+    const U magnitude = bits & ~((U)1 << (BITS - 1));                                              \
+    const U implicit_one = (U)1 << MANTISSA_BITS;                                                  \
+    const U max_field = ((U)1 << (BITS - 1 - MANTISSA_BITS)) - 1;                                  \
+    const bool special = magnitude == 0 || (magnitude >> MANTISSA_BITS) == max_field;              \
+    /* A subnormal's leading one moves up to the implicit bit: exponent field 1. */                \
+    const int shift =                                                                              \
+        magnitude < implicit_one                                                                   \
+            ? (int)__builtin_elementwise_clzg(magnitude, (U)BITS) - (BITS - 1 - MANTISSA_BITS)     \
+            : 0;                                                                                   \
+    const U normal = magnitude << shift;                                                           \
+    *exponent = special ? 0 : (int)(normal >> MANTISSA_BITS) - (BIAS - 1) - shift;                 \
+    const U half_field = (U)(BIAS - 1) << MANTISSA_BITS; /* [0.5, 1) */                            \
+    const U result = (bits & ~magnitude) | half_field | (normal & (implicit_one - 1));             \
+    return special ? x : __builtin_astype(result, T);                                              \
+  }
+FREXP(float, uint, 32, 23, 127)
+FREXP(double, ulong, 64, 52, 1023)
 OVL float sincos(float x, __private float* cosine) {
   *cosine = Sleef_cosf_u35(x);
   return Sleef_sinf_u35(x);

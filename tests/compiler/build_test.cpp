@@ -109,6 +109,45 @@ TEST(Build, FeatureMacrosFollowTheTarget) {
   EXPECT_TRUE(contains(out.log, "no fp64")) << out.log;
 }
 
+// Predefined macros (OpenCL C 3.0 section 6.12) whatever -cl-std says: __OPENCL_VERSION__ is the
+// device's version, __IMAGE_SUPPORT__ follows CL_DEVICE_IMAGE_SUPPORT.
+TEST(Build, PredefinedMacros) {
+  const char* source = R"(
+    #if !defined(__OPENCL_VERSION__) || __OPENCL_VERSION__ != 300
+    #error __OPENCL_VERSION__
+    #endif
+    #if !defined(__OPENCL_C_VERSION__) || !defined(__FILE__) || !defined(__LINE__)
+    #error __OPENCL_C_VERSION__ __FILE__ __LINE__
+    #endif
+    #if CL_VERSION_1_0 != 100 || CL_VERSION_1_1 != 110 || CL_VERSION_1_2 != 120 || \
+        CL_VERSION_2_0 != 200 || CL_VERSION_3_0 != 300
+    #error CL_VERSION_x_y
+    #endif
+    #if __ENDIAN_LITTLE__ != 1
+    #error __ENDIAN_LITTLE__
+    #endif
+    #if defined(IMAGES) != defined(__IMAGE_SUPPORT__)
+    #error __IMAGE_SUPPORT__
+    #endif
+    #if defined(FAST) != defined(__FAST_RELAXED_MATH__)
+    #error __FAST_RELAXED_MATH__
+    #endif
+    __kernel_exec(64, float4) void k(__global int* p) { p[0] = __OPENCL_VERSION__; })";
+  for (const char* std : {"-cl-std=CL1.1", "-cl-std=CL1.2", "-cl-std=CL2.0", "-cl-std=CL3.0"}) {
+    BuildOutput out = build(source, std, host());
+    EXPECT_TRUE(out.success) << std << ":\n" << out.log;
+    BuildOutput fast = build(source, std::string(std) + " -cl-fast-relaxed-math -DFAST", host());
+    EXPECT_TRUE(fast.success) << std << " -cl-fast-relaxed-math:\n" << fast.log;
+  }
+  Target with_images = host();
+  with_images.images = true;
+  BuildOutput images = build(source, "-DIMAGES", with_images);
+  EXPECT_TRUE(images.success) << images.log;
+  BuildOutput missing = build(source, "", with_images);
+  EXPECT_FALSE(missing.success);
+  EXPECT_TRUE(contains(missing.log, "error: __IMAGE_SUPPORT__")) << missing.log;
+}
+
 TEST(Options, Validation) {
   std::string why;
   EXPECT_TRUE(options_valid("", &why));

@@ -334,6 +334,109 @@ TEST(Relational, VectorMasksSelectAndGeometric) {
   EXPECT_FLOAT_EQ(out[7], 1.0f + 1.0f - 1.0f + 180.0f);
 }
 
+// frexp over float2/double2 elements read with vload2 (piglit's generated frexp test): the
+// work-item loop is vectorized with stride-2 accesses, where LLVM 22 miscompiled llvm.frexp into
+// invalid IR and crashed. Also the special and subnormal inputs.
+TEST(Math, FrexpVectorizedWithSubnormalsAndSpecials) {
+  auto exe = build_and_load(R"(
+    __kernel void f(__global float* out, __global int* exponent, __global const float* in) {
+      int2 e;
+      vstore2(frexp(vload2(get_global_id(0), in), &e), get_global_id(0), out);
+      vstore2(e, get_global_id(0), exponent);
+    }
+    __kernel void d(__global double* out, __global int* exponent, __global const double* in) {
+      int2 e;
+      vstore2(frexp(vload2(get_global_id(0), in), &e), get_global_id(0), out);
+      vstore2(e, get_global_id(0), exponent);
+    })");
+  ASSERT_NE(exe, nullptr);
+  auto check = [&]<typename T>(const char* kernel, std::vector<T> in) {
+    const T inf = std::numeric_limits<T>::infinity();
+    for (T v : {T(0), T(-0.0), T(1), T(-3.5), T(0.75), T(1e30), std::numeric_limits<T>::min(),
+                std::numeric_limits<T>::denorm_min(), -std::numeric_limits<T>::denorm_min() * 5,
+                std::numeric_limits<T>::min() / 3, std::numeric_limits<T>::max(), inf, -inf,
+                std::numeric_limits<T>::quiet_NaN()})
+      in.push_back(v);
+    while (in.size() % 32) in.push_back(T(in.size()) * T(-1.25));
+    std::vector<T> out(in.size(), T(-7));
+    std::vector<int> exponent(in.size(), -7);
+    void* po = out.data();
+    void* pe = exponent.data();
+    void* pi = in.data();
+    const void* args[] = {&po, &pe, &pi};
+    exe->run(kernel, range_1d(in.size() / 2, 16), args, nullptr);
+    for (size_t i = 0; i < in.size(); ++i) {
+      int expected_exponent = 0;
+      const T expected = std::frexp(in[i], &expected_exponent);
+      if (std::isnan(in[i])) {
+        EXPECT_TRUE(std::isnan(out[i])) << kernel << " " << i;
+        continue;
+      }
+      EXPECT_EQ(out[i], expected) << kernel << " frexp(" << in[i] << ")";
+      EXPECT_EQ(std::signbit(out[i]), std::signbit(expected)) << kernel << " " << in[i];
+      if (!std::isinf(in[i]))
+        EXPECT_EQ(exponent[i], expected_exponent) << kernel << " frexp(" << in[i] << ")";
+      else
+        EXPECT_EQ(exponent[i], 0) << kernel;
+    }
+  };
+  check("f", std::vector<float>{});
+  check("d", std::vector<double>{});
+}
+
+// shuffle/shuffle2 with run-time masks (no constant folding): every result element picks the
+// input element the mask names modulo n (2n for shuffle2, the second input above n).
+TEST(Misc, ShuffleAndShuffle2) {
+  auto exe = build_and_load(R"(
+    __kernel void k(__global const uint* masks, __global int* out, __global char* cout,
+                    __global double* dout, __global ulong* lout) {
+      const uint16 m = vload16(0, masks);
+      const int4 x4 = (int4)(10, 11, 12, 13);
+      vstore8(shuffle(x4, m.lo), 0, out);                                            // 0..7
+      vstore2(shuffle2((int8)(0, 1, 2, 3, 4, 5, 6, 7),
+                       (int8)(100, 101, 102, 103, 104, 105, 106, 107), m.s01), 0, out + 8);
+      vstore16(shuffle2(x4, x4 + 20, m), 0, out + 10);                               // 10..25
+      vstore4(shuffle((int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), m.hi.lo),
+              0, out + 26);                                                          // 26..29
+      const char16 c = (char16)(-1, -2, -3, -4, -5, -6, -7, -8, -9, -10, -11, -12, -13, -14,
+                                -15, -16);
+      vstore16(shuffle(c, convert_uchar16(m)), 0, cout);
+      vstore2(shuffle(c.s01, convert_uchar2(m.s67)), 0, cout + 16);
+      const double2 d = (double2)(0.5, 1.5);
+      vstore4(shuffle2(d, d * 10.0, convert_ulong4(m.s4567)), 0, dout);
+      vstore8(shuffle2((ulong2)(1, 2), (ulong2)(3, 4), convert_ulong8(m.hi)), 0, lout);
+    })");
+  ASSERT_NE(exe, nullptr);
+  std::vector<uint32_t> masks = {0, 5, 17, 3, 255, 8,  1000003, 2,
+                                 7, 6, 31, 4, 9,   12, 15,      0xffffffffu};
+  std::vector<int> out(30, -99);
+  std::vector<int8_t> cout(18, 0);
+  std::vector<double> dout(4, 0);
+  std::vector<uint64_t> lout(8, 0);
+  void* pm = masks.data();
+  void* po = out.data();
+  void* pc = cout.data();
+  void* pd = dout.data();
+  void* pl = lout.data();
+  const void* args[] = {&pm, &po, &pc, &pd, &pl};
+  exe->run("k", range_1d(1, 1), args, nullptr);
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(out[i], 10 + int(masks[i] % 4)) << i;
+  for (int i = 0; i < 2; ++i) {
+    const uint32_t index = masks[i] % 16;
+    EXPECT_EQ(out[8 + i], index < 8 ? int(index) : int(100 + index - 8)) << i;
+  }
+  for (int i = 0; i < 16; ++i) {
+    const uint32_t index = masks[i] % 8;
+    EXPECT_EQ(out[10 + i], index < 4 ? 10 + int(index) : 30 + int(index - 4)) << i;
+  }
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(out[26 + i], int(masks[8 + i] % 16)) << i;
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(cout[i], -1 - int(uint8_t(masks[i]) % 16)) << i;
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(cout[16 + i], -1 - int(uint8_t(masks[6 + i]) % 2)) << i;
+  const double d[] = {0.5, 1.5, 5.0, 15.0};
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(dout[i], d[masks[4 + i] % 4]) << i;
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(lout[i], 1 + masks[8 + i] % 4) << i;
+}
+
 TEST(WorkGroup, CollectivesAndAsyncCopy) {
   auto exe = build_and_load(R"(
     __kernel void k(__global const int* in, __global int* out, __global float* fout) {

@@ -1,8 +1,10 @@
 // Kernels compiled by manifold_compiler and run by CpuExecutable, checked against the host.
 #include <gtest/gtest.h>
+#include <xmmintrin.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <string>
 #include <thread>
@@ -394,6 +396,72 @@ TEST(CpuRun, OuterLoopCounterAcrossInnerLoopRegions) {
     for (int k = 0; k < 4; ++k)
       for (int i = 0; i < 2; ++i) expected += 2 * in[k * 64 + i + g * 2];
     ASSERT_EQ(out[g], expected) << g;
+  }
+}
+
+// A barrier as a kernel's first statement (piglit's atomic_cmpxchg tests): no work before it,
+// so the region it ends is empty. Also two barriers with only a branch between them.
+TEST(CpuRun, BarrierFirstAndBarrierAfterBarrier) {
+  auto exe = build_and_load(R"(
+    __kernel void first(__global int* out) {
+      barrier(CLK_GLOBAL_MEM_FENCE);
+      int lid = (int)get_local_id(0);
+      for (int i = 0; i < (int)get_local_size(0); i++) {
+        if (i == lid) atomic_cmpxchg(&out[get_group_id(0)], lid, lid + 1);
+        barrier(CLK_GLOBAL_MEM_FENCE);
+      }
+    }
+    __kernel void twice(__global int* out, int flag) {
+      __local int tile[16];
+      size_t lid = get_local_id(0);
+      tile[lid] = (int)get_global_id(0);
+      if (flag) barrier(CLK_LOCAL_MEM_FENCE);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      out[get_global_id(0)] = tile[15 - lid];
+    })");
+  ASSERT_NE(exe, nullptr);
+  const size_t groups = 4, local = 8;
+  std::vector<int> counters(groups, 0);
+  void* p = counters.data();
+  const void* first_args[] = {&p};
+  exe->run("first", range_1d(groups * local, local), first_args, nullptr);
+  for (size_t g = 0; g < groups; ++g) EXPECT_EQ(counters[g], int(local)) << "group " << g;
+
+  for (int flag : {0, 1}) {
+    std::vector<int> out(64, -1);
+    void* q = out.data();
+    const void* twice_args[] = {&q, &flag};
+    exe->run("twice", range_1d(64, 16), twice_args, nullptr);
+    for (int i = 0; i < 64; ++i) ASSERT_EQ(out[i], i / 16 * 16 + 15 - i % 16) << "flag " << flag;
+  }
+}
+
+// -cl-denorms-are-zero: kernels run with denormals flushed (piglit's amdgcn-f32-inline-immediates
+// adds a denormal to 0 and expects 0); without it they are kept. The thread's floating-point
+// mode is restored afterwards.
+TEST(CpuRun, DenormsAreZeroFlushesDenormals) {
+  const std::string source = R"(
+    __kernel void add(__global float* out, __global const float* in) {
+      size_t i = get_global_id(0);
+      out[i] = in[i] + as_float(64);
+    })";
+  for (bool flush : {true, false}) {
+    auto exe = build_and_load(source, flush ? "-cl-denorms-are-zero" : "");
+    ASSERT_NE(exe, nullptr);
+    std::vector<float> in = {0.0f, 0.5f, -1.0f, 0.0f}, out(4, -1.0f);
+    void* po = out.data();
+    void* pi = in.data();
+    const void* args[] = {&po, &pi};
+    // MXCSR's control bits (its low 6 bits are sticky exception flags).
+    const unsigned kControl = 0xffc0;
+    const unsigned mode_before = _mm_getcsr() & kControl;
+    exe->run("add", range_1d(4, 4), args, nullptr);
+    EXPECT_EQ(_mm_getcsr() & kControl, mode_before);
+    uint32_t bits;
+    std::memcpy(&bits, &out[0], sizeof bits);
+    EXPECT_EQ(bits, flush ? 0u : 64u) << (flush ? "flushed" : "kept");
+    EXPECT_EQ(out[1], 0.5f);
+    EXPECT_EQ(out[2], -1.0f);
   }
 }
 

@@ -127,6 +127,18 @@ TEST(NvptxPipeline, StructsVectorsAndHelpers) {
     })");
 }
 
+// shuffle/shuffle2 come from libclc; run-time masks keep the calls from folding away.
+TEST(NvptxPipeline, ShuffleAndShuffle2) {
+  expect_builds("shuffle", R"(
+    kernel void k(global const uint* masks, global int* out, global double* d, global char* c) {
+      uint16 m = vload16(0, masks);
+      vstore8(shuffle((int4)(1, 2, 3, 4), m.lo), 0, out);
+      vstore16(shuffle2((int2)(1, 2), (int2)(3, 4), m), 0, out + 8);
+      vstore4(shuffle2((double8)(1.0), (double8)(2.0), convert_ulong4(m.lo.lo)), 0, d);
+      vstore2(shuffle((char16)(7), convert_uchar2(m.lo.lo.lo)), 0, c);
+    })");
+}
+
 TEST(NvptxPipeline, OpenCL30) {
   expect_builds("cl30", R"(
     kernel void k(global int* out) {
