@@ -255,6 +255,9 @@ class StreamQueue final : public NativeQueue {
         }
       }
       for (Entry& e : done) {
+        // Commands before it that another thread took off the list finish first: statuses
+        // change in stream order.
+        wait_finished(e.sequence - 1);
         // What it waited for in other streams first: statuses stay in dependency order even
         // where those queues complete lazily.
         if (status == CL_SUCCESS)
@@ -277,6 +280,26 @@ class StreamQueue final : public NativeQueue {
           free_events.push_back(e.end);
         }
         e.command->finish(status == CL_SUCCESS ? CL_COMPLETE : status);
+        finished.store(e.sequence, std::memory_order_release);
+        finished.notify_all();
+      }
+      // Commands through `sequence` that another thread took off the list: they have finished
+      // when this returns (a dependent in another stream counts on it). Waits only ever go to
+      // commands submitted earlier, so two queues completing each other's work cannot deadlock.
+      wait_finished(std::min(sequence, submitted_snapshot(sequence)));
+    }
+
+    uint64_t submitted_snapshot(uint64_t sequence) {
+      std::lock_guard lock(mutex);
+      // Sequence numbers of commands that failed at submission were given back: the newest
+      // number in use bounds what can finish.
+      return std::min(sequence, submitted);
+    }
+    void wait_finished(uint64_t sequence) const {
+      uint64_t f = finished.load(std::memory_order_acquire);
+      while (f < sequence) {
+        finished.wait(f, std::memory_order_acquire);
+        f = finished.load(std::memory_order_acquire);
       }
     }
 
@@ -315,6 +338,7 @@ class StreamQueue final : public NativeQueue {
     // soon, the newest one taken out of `pending` for completion (by the waiter or a thread
     // about to wait).
     uint64_t submitted = 0, wanted_through = 0, completed = 0;
+    std::atomic<uint64_t> finished{0};  // every command through this sequence has finished
     bool waiter_busy = false;
     bool stop = false;
   };
