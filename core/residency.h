@@ -25,22 +25,6 @@ class Residency {
   // copy will do and the first use moves nothing).
   Residency(size_t size, Places initial) : size_(size) { ranges_[0] = initial; }
 
-  // Calls fn(offset, size, places) for each maximal piece of [offset, offset + size) whose current
-  // bytes are not at `place`, in address order.
-  template <class Fn>
-  void for_each_missing(size_t offset, size_t size, MemoryPlace place, Fn&& fn) const {
-    const size_t end = clamp_end(offset, size);
-    auto it = ranges_.upper_bound(offset);
-    --it;
-    while (offset < end) {
-      auto next = std::next(it);
-      const size_t piece_end = std::min(end, next == ranges_.end() ? size_ : next->first);
-      if (!(it->second & bit(place))) fn(offset, piece_end - offset, it->second);
-      offset = piece_end;
-      it = next;
-    }
-  }
-
   // Calls fn(offset, size, places) for each piece of [offset, offset + size), in address order.
   template <class Fn>
   void for_each(size_t offset, size_t size, Fn&& fn) const {
@@ -54,6 +38,15 @@ class Residency {
       offset = piece_end;
       it = next;
     }
+  }
+
+  // Calls fn(offset, size, places) for each maximal piece of [offset, offset + size) whose current
+  // bytes are not at `place`, in address order.
+  template <class Fn>
+  void for_each_missing(size_t offset, size_t size, MemoryPlace place, Fn&& fn) const {
+    for_each(offset, size, [&](size_t o, size_t n, Places at) {
+      if (!(at & bit(place))) fn(o, n, at);
+    });
   }
 
   // [offset, offset + size) is now current at `place` too (a copy landed there).
