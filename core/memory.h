@@ -96,7 +96,12 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
   // The root buffer's residency, guarded by residency_mutex() (scheduler/migration.cpp).
   Residency& residency() { return (parent_ ? *parent_ : *this).residency_; }
   std::mutex& residency_mutex() { return (parent_ ? *parent_ : *this).residency_mutex_; }
-  std::vector<PendingCopy>& pending_copies() { return (parent_ ? *parent_ : *this).pending_copies_; }
+  std::vector<PendingCopy>& pending_copies() {
+    return (parent_ ? *parent_ : *this).pending_copies_;
+  }
+  // Held by host-side copies into the root buffer's memory (CPU workers): two queues may copy the
+  // same bytes into the same place at once (scheduler/migration.cpp), which must not race.
+  std::mutex& copy_mutex() { return (parent_ ? *parent_ : *this).copy_mutex_; }
 
  private:
   struct Mapping {
@@ -132,6 +137,7 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
   std::mutex residency_mutex_;
   Residency residency_;
   std::vector<PendingCopy> pending_copies_;
+  std::mutex copy_mutex_;
 };
 
 // Default alignment of buffer storage: CL_DEVICE_MEM_BASE_ADDR_ALIGN of the CPU device, and

@@ -25,7 +25,8 @@ struct Planner {
   bool settled(const std::vector<PendingCopy>& pending, MemoryPlace place, size_t offset,
                size_t size) const {
     for (const PendingCopy& p : pending)
-      if (p.place == place && overlaps(p, offset, size) && !(queue && p.queue == queue)) return false;
+      if (p.place == place && overlaps(p, offset, size) && !(queue && p.queue == queue))
+        return false;
     return true;
   }
 
@@ -101,7 +102,10 @@ struct Planner {
     }
     if (trace) {
       std::fprintf(stderr, "[mig] ev=%p q=%p mem=%p %s [%zu,+%zu) at %u:", (void*)&event, queue,
-                   (void*)&root, access == Access::Read ? "R" : access == Access::Overwrite ? "O" : "U",
+                   (void*)&root,
+                   access == Access::Read        ? "R"
+                   : access == Access::Overwrite ? "O"
+                                                 : "U",
                    offset, size, place);
       for (size_t i = first_transfer; i < transfers.size(); ++i)
         std::fprintf(stderr, " move[%zu,+%zu) from %d", transfers[i].offset, transfers[i].size,
@@ -120,9 +124,11 @@ struct Planner {
         kept.push_back(std::move(p));
         continue;
       }
-      if (p.offset < offset) kept.push_back({p.offset, offset - p.offset, p.place, p.queue, p.done});
+      if (p.offset < offset)
+        kept.push_back({p.offset, offset - p.offset, p.place, p.queue, p.done});
       if (p.offset + p.size > offset + size)
-        kept.push_back({offset + size, p.offset + p.size - offset - size, p.place, p.queue, p.done});
+        kept.push_back(
+            {offset + size, p.offset + p.size - offset - size, p.place, p.queue, p.done});
     }
     pending.swap(kept);
   }

@@ -5,7 +5,9 @@
 // queue, before the operation.
 //
 // A copy a command makes is in flight until the command completes: commands of other queues that
-// do not follow it make their own copy (the same bytes) rather than read a half-made one.
+// do not follow it make their own copy (the same bytes) rather than read a half-made one. The two
+// copies write identical bytes; host-side copies of one buffer hold its copy lock
+// (MemObject::copy_mutex), so they never overlap each other or another host-side copy.
 //
 // Why submission time is right: a command is submitted only after everything it depends on has
 // completed (another queue) or entered the same native queue ahead of it. A correct OpenCL program

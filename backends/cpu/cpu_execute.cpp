@@ -1,5 +1,6 @@
 // What each operation means on the CPU device, where every memory object is host memory.
 #include <cstring>
+#include <mutex>
 #include <new>
 
 #include "backends/cpu/cpu_device.h"
@@ -70,12 +71,48 @@ void run_native_kernel(NativeKernelOp& op) {
   op.fn(args.data());
 }
 
+// The copy locks of the buffers two locations lie in (at most two roots, taken without deadlock):
+// a copy by this command must not overlap another queue's copy of the same bytes into this
+// device's memory (scheduler/migration.cpp lets two queues make the same copy).
+class CopyLocks {
+ public:
+  CopyLocks(const Location& a, const Location& b) {
+    std::mutex* x = a.mem ? &a.mem->copy_mutex() : nullptr;
+    std::mutex* y = b.mem ? &b.mem->copy_mutex() : nullptr;
+    if (x == y) y = nullptr;
+    if (!x) std::swap(x, y);
+    if (x && y)
+      std::lock(*x, *y);
+    else if (x)
+      x->lock();
+    first_ = x;
+    second_ = y;
+  }
+  ~CopyLocks() {
+    if (first_) first_->unlock();
+    if (second_) second_->unlock();
+  }
+
+ private:
+  std::mutex* first_;
+  std::mutex* second_;
+};
+
 struct Executor {
   CpuDevice& device;
   void operator()(NoOp&) {}
-  void operator()(CopyOp& op) { std::memmove(device.address(op.dst), device.address(op.src), op.size); }
-  void operator()(CopyRectOp& op) { copy_rect(device.address(op.src), device.address(op.dst), op.rect); }
-  void operator()(FillOp& op) { fill(device.address(op.dst), op.size, op.pattern.data(), op.pattern_size); }
+  void operator()(CopyOp& op) {
+    CopyLocks locks(op.src, op.dst);
+    std::memmove(device.address(op.dst), device.address(op.src), op.size);
+  }
+  void operator()(CopyRectOp& op) {
+    CopyLocks locks(op.src, op.dst);
+    copy_rect(device.address(op.src), device.address(op.dst), op.rect);
+  }
+  void operator()(FillOp& op) {
+    CopyLocks locks(op.dst, Location{});
+    fill(device.address(op.dst), op.size, op.pattern.data(), op.pattern_size);
+  }
   // A mapping is the buffer's host memory (zero-copy on the CPU); on an emulated GPU the
   // migration before it brought the bytes there.
   void operator()(MapOp&) {}
@@ -91,7 +128,9 @@ struct Executor {
 
 // Moves bytes into host memory, or into an emulated GPU's memory, from wherever they are current.
 void transfer(CpuDevice& device, const Transfer& t) {
-  std::byte* dst = t.to == kHostPlace ? t.root->host_data() + t.offset : device.address(*t.root) + t.offset;
+  std::byte* dst =
+      t.to == kHostPlace ? t.root->host_data() + t.offset : device.address(*t.root) + t.offset;
+  std::lock_guard lock(t.root->copy_mutex());
   if (t.from)
     t.from->read_to_host(dst, t.offset, t.size);  // another device's memory (a GPU's: a DMA)
   else
