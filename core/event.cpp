@@ -12,7 +12,10 @@ Event::Event(Ref<Context> context, Ref<CommandQueue> queue, cl_command_type type
     : context_(std::move(context)),
       queue_(std::move(queue)),
       type_(type),
+      timed_(queue_ && queue_->profiling()),
       status_(type == CL_COMMAND_USER ? CL_SUBMITTED : CL_QUEUED) {}
+
+Context& Event::context() const { return context_ ? *context_ : queue_->context(); }
 
 Event::~Event() {
   // A listener left here means the event never finished (e.g. a user event released unset):
@@ -30,11 +33,13 @@ void Event::set_status(cl_int new_status) {
     std::lock_guard lock(mutex_);
     const cl_int old = status_.load(std::memory_order_relaxed);
     if (old <= CL_COMPLETE || new_status >= old) return;  // terminal, or not a step forward
-    const uint64_t now = host_time_ns();
-    if (new_status <= CL_SUBMITTED && old > CL_SUBMITTED && stamp(kSubmit) == 0) set_stamp(kSubmit, now);
-    if (new_status <= CL_RUNNING && old > CL_RUNNING && stamp(kStart) == 0) set_stamp(kStart, now);
-    // A backend with device timestamps (CUDA events) sets START/END itself before completing.
-    if (new_status <= CL_COMPLETE && stamp(kEnd) == 0) set_stamp(kEnd, now);
+    if (timed_) {  // only profiling queues report times: no clock read for the others
+      const uint64_t now = host_time_ns();
+      if (new_status <= CL_SUBMITTED && old > CL_SUBMITTED && stamp(kSubmit) == 0) set_stamp(kSubmit, now);
+      if (new_status <= CL_RUNNING && old > CL_RUNNING && stamp(kStart) == 0) set_stamp(kStart, now);
+      // A backend with device timestamps (CUDA events) sets START/END itself before completing.
+      if (new_status <= CL_COMPLETE && stamp(kEnd) == 0) set_stamp(kEnd, now);
+    }
     status_.store(new_status, std::memory_order_release);
 
     // Callbacks registered for a status the event has now reached (an error reaches them all).
@@ -68,15 +73,28 @@ bool orders_after(const NativeQueue* listener_queue, const NativeQueue* queue) {
 
 void Event::mark_submitted(NativeQueue* queue) {
   std::vector<Listener> ordered;
+  std::vector<Callback> fire;
   {
     std::lock_guard lock(mutex_);
-    submitted_to_ = queue;
-    std::erase_if(listeners_, [&](const Listener& l) {
-      if (!orders_after(l.ordering_queue, queue)) return false;
-      ordered.push_back(l);
-      return true;
-    });
+    submitted_to_.store(queue, std::memory_order_release);
+    const cl_int old = status_.load(std::memory_order_relaxed);
+    if (old > CL_SUBMITTED) {  // not yet further (the backend may have run it already)
+      if (timed_ && stamp(kSubmit) == 0) set_stamp(kSubmit, host_time_ns());
+      status_.store(CL_SUBMITTED, std::memory_order_release);
+      std::erase_if(callbacks_, [&](const Callback& c) {
+        if (c.on_status < CL_SUBMITTED) return false;
+        fire.push_back(c);
+        return true;
+      });
+    }
+    if (!listeners_.empty())
+      std::erase_if(listeners_, [&](const Listener& l) {
+        if (!orders_after(l.ordering_queue, queue)) return false;
+        ordered.push_back(l);
+        return true;
+      });
   }
+  for (const Callback& c : fire) c.fn(handle(), CL_SUBMITTED, c.user_data);
   for (const Listener& l : ordered) {
     l.listener->dependency_resolved(CL_SUBMITTED, queue);
     l.listener->release();
@@ -103,8 +121,9 @@ bool Event::add_listener(EventListener* listener, NativeQueue* ordering_queue,
     std::lock_guard lock(mutex_);
     *submitted_to = nullptr;
     if (status_.load(std::memory_order_relaxed) <= CL_COMPLETE) return false;
-    if (orders_after(ordering_queue, submitted_to_)) {
-      *submitted_to = submitted_to_;
+    NativeQueue* const in = submitted_to_.load(std::memory_order_relaxed);
+    if (orders_after(ordering_queue, in)) {
+      *submitted_to = in;
       return false;
     }
     listener->retain();

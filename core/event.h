@@ -37,11 +37,12 @@ using EventCallback = void(CL_CALLBACK*)(cl_event, cl_int, void*);
 
 class Event : public ApiObject<_cl_event, ObjectKind::Event, CL_INVALID_EVENT> {
  public:
-  // A command's event (queue set) or a user event (queue null).
+  // A command's event (queue set; `context` may be null, the queue's is used) or a user event
+  // (queue null).
   Event(Ref<Context> context, Ref<CommandQueue> queue, cl_command_type type);
   ~Event() override;
 
-  Context& context() const { return *context_; }
+  Context& context() const;
   CommandQueue* queue() const { return queue_.get(); }
   cl_command_type command_type() const { return type_; }
   bool is_user_event() const { return type_ == CL_COMMAND_USER; }
@@ -53,8 +54,16 @@ class Event : public ApiObject<_cl_event, ObjectKind::Event, CL_INVALID_EVENT> {
   // profiling time, waking waiters, calling callbacks and resolving dependents. Later calls with
   // a status at or past the current one are ignored.
   void set_status(cl_int status);
-  // The command entered `queue`: dependents that only need ordering on that queue go now.
+  // The command entered `queue`: the event becomes CL_SUBMITTED (unless it is already further),
+  // and dependents that only need ordering on that queue go now. One lock for both: this runs
+  // once per enqueued command.
   void mark_submitted(NativeQueue* queue);
+  // Whether the command went into `queue` already (a later command there needs no wait for it).
+  bool submitted_to(const NativeQueue* queue) const {
+    return submitted_to_.load(std::memory_order_acquire) == queue;
+  }
+  // Whether the event records profiling times (a command of a profiling queue).
+  bool timed() const { return timed_; }
 
   // Sleeps until the event is complete or failed; returns the final status.
   cl_int wait() const;
@@ -91,14 +100,15 @@ class Event : public ApiObject<_cl_event, ObjectKind::Event, CL_INVALID_EVENT> {
     void* user_data;
   };
 
-  Ref<Context> context_;
+  Ref<Context> context_;  // null for a command's event: its queue holds the context
   Ref<CommandQueue> queue_;
   const cl_command_type type_;
+  const bool timed_;
   std::atomic<cl_int> status_;
   std::array<std::atomic<uint64_t>, kStampCount> stamps_{};
 
-  std::mutex mutex_;  // guards the lists below and submitted_to_
-  NativeQueue* submitted_to_ = nullptr;
+  std::mutex mutex_;  // guards the lists below and changes of submitted_to_
+  std::atomic<NativeQueue*> submitted_to_{nullptr};
   std::vector<Listener> listeners_;
   std::vector<Callback> callbacks_;
 };

@@ -59,6 +59,8 @@ class Residency {
   }
 
   size_t piece_count() const { return ranges_.size(); }
+  // Where every byte is current, when the whole buffer is one piece; 0 when it is not.
+  Places uniform_places() const { return ranges_.size() == 1 ? ranges_.begin()->second : 0; }
 
  private:
   size_t clamp_end(size_t offset, size_t size) const {

@@ -7,8 +7,7 @@
 namespace manifold {
 
 Command::Command(CommandQueue& queue, cl_command_type type, Operation op)
-    : queue_(&queue),
-      event_(new Event(Ref<Context>(&queue.context()), Ref<CommandQueue>(&queue), type)),
+    : event_(new Event(nullptr, Ref<CommandQueue>(&queue), type)),  // the event holds the queue
       op_(std::move(op)) {
   // The event was born with one API reference: the entry point hands it to the application,
   // or drops it when the application asked for no event. event_ holds the command's own.
@@ -47,11 +46,13 @@ void Command::resolve(cl_int status, NativeQueue* source, bool direct) {
 void Command::submit(bool direct) {
   NativeQueue* target = target_.get();
   Ref<Command> self(this);
-  if (queue_->context().tracks_residency())
-    transfers_ = plan_migrations(op_, queue_->device(),
+  if (queue().context().tracks_residency())
+    transfers_ = plan_migrations(op_, queue().device(),
                                  target->orders_submissions() ? target : nullptr, *event_);
   submitted_directly_ = direct;
-  event_->set_status(CL_SUBMITTED);
+  // A profiling queue's SUBMIT time is taken before the backend can start the command; elsewhere
+  // the event becomes SUBMITTED together with the step below (one lock per command, not two).
+  if (event_->timed()) event_->set_status(CL_SUBMITTED);
   target->submit(self);
   // After the push: a command waiting only for this one's place in `target` may follow it now.
   event_->mark_submitted(target);
@@ -70,9 +71,9 @@ void Command::finish(cl_int status) {
     char message[128];
     std::snprintf(message, sizeof(message), "command 0x%x failed: %s",
                   static_cast<unsigned>(event_->command_type()), error_name(status));
-    queue_->context().notify(message);
+    queue().context().notify(message);
   }
-  queue_->command_done(*event_);
+  queue().command_done(*event_);
 }
 
 }  // namespace manifold

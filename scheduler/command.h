@@ -24,7 +24,7 @@ class Command final : public EventListener {
 
   Event& event() const { return *event_; }
   Ref<Event> event_ref() const { return event_; }
-  CommandQueue& queue() const { return *queue_; }
+  CommandQueue& queue() const { return *event_->queue(); }
   Operation& operation() { return op_; }
   // What must move into the command's memory place before its operation runs (planned at
   // submission, scheduler/migration.h). The backend runs these first, in order.
@@ -73,7 +73,6 @@ class Command final : public EventListener {
   std::atomic<int> pending_{1};  // dependencies + the enqueue guard released by arm()
   std::atomic<bool> dependency_failed_{false};
   bool submitted_directly_ = false;  // written before submission, by the submitting thread
-  Ref<CommandQueue> queue_;
   Ref<Event> event_;
   std::shared_ptr<NativeQueue> target_;
   Operation op_;

@@ -79,6 +79,13 @@ struct Planner {
     Residency& residency = root.residency();
     auto& pending = root.pending_copies();
     std::erase_if(pending, [](const PendingCopy& p) { return p.done->is_terminal(); });
+    // The common case of a buffer used again where it already is (every launch of a kernel on
+    // one GPU): nothing moves and nothing changes, so nothing is planned.
+    if (pending.empty() && !trace) {
+      const Residency::Places at = residency.uniform_places();
+      if (access == Access::Read ? (at & Residency::bit(place)) != 0 : at == Residency::bit(place))
+        return;
+    }
     if (access != Access::Overwrite) {
       residency.for_each(offset, size, [&](size_t o, size_t n, Residency::Places at) {
         // Copies in flight cover parts of a piece: split it where they begin and end, so that

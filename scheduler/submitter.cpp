@@ -11,18 +11,25 @@ void InOrderSubmitter::enqueue(Command& command, std::span<Event* const> wait_li
   {
     std::lock_guard lock(mutex_);
     previous = std::exchange(tail_, command.event_ref());
+    tail_event_.store(&command.event(), std::memory_order_release);
   }
-  // Usually already in the native stream: then this adds nothing and the command goes
-  // straight to the stream below (no scheduler thread, no extra hop). A previous command that
-  // has ended was retired: nothing to wait for.
-  if (previous) command.depend_on(*previous, /*from_wait_list=*/false);
+  // Usually already in the native stream: then the stream orders the two and the command goes
+  // straight to it below (no scheduler thread, no extra hop, not even the previous event's
+  // lock). A previous command that has ended was retired: nothing to wait for.
+  if (previous && !(native_->orders_submissions() && previous->submitted_to(native_.get())))
+    command.depend_on(*previous, /*from_wait_list=*/false);
   command.arm();
 }
 
 void InOrderSubmitter::retire(Event& event) {
+  // Once a newer command is the tail, this event can never be it again.
+  if (tail_event_.load(std::memory_order_acquire) != &event) return;
   Ref<Event> dropped;  // released after the lock: it may be the event's last holder but one
   std::lock_guard lock(mutex_);
-  if (tail_.get() == &event) dropped = std::exchange(tail_, nullptr);
+  if (tail_.get() == &event) {
+    dropped = std::exchange(tail_, nullptr);
+    tail_event_.store(nullptr, std::memory_order_release);
+  }
 }
 
 void OutOfOrderSubmitter::enqueue(Command& command, std::span<Event* const> wait_list,

@@ -248,6 +248,7 @@ class StreamQueue final : public NativeQueue {
       std::vector<Entry> done;
       {
         std::lock_guard lock(mutex);
+        done.reserve(std::min<uint64_t>(pending.size(), sequence - completed));
         while (!pending.empty() && pending.front().sequence <= sequence) {
           completed = pending.front().sequence;
           done.push_back(std::move(pending.front()));
