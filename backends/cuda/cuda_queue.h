@@ -35,6 +35,7 @@ struct CudaStreamApi {
   static void destroy_event(Device&, Event e) { api().cuEventDestroy(e); }
   static void record(Event e, Stream s) { api().cuEventRecord(e, s); }
   static void stream_wait(Stream s, Event e) { api().cuStreamWaitEvent(s, e, 0); }
+  static bool event_done(Event e) { return api().cuEventQuery(e) == CUDA_SUCCESS; }
   static cl_int status_of(CUresult r) {
     return r == CUDA_SUCCESS ? CL_SUCCESS : CL_OUT_OF_RESOURCES;
   }

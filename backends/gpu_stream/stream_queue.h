@@ -13,10 +13,11 @@
 //   lazy (default): only when somebody needs completions before a wait of their own would find
 //     them: a flush (clFlush, an event's callback or cross-queue dependent, a status poll, a
 //     thread sleeping on an event), a command submitted off the enqueue path (its dependencies
-//     resolved later, on some other thread), or MANIFOLD_GPU_COMPLETION_BATCH (default 256)
-//     commands not yet completed (finished commands release their buffers and kernels). A
-//     stream of launches followed by clFinish then costs the launching thread no GPU event,
-//     no wake-up and no contention with a completing thread.
+//     resolved later, on some other thread), or when the GPU falls 8 batches behind. Every
+//     MANIFOLD_GPU_COMPLETION_BATCH (default 256) direct submissions the submitting thread
+//     itself completes what the GPU has finished (a non-blocking event query), so finished
+//     commands release their buffers and kernels. A stream of launches followed by clFinish
+//     then costs the launching thread no wake-up and no contention with a completing thread.
 //   eager: after every submission (the waiter chases the stream; the behaviour before 2026-11-23).
 // Profiling records an event before and after each command (only on profiling queues).
 // A dependency on a command already in another stream queue of the same vendor (any of its
@@ -33,6 +34,7 @@
 //   Event create_event(Device&, bool timing, bool blocking_sync);
 //   void destroy_event(Device&, Event);
 //   void record(Event, Stream);  void stream_wait(Stream, Event);  // device-side wait
+//   bool event_done(Event);                           // non-blocking: recorded work has run
 //   cl_int synchronize_event(Event);  cl_int synchronize_stream(Stream);   // CL_SUCCESS or error
 //   double elapsed_ns(Event from, Event to);
 //   cl_int execute(Device&, Command&, Stream);  // makes Device current and puts the operation
@@ -125,16 +127,37 @@ class StreamQueue final : public NativeQueue {
     const uint64_t sequence = entry.sequence;
     s.pending.push_back(std::move(entry));
     // Completion wanted now: see the header. A direct submission is followed by the enqueueing
-    // thread's own wait, flush or further enqueues; a long run of them wakes the waiter once per
-    // batch (counted from what it was last asked for, so that it does not chase the stream).
-    if (eager() || !direct || sequence - std::max(s.completed, s.wanted_through) >= batch())
+    // thread's own wait, flush or further enqueues.
+    uint64_t harvest = 0;
+    if (eager() || !direct) {
       s.wanted_through = sequence;
+    } else if (sequence - s.harvest_checked >= batch()) {
+      // A long run of launches: every `batch` commands this thread completes those the GPU has
+      // finished, found by a non-blocking query of an event recorded a batch ago. Their memory
+      // and references are released on the thread that took them: handing them to the waiter
+      // made both threads fight over the allocator and the shared reference counts (0.6 us
+      // per launch on the H100). The waiter takes over when the GPU falls far behind.
+      s.harvest_checked = sequence;
+      if (s.harvest_through && completing_depth() == 0 && Api::event_done(s.harvest_event)) {
+        harvest = s.harvest_through;
+        s.harvest_through = 0;
+      }
+      if (!s.harvest_through) {
+        Api::make_current(s.device);
+        if (!s.harvest_event) s.harvest_event = Api::create_event(s.device, false, false);
+        Api::record(s.harvest_event, s.stream);
+        s.harvest_through = sequence;
+      }
+      if (sequence - std::max(s.completed, s.wanted_through) >= kWaiterAfterBatches * batch())
+        s.wanted_through = sequence;
+    }
     const bool wake = s.wanted_through > s.completed && !s.waiter_busy;
     if (wake) s.waiter_busy = true;
     if (wake && !waiter_.joinable())
       waiter_ = std::thread([state = state_] { state->wait_loop(); });
     lock.unlock();
     if (wake) s.wake.notify_one();
+    if (harvest) s.complete_through(harvest, CL_SUCCESS);
   }
 
   // Makes `waiting` (a stream of any device of this vendor) wait on the device for everything
@@ -188,6 +211,13 @@ class StreamQueue final : public NativeQueue {
     }();
     return on;
   }
+  // A thread inside complete_through (running a callback) must not complete more of the same
+  // stream: the entries it holds would never finish for the nested call.
+  static int& completing_depth() {
+    static thread_local int depth = 0;
+    return depth;
+  }
+  static constexpr uint64_t kWaiterAfterBatches = 8;
   static uint64_t batch() {
     static const uint64_t n = [] {
       const char* v = std::getenv("MANIFOLD_GPU_COMPLETION_BATCH");
@@ -223,6 +253,7 @@ class StreamQueue final : public NativeQueue {
       for (GpuEvent e : free_events) Api::destroy_event(device, e);
       if (anchor) Api::destroy_event(device, anchor);
       if (cross_event) Api::destroy_event(device, cross_event);
+      if (harvest_event) Api::destroy_event(device, harvest_event);
       Api::destroy_event(device, sync_event);
       Api::destroy_stream(device, stream);
     }
@@ -245,6 +276,10 @@ class StreamQueue final : public NativeQueue {
 
     // Completes, in order, every pending command up to `sequence` (the stream ran them).
     void complete_through(uint64_t sequence, cl_int status) {
+      ++completing_depth();
+      struct Leave {
+        ~Leave() { --completing_depth(); }
+      } leave;
       std::vector<Entry> done;
       {
         std::lock_guard lock(mutex);
@@ -330,6 +365,8 @@ class StreamQueue final : public NativeQueue {
     GpuEvent sync_event{};
     GpuEvent anchor{};
     GpuEvent cross_event{};  // recorded for other streams' device-side waits (make_wait)
+    GpuEvent harvest_event{};  // recorded after command harvest_through (0: none out)
+    uint64_t harvest_through = 0, harvest_checked = 0;
     uint64_t anchor_ns = 0;
     std::mutex mutex;
     std::condition_variable wake;
