@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/object.h"
+#include "core/recycler.h"
 
 namespace manifold {
 
@@ -41,6 +42,10 @@ class Event : public ApiObject<_cl_event, ObjectKind::Event, CL_INVALID_EVENT> {
   // (queue null).
   Event(Ref<Context> context, Ref<CommandQueue> queue, cl_command_type type);
   ~Event() override;
+
+  // One per command: recycled per thread (core/recycler.h).
+  static void* operator new(size_t size) { return Recycler<sizeof(Event)>::allocate(size); }
+  static void operator delete(void* p, size_t size) { Recycler<sizeof(Event)>::deallocate(p, size); }
 
   Context& context() const;
   CommandQueue* queue() const { return queue_.get(); }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/event.h"
+#include "core/recycler.h"
 #include "core/queue.h"
 #include "scheduler/migration.h"
 #include "scheduler/operations.h"
@@ -17,6 +18,11 @@ namespace manifold {
 class Command final : public EventListener {
  public:
   Command(CommandQueue& queue, cl_command_type type, Operation op);
+
+  static void* operator new(size_t size) { return Recycler<sizeof(Command)>::allocate(size); }
+  static void operator delete(void* p, size_t size) {
+    Recycler<sizeof(Command)>::deallocate(p, size);
+  }
 
   static Ref<Command> make(CommandQueue& queue, cl_command_type type, Operation op) {
     return Ref<Command>::adopt(new Command(queue, type, std::move(op)));
