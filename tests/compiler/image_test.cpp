@@ -640,14 +640,22 @@ TEST(Images, EveryImageTypeWritesReadsAndQueries) {
 // vectorization): a tile is read into local memory, then written out mirrored.
 TEST(Images, BarriersAndWorkGroupsWithImages) {
   auto exe = build_and_load(R"(
+    float4 fetch(read_only image2d_t img, sampler_t s, int x, int y) {
+      return read_imagef(img, s, (int2)(x, y));
+    }
     kernel void mirror(read_only image2d_t src, write_only image2d_t dst, local float4* tile) {
       const sampler_t s = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;
       int x = get_global_id(0), y = get_global_id(1);
       int lx = get_local_id(0), n = get_local_size(0);
-      tile[lx] = read_imagef(src, s, (int2)(x, y));
+      tile[lx] = fetch(src, s, x, y);
       barrier(CLK_LOCAL_MEM_FENCE);
       int gx = get_group_id(0) * n + (n - 1 - lx);
-      write_imagef(dst, (int2)(gx, y), tile[lx] * 2.0f);
+      // The image, the sampler and the coordinates are still needed after the barrier.
+      write_imagef(dst, (int2)(gx, y), tile[lx] * 2.0f + fetch(src, s, gx, y));
+    }
+    kernel void sizes(read_only image2d_t img, global int* out) {
+      int i = get_global_id(0);
+      out[i] = i * get_image_width(img) + get_image_height(img);
     })");
   ASSERT_NE(exe, nullptr);
   auto rw_exe = build_and_load(R"(
@@ -671,9 +679,15 @@ TEST(Images, BarriersAndWorkGroupsWithImages) {
     for (int x = 0; x < w; ++x) {
       const int sx = (x / 16) * 16 + (15 - x % 16);
       for (int c = 0; c < 4; ++c)
-        ASSERT_EQ(dst.texel<float>(x, y)[c], float(sx + y * 64 + c) / 255.0f * 2.0f)
+        ASSERT_EQ(dst.texel<float>(x, y)[c],
+                  float(sx + y * 64 + c) / 255.0f * 2.0f + float(x + y * 64 + c) / 255.0f)
             << x << "," << y << "," << c;
     }
+  std::vector<int32_t> sizes(256, -1);
+  void* ps = sizes.data();
+  const void* size_args[] = {&src.pointer, &ps};
+  exe->run("sizes", range(256, 1, 64, 1), size_args, nullptr);
+  for (int i = 0; i < 256; ++i) ASSERT_EQ(sizes[i], i * w + h);
 
   HostImage rw(CL_MEM_OBJECT_IMAGE2D, CL_RGBA, CL_UNSIGNED_INT32, 16, 32, 2);
   for (int y = 0; y < 2; ++y)
@@ -709,6 +723,63 @@ TEST(Images, OpenCLC12ProgramsAndImageSupportMacro) {
   // x: u = 0 -> texels 1 and 0, half each; y: v = 0.5 -> texel 0 only.
   EXPECT_NEAR(out[0], 0.5f, 1e-6);
   EXPECT_EQ(out[3], 1.0f);
+}
+
+// Every image builtin clang declares, for every image type and access qualifier, links: the
+// library defines each overload under the name -fdeclare-opencl-builtins makes programs call.
+TEST(Images, EveryOverloadIsDefined) {
+  struct Type {
+    const char* name;
+    const char* icoord;
+    const char* fcoord;  // nullptr: no sampler reads (image1d_buffer_t)
+    bool height, depth, array, dim2;
+  };
+  const Type types[] = {
+      {"image1d_t", "int", "float", false, false, false, false},
+      {"image1d_buffer_t", "int", nullptr, false, false, false, false},
+      {"image1d_array_t", "int2", "float2", false, false, true, false},
+      {"image2d_t", "int2", "float2", true, false, false, true},
+      {"image2d_array_t", "int4", "float4", true, false, true, true},
+      {"image3d_t", "int4", "float4", true, true, false, false},
+  };
+  std::string source = "const sampler_t s = CLK_FILTER_NEAREST;\n";
+  int n = 0;
+  for (const Type& t : types) {
+    for (const char* access : {"read_only", "write_only", "read_write"}) {
+      const std::string a = access;
+      source += "kernel void k" + std::to_string(n++) + "(" + a + " " + t.name +
+                " img, sampler_t arg, global int* out) {\n";
+      source +=
+          "  int r = get_image_width(img) + get_image_channel_data_type(img) +\n"
+          "          get_image_channel_order(img);\n";
+      if (t.height) source += "  r += get_image_height(img);\n";
+      if (t.depth) source += "  r += get_image_depth(img) + get_image_dim(img).z;\n";
+      if (t.dim2) source += "  r += get_image_dim(img).y;\n";
+      if (t.array) source += "  r += get_image_array_size(img);\n";
+      const std::string ic = std::string("(") + t.icoord + ")(0)";
+      if (a != "write_only") {
+        source += "  r += read_imagef(img, " + ic + ").x + read_imagei(img, " + ic +
+                  ").x + read_imageui(img, " + ic + ").x;\n";
+      }
+      if (a == "read_only" && t.fcoord) {
+        const std::string fc = std::string("(") + t.fcoord + ")(0)";
+        for (const char* smp : {"s", "arg"})
+          for (const std::string& c : {ic, fc})
+            source += std::string("  r += read_imagef(img, ") + smp + ", " + c +
+                      ").x + read_imagei(img, " + smp + ", " + c + ").x + read_imageui(img, " +
+                      smp + ", " + c + ").x;\n";
+      }
+      if (a != "read_only") {
+        source += "  write_imagef(img, " + ic + ", (float4)(0));\n";
+        source += "  write_imagei(img, " + ic + ", (int4)(0));\n";
+        source += "  write_imageui(img, " + ic + ", (uint4)(0));\n";
+      }
+      source += "  *out = r;\n}\n";
+    }
+  }
+  // Linking is what is checked: -cl-opt-disable keeps the build short.
+  BuildOutput out = build(source, "-cl-std=CL3.0 -cl-opt-disable", jit_test::host());
+  EXPECT_TRUE(out.success) << out.log << source;
 }
 
 }  // namespace
