@@ -139,6 +139,25 @@ TEST(Images, ReadConvertsFormatsAndChannelOrders) {
     EXPECT_EQ(read(image), (V{1, -2, 0.333251953125f, INFINITY}));
   }
   {
+    // sRGB: colour decoded to linear, alpha linear as stored.
+    auto linear = [](int c) {
+      const double v = c / 255.0;
+      return float(v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4));
+    };
+    HostImage image(CL_MEM_OBJECT_IMAGE2D, CL_sRGBA, CL_UNORM_INT8, 4, 2);
+    const uint8_t v[4] = {0, 255, 188, 128};
+    std::memcpy(image.texel<uint8_t>(1), v, 4);
+    EXPECT_EQ(read(image), (V{0, 1, linear(188), 128.0f / 255.0f}));
+    image.desc.channel_order = CL_sBGRA;
+    EXPECT_EQ(read(image), (V{linear(188), 1, 0, 128.0f / 255.0f}));
+    image.desc.channel_order = CL_sRGBx;
+    EXPECT_EQ(read(image), (V{0, 1, linear(188), 1}));
+    HostImage three(CL_MEM_OBJECT_IMAGE2D, CL_sRGB, CL_UNORM_INT8, 3, 2);
+    std::memcpy(three.texel<uint8_t>(1), v, 3);
+    EXPECT_EQ(read(three), (V{0, 1, linear(188), 1}));
+    EXPECT_NE(linear(188), 188.0f / 255.0f);
+  }
+  {
     HostImage image(CL_MEM_OBJECT_IMAGE2D, CL_RG, CL_FLOAT, 8, 2);
     const float v[2] = {1.5f, -3.25f};
     std::memcpy(image.texel<float>(1), v, 8);
@@ -223,6 +242,15 @@ TEST(Images, WritesRoundToNearestEvenAndSaturate) {
     // Nothing else was touched.
     EXPECT_EQ(*image.texel<uint32_t>(0, 1), 0u);
     EXPECT_EQ(*image.texel<uint32_t>(1, 0), 0u);
+  }
+  {
+    // sRGB: linear 0.5 encodes to 0.7354 (187.516 -> 188), 0.002 to 12.92 * 0.002 (6.59 -> 7);
+    // alpha stays linear.
+    HostImage image(CL_MEM_OBJECT_IMAGE2D, CL_sBGRA, CL_UNORM_INT8, 4, 2, 2);
+    const float color[4] = {0.5f, 0.002f, 2.0f, 0.5f};
+    write("f", image, color);
+    EXPECT_EQ(std::vector<uint8_t>(image.texel<uint8_t>(1, 1), image.texel<uint8_t>(1, 1) + 4),
+              (std::vector<uint8_t>{255, 7, 188, 128}));
   }
   {
     HostImage image(CL_MEM_OBJECT_IMAGE2D, CL_RG, CL_SNORM_INT8, 2, 2, 2);
