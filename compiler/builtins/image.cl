@@ -231,15 +231,16 @@ INL float linear_to_srgb(float c) {
   return c <= 0.0031308f ? 12.92f * c : 1.055f * pow(c, 1.0f / 2.4f) - 0.055f;
 }
 
+// The general format conversions are functions of their own, called (not inlined: see
+// kOutlinedPrefix in cpu_pipeline.cpp) from every read and write, with the common formats
+// inlined before them: a kernel with many reads (a filter, trilinear reads of eight texels)
+// stays small and quick to compile.
+#define OUTLINED __attribute__((noinline))
+
 // Texel at p as read_imagef returns it (normalized, half and float data types).
-INL float4 decode_f(Img im, __global const uchar* p) {
+OUTLINED float4 __manifold_outlined_decode_f(Img im, __global const uchar* p) {
   const uint type = IM_TYPE(im);
   const uint order = IM_ORDER(im);
-  // The common cases first.
-  if (order == CLK_RGBA) {
-    if (type == CLK_FLOAT) return vload4(0, (__global const float*)p);
-    if (type == CLK_UNORM_INT8) return convert_float4(vload4(0, p)) / 255.0f;
-  }
   if (is_srgb(order) && type == CLK_UNORM_INT8)
     return to_rgba_float(decode_srgb(p, FIELD32(im, element_size)), order);
   float4 c;
@@ -319,9 +320,18 @@ INL float4 decode_f(Img im, __global const uchar* p) {
   return to_rgba_float(c, order);
 }
 
+INL float4 decode_f(Img im, __global const uchar* p) {
+  if (IM_ORDER(im) == CLK_RGBA) {
+    const uint type = IM_TYPE(im);
+    if (type == CLK_FLOAT) return vload4(0, (__global const float*)p);
+    if (type == CLK_UNORM_INT8) return convert_float4(vload4(0, p)) / 255.0f;
+  }
+  return __manifold_outlined_decode_f(im, p);
+}
+
 // Texel at p as read_imagei / read_imageui return it (the bits of the integer components;
 // other data types are undefined there and read as 0).
-INL int4 decode_i(Img im, __global const uchar* p) {
+OUTLINED int4 __manifold_outlined_decode_i(Img im, __global const uchar* p) {
   const uint type = IM_TYPE(im);
   const uint order = IM_ORDER(im);
   const uint n = component_count(im, type);
@@ -350,24 +360,25 @@ INL int4 decode_i(Img im, __global const uchar* p) {
   return to_rgba_int(c, order);
 }
 
+INL int4 decode_i(Img im, __global const uchar* p) {
+  if (IM_ORDER(im) == CLK_RGBA) {
+    const uint type = IM_TYPE(im);
+    if (type == CLK_SIGNED_INT32 || type == CLK_UNSIGNED_INT32)
+      return vload4(0, (__global const int*)p);
+    if (type == CLK_UNSIGNED_INT8) return convert_int4(vload4(0, p));
+    if (type == CLK_SIGNED_INT8) return convert_int4(vload4(0, (__global const char*)p));
+  }
+  return __manifold_outlined_decode_i(im, p);
+}
+
 // Round to nearest even and saturate to [lo, hi] (NaN -> 0), as convert_T_sat_rte does.
 INL float4 quantize(float4 v, float scale, float lo, float hi) {
   return fmin(fmax(rint(v * scale), lo), hi);
 }
 
-INL void encode_f(Img im, __global uchar* p, float4 color) {
+OUTLINED void __manifold_outlined_encode_f(Img im, __global uchar* p, float4 color) {
   const uint type = IM_TYPE(im);
   const uint order = IM_ORDER(im);
-  if (order == CLK_RGBA) {
-    if (type == CLK_FLOAT) {
-      vstore4(color, 0, (__global float*)p);
-      return;
-    }
-    if (type == CLK_UNORM_INT8) {
-      vstore4(convert_uchar4(quantize(color, 255.0f, 0.0f, 255.0f)), 0, p);
-      return;
-    }
-  }
   float4 c = from_rgba_float(color, order);
   if (is_srgb(order) && type == CLK_UNORM_INT8) {
     c = (float4)(linear_to_srgb(c.x), linear_to_srgb(c.y), linear_to_srgb(c.z), c.w);
@@ -430,7 +441,22 @@ INL void encode_f(Img im, __global uchar* p, float4 color) {
   }
 }
 
-INL void encode_i(Img im, __global uchar* p, int4 color) {
+INL void encode_f(Img im, __global uchar* p, float4 color) {
+  if (IM_ORDER(im) == CLK_RGBA) {
+    const uint type = IM_TYPE(im);
+    if (type == CLK_FLOAT) {
+      vstore4(color, 0, (__global float*)p);
+      return;
+    }
+    if (type == CLK_UNORM_INT8) {
+      vstore4(convert_uchar4(quantize(color, 255.0f, 0.0f, 255.0f)), 0, p);
+      return;
+    }
+  }
+  __manifold_outlined_encode_f(im, p, color);
+}
+
+OUTLINED void __manifold_outlined_encode_i(Img im, __global uchar* p, int4 color) {
   const uint type = IM_TYPE(im);
   const int4 c = from_rgba_int(color, IM_ORDER(im));
   const uint n = component_count(im, type);
@@ -449,7 +475,22 @@ INL void encode_i(Img im, __global uchar* p, int4 color) {
   }
 }
 
-INL void encode_ui(Img im, __global uchar* p, uint4 color) {
+INL void encode_i(Img im, __global uchar* p, int4 color) {
+  if (IM_ORDER(im) == CLK_RGBA) {
+    const uint type = IM_TYPE(im);
+    if (type == CLK_SIGNED_INT32) {
+      vstore4(color, 0, (__global int*)p);
+      return;
+    }
+    if (type == CLK_SIGNED_INT8) {
+      vstore4(convert_char4_sat(color), 0, (__global char*)p);
+      return;
+    }
+  }
+  __manifold_outlined_encode_i(im, p, color);
+}
+
+OUTLINED void __manifold_outlined_encode_ui(Img im, __global uchar* p, uint4 color) {
   const uint type = IM_TYPE(im);
   const uint4 c = as_uint4(from_rgba_int(as_int4(color), IM_ORDER(im)));
   const uint n = component_count(im, type);
@@ -466,6 +507,21 @@ INL void encode_ui(Img im, __global uchar* p, uint4 color) {
     default:
       return;
   }
+}
+
+INL void encode_ui(Img im, __global uchar* p, uint4 color) {
+  if (IM_ORDER(im) == CLK_RGBA) {
+    const uint type = IM_TYPE(im);
+    if (type == CLK_UNSIGNED_INT32) {
+      vstore4(color, 0, (__global uint*)p);
+      return;
+    }
+    if (type == CLK_UNSIGNED_INT8) {
+      vstore4(convert_uchar4_sat(color), 0, p);
+      return;
+    }
+  }
+  __manifold_outlined_encode_ui(im, p, color);
 }
 
 // ---- Coordinates. An image's extent as (width, height, depth) and its layer count; dims is
