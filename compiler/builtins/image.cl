@@ -25,9 +25,15 @@ typedef __global const ManifoldImage* Img;
   M(ACCESS, image2d_t)                 \
   M(ACCESS, image2d_array_t)           \
   M(ACCESS, image3d_t)
+#define FOR_EACH_DEPTH_IMAGE_TYPE(M, ACCESS) \
+  M(ACCESS, image2d_depth_t)                 \
+  M(ACCESS, image2d_array_depth_t)
 FOR_EACH_IMAGE_TYPE(DECLARE_IMAGE_GLUE, read_only)
 FOR_EACH_IMAGE_TYPE(DECLARE_IMAGE_GLUE, write_only)
 FOR_EACH_IMAGE_TYPE(DECLARE_IMAGE_GLUE, read_write)
+FOR_EACH_DEPTH_IMAGE_TYPE(DECLARE_IMAGE_GLUE, read_only)
+FOR_EACH_DEPTH_IMAGE_TYPE(DECLARE_IMAGE_GLUE, write_only)
+FOR_EACH_DEPTH_IMAGE_TYPE(DECLARE_IMAGE_GLUE, read_write)
 uint OVLC __manifold_sampler(sampler_t sampler);
 uint __manifold_image_u32(Img image, uint offset) __attribute__((const));
 ulong __manifold_image_u64(Img image, uint offset) __attribute__((const));
@@ -886,3 +892,46 @@ PLAIN_READS_ALL(read_write)
   WRITES(ACCESS, image3d_t, int4, 4, 3, 0)
 WRITES_ALL(write_only)
 WRITES_ALL(read_write)
+
+// ---- Depth images (cl_khr_depth_images; CL_DEPTH with CL_UNORM_INT16 or CL_FLOAT): one float.
+#define DEPTH_READS(ACCESS, TYPE, IC, IN, LAYERED)                                  \
+  OVL float read_imagef(ACCESS TYPE image, IC coord) {                              \
+    return read_f(__manifold_image(image), widen_i##IN(coord), 2, LAYERED).x;       \
+  }
+#define DEPTH_SAMPLED_READS(TYPE, IC, IN, FC, FN, LAYERED)                                     \
+  OVL float read_imagef(read_only TYPE image, sampler_t sampler, IC coord) {                   \
+    return read_f_int_sampled(__manifold_image(image), __manifold_sampler(sampler),            \
+                              widen_i##IN(coord), 2, LAYERED)                                  \
+        .x;                                                                                    \
+  }                                                                                            \
+  OVL float read_imagef(read_only TYPE image, sampler_t sampler, FC coord) {                   \
+    return read_f_float_sampled(__manifold_image(image), __manifold_sampler(sampler),          \
+                                widen_f##FN(coord), 2, LAYERED)                                \
+        .x;                                                                                    \
+  }
+#define DEPTH_WRITES(ACCESS, TYPE, IC, IN, LAYERED)                                          \
+  OVL void write_imagef(ACCESS TYPE image, IC coord, float depth) {                          \
+    write_f(__manifold_image(image), widen_i##IN(coord), 2, LAYERED,                         \
+            (float4)(depth, 0.0f, 0.0f, 1.0f));                                              \
+  }
+#define DEPTH_ALL_FOR_ACCESS(ACCESS)                    \
+  QUERIES_COMMON(ACCESS, image2d_depth_t)               \
+  QUERIES_COMMON(ACCESS, image2d_array_depth_t)         \
+  QUERIES_HEIGHT(ACCESS, image2d_depth_t)               \
+  QUERIES_HEIGHT(ACCESS, image2d_array_depth_t)         \
+  QUERIES_DIM2(ACCESS, image2d_depth_t)                 \
+  QUERIES_DIM2(ACCESS, image2d_array_depth_t)           \
+  QUERIES_ARRAY(ACCESS, image2d_array_depth_t)
+DEPTH_ALL_FOR_ACCESS(read_only)
+DEPTH_ALL_FOR_ACCESS(write_only)
+DEPTH_ALL_FOR_ACCESS(read_write)
+DEPTH_SAMPLED_READS(image2d_depth_t, int2, 2, float2, 2, 0)
+DEPTH_SAMPLED_READS(image2d_array_depth_t, int4, 4, float4, 4, 1)
+DEPTH_READS(read_only, image2d_depth_t, int2, 2, 0)
+DEPTH_READS(read_only, image2d_array_depth_t, int4, 4, 1)
+DEPTH_READS(read_write, image2d_depth_t, int2, 2, 0)
+DEPTH_READS(read_write, image2d_array_depth_t, int4, 4, 1)
+DEPTH_WRITES(write_only, image2d_depth_t, int2, 2, 0)
+DEPTH_WRITES(write_only, image2d_array_depth_t, int4, 4, 1)
+DEPTH_WRITES(read_write, image2d_depth_t, int2, 2, 0)
+DEPTH_WRITES(read_write, image2d_array_depth_t, int4, 4, 1)

@@ -60,6 +60,24 @@ define ptr addrspace(1) @_Z16__manifold_image14ocl_image3d_wo(ptr addrspace(1) %
 define ptr addrspace(1) @_Z16__manifold_image14ocl_image3d_rw(ptr addrspace(1) %image) #0 {
   ret ptr addrspace(1) %image
 }
+define ptr addrspace(1) @_Z16__manifold_image20ocl_image2d_depth_ro(ptr addrspace(1) %image) #0 {
+  ret ptr addrspace(1) %image
+}
+define ptr addrspace(1) @_Z16__manifold_image20ocl_image2d_depth_wo(ptr addrspace(1) %image) #0 {
+  ret ptr addrspace(1) %image
+}
+define ptr addrspace(1) @_Z16__manifold_image20ocl_image2d_depth_rw(ptr addrspace(1) %image) #0 {
+  ret ptr addrspace(1) %image
+}
+define ptr addrspace(1) @_Z16__manifold_image26ocl_image2d_array_depth_ro(ptr addrspace(1) %image) #0 {
+  ret ptr addrspace(1) %image
+}
+define ptr addrspace(1) @_Z16__manifold_image26ocl_image2d_array_depth_wo(ptr addrspace(1) %image) #0 {
+  ret ptr addrspace(1) %image
+}
+define ptr addrspace(1) @_Z16__manifold_image26ocl_image2d_array_depth_rw(ptr addrspace(1) %image) #0 {
+  ret ptr addrspace(1) %image
+}
 
 ; __manifold_sampler(sampler_t): the CLK_* bits.
 define i32 @_Z18__manifold_sampler11ocl_sampler(ptr addrspace(2) %sampler) #0 {

@@ -761,6 +761,7 @@ TEST(Images, EveryOverloadIsDefined) {
     const char* icoord;
     const char* fcoord;  // nullptr: no sampler reads (image1d_buffer_t)
     bool height, depth, array, dim2;
+    bool depth_image = false;  // image2d_depth_t, image2d_array_depth_t: float values only
   };
   const Type types[] = {
       {"image1d_t", "int", "float", false, false, false, false},
@@ -769,6 +770,8 @@ TEST(Images, EveryOverloadIsDefined) {
       {"image2d_t", "int2", "float2", true, false, false, true},
       {"image2d_array_t", "int4", "float4", true, false, true, true},
       {"image3d_t", "int4", "float4", true, true, false, false},
+      {"image2d_depth_t", "int2", "float2", true, false, false, true, true},
+      {"image2d_array_depth_t", "int4", "float4", true, false, true, true, true},
   };
   std::string source = "const sampler_t s = CLK_FILTER_NEAREST;\n";
   int n = 0;
@@ -785,6 +788,16 @@ TEST(Images, EveryOverloadIsDefined) {
       if (t.dim2) source += "  r += get_image_dim(img).y;\n";
       if (t.array) source += "  r += get_image_array_size(img);\n";
       const std::string ic = std::string("(") + t.icoord + ")(0)";
+      if (t.depth_image) {
+        if (a != "write_only") source += "  r += read_imagef(img, " + ic + ");\n";
+        if (a == "read_only")
+          for (const char* smp : {"s", "arg"})
+            source += std::string("  r += read_imagef(img, ") + smp + ", " + ic +
+                      ") + read_imagef(img, " + smp + ", (" + t.fcoord + ")(0));\n";
+        if (a != "read_only") source += "  write_imagef(img, " + ic + ", 0.5f);\n";
+        source += "  *out = r;\n}\n";
+        continue;
+      }
       if (a != "write_only") {
         source += "  r += read_imagef(img, " + ic + ").x + read_imagei(img, " + ic +
                   ").x + read_imageui(img, " + ic + ").x;\n";
@@ -805,9 +818,50 @@ TEST(Images, EveryOverloadIsDefined) {
       source += "  *out = r;\n}\n";
     }
   }
-  // Linking is what is checked: -cl-opt-disable keeps the build short.
-  BuildOutput out = build(source, "-cl-std=CL3.0 -cl-opt-disable", jit_test::host());
+  // Linking is what is checked: -cl-opt-disable keeps the build short. Depth images need
+  // cl_khr_depth_images, which the host CPU target leaves out (see DepthImages below).
+  Target target = jit_test::host();
+  target.extensions.push_back("cl_khr_depth_images");
+  BuildOutput out = build(source, "-cl-std=CL3.0 -cl-opt-disable", target);
   EXPECT_TRUE(out.success) << out.log << source;
+}
+
+// Depth images (cl_khr_depth_images, on a target that has the extension): read_imagef returns
+// the one depth value, write_imagef takes it.
+TEST(Images, DepthImagesOnATargetWithTheExtension) {
+  Target target = jit_test::host();
+  target.extensions.push_back("cl_khr_depth_images");
+  BuildOutput out = build(R"(
+    kernel void k(read_only image2d_depth_t d, read_only image2d_array_depth_t a,
+                  write_only image2d_depth_t w, sampler_t s, global float* out) {
+      out[0] = read_imagef(d, (int2)(1, 0));
+      out[1] = read_imagef(d, s, (float2)(1.0f, 0.5f));
+      out[2] = read_imagef(a, (int4)(1, 0, 1, 0));
+      out[3] = get_image_array_size(a) * 10 + (get_image_channel_order(d) == CLK_DEPTH);
+      write_imagef(w, (int2)(1, 1), 0.25f);
+    })",
+                          "-cl-std=CL2.0", target);
+  ASSERT_TRUE(out.success) << out.log;
+  std::string error;
+  auto exe = CpuExecutable::load(out.binary, target, &error);
+  ASSERT_NE(exe, nullptr) << error;
+  HostImage d(CL_MEM_OBJECT_IMAGE2D, CL_DEPTH, CL_FLOAT, 4, 2, 2);
+  const float dv[4] = {0.5f, 0.75f, 0.1f, 0.2f};
+  std::memcpy(d.bytes.data(), dv, sizeof dv);
+  HostImage a(CL_MEM_OBJECT_IMAGE2D_ARRAY, CL_DEPTH, CL_UNORM_INT16, 2, 2, 1, 1, 2);
+  *a.texel<uint16_t>(1, 0, 1) = 65535;
+  HostImage w(CL_MEM_OBJECT_IMAGE2D, CL_DEPTH, CL_UNORM_INT16, 2, 2, 2);
+  uint64_t linear_edge = 0x20 | 2;  // CLK_FILTER_LINEAR | CLK_ADDRESS_CLAMP_TO_EDGE
+  float results[4] = {-1, -1, -1, -1};
+  void* pr = results;
+  const void* args[] = {&d.pointer, &a.pointer, &w.pointer, &linear_edge, &pr};
+  exe->run("k", range(1), args, nullptr);
+  EXPECT_EQ(results[0], 0.75f);
+  EXPECT_EQ(results[1], 0.625f);  // halfway between texels (0, 0) and (1, 0)
+  EXPECT_EQ(results[2], 1.0f);
+  EXPECT_EQ(results[3], 21.0f);
+  EXPECT_EQ(*w.texel<uint16_t>(1, 1), 16384);  // 16383.75
+  EXPECT_EQ(*w.texel<uint16_t>(0, 1), 0);
 }
 
 }  // namespace
