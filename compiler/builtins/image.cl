@@ -8,8 +8,8 @@
 // 2D array's its z; a layer lies slice_pitch bytes from the next, like a 3D slice. Reads out of
 // range without a sampler (undefined in the spec) read the nearest texel; writes out of range
 // (undefined too) write nothing.
-#include "common.h"
 #include "../image_abi.h"
+#include "common.h"
 
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 
@@ -38,8 +38,8 @@ uint OVLC __manifold_sampler(sampler_t sampler);
 uint __manifold_image_u32(Img image, uint offset) __attribute__((const));
 ulong __manifold_image_u64(Img image, uint offset) __attribute__((const));
 
-#define FIELD32(im, f) __manifold_image_u32(im, (uint)__builtin_offsetof(ManifoldImage, f))
-#define FIELD64(im, f) __manifold_image_u64(im, (uint)__builtin_offsetof(ManifoldImage, f))
+#define FIELD32(im, f) __manifold_image_u32(im, (uint) __builtin_offsetof(ManifoldImage, f))
+#define FIELD64(im, f) __manifold_image_u64(im, (uint) __builtin_offsetof(ManifoldImage, f))
 #define IM_WIDTH(im) ((int)FIELD32(im, width))
 #define IM_HEIGHT(im) ((int)FIELD32(im, height))
 #define IM_DEPTH(im) ((int)FIELD32(im, depth))
@@ -76,13 +76,13 @@ INL uint component_count(Img im, uint type) {
 }
 
 // N components of type T at p, widened to R4 (missing components 0).
-#define DEFINE_LOAD(T, R)                                                   \
-  INL R##4 load_##T(__global const uchar* p, uint n) {                      \
-    __global const T* q = (__global const T*)p;                             \
-    if (n >= 4) return convert_##R##4(vload4(0, q));                        \
-    if (n == 3) return (R##4)(convert_##R##3(vload3(0, q)), 0);             \
-    if (n == 2) return (R##4)(convert_##R##2(vload2(0, q)), 0, 0);          \
-    return (R##4)((R)q[0], 0, 0, 0);                                        \
+#define DEFINE_LOAD(T, R)                                          \
+  INL R##4 load_##T(__global const uchar* p, uint n) {             \
+    __global const T* q = (__global const T*)p;                    \
+    if (n >= 4) return convert_##R##4(vload4(0, q));               \
+    if (n == 3) return (R##4)(convert_##R##3(vload3(0, q)), 0);    \
+    if (n == 2) return (R##4)(convert_##R##2(vload2(0, q)), 0, 0); \
+    return (R##4)((R)q[0], 0, 0, 0);                               \
   }
 DEFINE_LOAD(uchar, int)
 DEFINE_LOAD(char, int)
@@ -99,17 +99,17 @@ INL float4 load_half(__global const uchar* p, uint n) {
   return (float4)(vload_half(0, q), 0.0f, 0.0f, 0.0f);
 }
 
-#define DEFINE_STORE(T, V)                                               \
-  INL void store_##T(__global uchar* p, uint n, V##4 v) {                \
-    __global T* q = (__global T*)p;                                      \
-    if (n >= 4)                                                          \
-      vstore4(v, 0, q);                                                  \
-    else if (n == 3)                                                     \
-      vstore3(v.xyz, 0, q);                                              \
-    else if (n == 2)                                                     \
-      vstore2(v.xy, 0, q);                                               \
-    else                                                                 \
-      q[0] = v.x;                                                        \
+#define DEFINE_STORE(T, V)                                \
+  INL void store_##T(__global uchar* p, uint n, V##4 v) { \
+    __global T* q = (__global T*)p;                       \
+    if (n >= 4)                                           \
+      vstore4(v, 0, q);                                   \
+    else if (n == 3)                                      \
+      vstore3(v.xyz, 0, q);                               \
+    else if (n == 2)                                      \
+      vstore2(v.xy, 0, q);                                \
+    else                                                  \
+      q[0] = v.x;                                         \
   }
 DEFINE_STORE(uchar, uchar)
 DEFINE_STORE(char, char)
@@ -119,56 +119,56 @@ DEFINE_STORE(int, int)
 DEFINE_STORE(float, float)
 
 // Stored components (in storage order) -> (r, g, b, a), missing ones (0, 0, 0, 1).
-#define DEFINE_TO_RGBA(V, ONE)                                     \
-  INL V##4 to_rgba_##V(V##4 c, uint order) {                       \
-    switch (order) {                                               \
-      case CLK_R:                                                  \
-      case CLK_Rx:                                                 \
-        return (V##4)(c.x, 0, 0, ONE);                             \
-      case CLK_A:                                                  \
-        return (V##4)(0, 0, 0, c.x);                               \
-      case CLK_RG:                                                 \
-      case CLK_RGx:                                                \
-        return (V##4)(c.x, c.y, 0, ONE);                           \
-      case CLK_RA:                                                 \
-        return (V##4)(c.x, 0, 0, c.y);                             \
-      case CLK_RGB:                                                \
-      case CLK_RGBx:                                               \
-      case CLK_sRGB:                                               \
-      case CLK_sRGBx:                                              \
-        return (V##4)(c.x, c.y, c.z, ONE);                         \
-      case CLK_BGRA:                                               \
-      case CLK_sBGRA:                                              \
-        return c.zyxw;                                             \
-      case CLK_ARGB:                                               \
-        return c.yzwx;                                             \
-      case CLK_ABGR:                                               \
-        return c.wzyx;                                             \
-      case CLK_INTENSITY:                                          \
-        return c.xxxx;                                             \
-      case CLK_LUMINANCE:                                          \
-        return (V##4)(c.x, c.x, c.x, ONE);                         \
-      default:                                                     \
-        return c;                                                  \
-    }                                                              \
-  }                                                                \
-  /* (r, g, b, a) -> the components stored, in storage order. */   \
-  INL V##4 from_rgba_##V(V##4 c, uint order) {                     \
-    switch (order) {                                               \
-      case CLK_A:                                                  \
-        return c.wwww;                                             \
-      case CLK_RA:                                                 \
-        return c.xwxw;                                             \
-      case CLK_BGRA:                                               \
-      case CLK_sBGRA:                                              \
-        return c.zyxw;                                             \
-      case CLK_ARGB:                                               \
-        return c.wxyz;                                             \
-      case CLK_ABGR:                                               \
-        return c.wzyx;                                             \
-      default:                                                     \
-        return c;                                                  \
-    }                                                              \
+#define DEFINE_TO_RGBA(V, ONE)                                   \
+  INL V##4 to_rgba_##V(V##4 c, uint order) {                     \
+    switch (order) {                                             \
+      case CLK_R:                                                \
+      case CLK_Rx:                                               \
+        return (V##4)(c.x, 0, 0, ONE);                           \
+      case CLK_A:                                                \
+        return (V##4)(0, 0, 0, c.x);                             \
+      case CLK_RG:                                               \
+      case CLK_RGx:                                              \
+        return (V##4)(c.x, c.y, 0, ONE);                         \
+      case CLK_RA:                                               \
+        return (V##4)(c.x, 0, 0, c.y);                           \
+      case CLK_RGB:                                              \
+      case CLK_RGBx:                                             \
+      case CLK_sRGB:                                             \
+      case CLK_sRGBx:                                            \
+        return (V##4)(c.x, c.y, c.z, ONE);                       \
+      case CLK_BGRA:                                             \
+      case CLK_sBGRA:                                            \
+        return c.zyxw;                                           \
+      case CLK_ARGB:                                             \
+        return c.yzwx;                                           \
+      case CLK_ABGR:                                             \
+        return c.wzyx;                                           \
+      case CLK_INTENSITY:                                        \
+        return c.xxxx;                                           \
+      case CLK_LUMINANCE:                                        \
+        return (V##4)(c.x, c.x, c.x, ONE);                       \
+      default:                                                   \
+        return c;                                                \
+    }                                                            \
+  }                                                              \
+  /* (r, g, b, a) -> the components stored, in storage order. */ \
+  INL V##4 from_rgba_##V(V##4 c, uint order) {                   \
+    switch (order) {                                             \
+      case CLK_A:                                                \
+        return c.wwww;                                           \
+      case CLK_RA:                                               \
+        return c.xwxw;                                           \
+      case CLK_BGRA:                                             \
+      case CLK_sBGRA:                                            \
+        return c.zyxw;                                           \
+      case CLK_ARGB:                                             \
+        return c.wxyz;                                           \
+      case CLK_ABGR:                                             \
+        return c.wzyx;                                           \
+      default:                                                   \
+        return c;                                                \
+    }                                                            \
   }
 DEFINE_TO_RGBA(float, 1.0f)
 DEFINE_TO_RGBA(int, 1)
@@ -177,49 +177,58 @@ DEFINE_TO_RGBA(int, 1)
 // stored sRGB-encoded, alpha linearly. Decoding is exact, from a table of the 256 values
 // (((c / 255 + 0.055) / 1.055)^2.4, or c / 255 / 12.92 below 0.04045, rounded to float).
 __constant float srgb_to_linear[256] = {
-    0.0f, 0.000303526991f, 0.000607053982f, 0.000910580973f, 0.00121410796f, 0.00151763496f,
-    0.00182116195f, 0.00212468882f, 0.00242821593f, 0.0027317428f, 0.00303526991f, 0.00334653584f,
-    0.00367650739f, 0.00402471703f, 0.00439144205f, 0.00477695325f, 0.00518151652f, 0.00560539169f,
-    0.00604883302f, 0.00651209056f, 0.00699541019f, 0.00749903219f, 0.00802319311f, 0.00856812578f,
-    0.00913405884f, 0.00972121768f, 0.010329823f, 0.0109600937f, 0.0116122449f, 0.012286488f,
-    0.0129830325f, 0.0137020834f, 0.0144438436f, 0.0152085144f, 0.0159962941f, 0.0168073755f,
-    0.0176419541f, 0.01850022f, 0.0193823613f, 0.0202885624f, 0.0212190095f, 0.0221738853f,
-    0.0231533665f, 0.0241576321f, 0.0251868591f, 0.0262412224f, 0.0273208916f, 0.02842604f,
-    0.0295568351f, 0.0307134446f, 0.0318960324f, 0.0331047662f, 0.0343398079f, 0.0356013142f,
-    0.0368894488f, 0.0382043719f, 0.0395462364f, 0.0409151986f, 0.0423114114f, 0.043735031f,
-    0.045186203f, 0.0466650873f, 0.0481718257f, 0.0497065671f, 0.0512694567f, 0.0528606474f,
-    0.054480277f, 0.0561284907f, 0.0578054301f, 0.0595112368f, 0.0612460524f, 0.0630100146f,
-    0.064803265f, 0.0666259378f, 0.0684781671f, 0.0703600943f, 0.0722718537f, 0.0742135718f,
-    0.0761853829f, 0.078187421f, 0.0802198201f, 0.0822827071f, 0.0843762085f, 0.0865004584f,
-    0.0886555836f, 0.0908417106f, 0.0930589661f, 0.0953074694f, 0.097587347f, 0.0998987257f,
-    0.102241732f, 0.104616486f, 0.107023105f, 0.10946171f, 0.111932427f, 0.114435375f,
-    0.116970666f, 0.119538426f, 0.122138776f, 0.124771819f, 0.127437681f, 0.130136475f,
-    0.13286832f, 0.135633335f, 0.138431609f, 0.141263291f, 0.144128472f, 0.147027269f,
-    0.149959788f, 0.152926147f, 0.155926466f, 0.158960834f, 0.162029371f, 0.165132195f,
-    0.168269396f, 0.171441108f, 0.174647406f, 0.177888423f, 0.18116425f, 0.18447499f,
-    0.187820777f, 0.191201687f, 0.194617838f, 0.198069319f, 0.20155625f, 0.205078736f,
-    0.208636865f, 0.212230757f, 0.215860501f, 0.219526201f, 0.223227963f, 0.226965874f,
-    0.230740055f, 0.23455058f, 0.238397568f, 0.242281124f, 0.246201321f, 0.25015828f,
-    0.254152089f, 0.258182853f, 0.262250662f, 0.266355604f, 0.270497799f, 0.274677306f,
-    0.278894275f, 0.283148736f, 0.287440836f, 0.291770637f, 0.296138257f, 0.300543785f,
-    0.304987311f, 0.309468925f, 0.313988715f, 0.318546772f, 0.323143214f, 0.327778101f,
-    0.332451522f, 0.337163627f, 0.341914415f, 0.346704066f, 0.351532608f, 0.356400132f,
-    0.361306787f, 0.366252601f, 0.371237695f, 0.376262128f, 0.38132602f, 0.386429429f,
-    0.391572475f, 0.396755219f, 0.401977777f, 0.407240212f, 0.412542611f, 0.417885065f,
-    0.423267663f, 0.428690493f, 0.434153646f, 0.439657182f, 0.445201188f, 0.450785786f,
-    0.456411034f, 0.462076992f, 0.467783809f, 0.473531485f, 0.479320168f, 0.48514995f,
-    0.491020858f, 0.496932983f, 0.502886474f, 0.50888133f, 0.514917672f, 0.520995557f,
-    0.527115107f, 0.533276379f, 0.539479494f, 0.545724452f, 0.55201143f, 0.558340371f,
-    0.564711511f, 0.571124852f, 0.577580452f, 0.584078431f, 0.590618849f, 0.597201765f,
-    0.603827357f, 0.610495567f, 0.617206573f, 0.623960376f, 0.630757153f, 0.637596846f,
-    0.644479692f, 0.651405632f, 0.658374846f, 0.665387273f, 0.672443151f, 0.679542482f,
-    0.686685324f, 0.693871737f, 0.701101899f, 0.708375752f, 0.715693474f, 0.723055124f,
-    0.730460763f, 0.73791039f, 0.745404184f, 0.752942204f, 0.760524511f, 0.768151164f,
-    0.775822222f, 0.783537805f, 0.791297913f, 0.799102724f, 0.806952238f, 0.814846575f,
-    0.822785735f, 0.830769897f, 0.838799f, 0.846873224f, 0.854992628f, 0.863157213f,
-    0.871367097f, 0.8796224f, 0.887923121f, 0.896269381f, 0.904661179f, 0.913098633f,
-    0.921581864f, 0.930110872f, 0.938685715f, 0.947306514f, 0.955973327f, 0.964686275f,
-    0.973445296f, 0.982250571f, 0.991102099f, 1.0f,
+    0.0f,           0.000303526991f, 0.000607053982f, 0.000910580973f, 0.00121410796f,
+    0.00151763496f, 0.00182116195f,  0.00212468882f,  0.00242821593f,  0.0027317428f,
+    0.00303526991f, 0.00334653584f,  0.00367650739f,  0.00402471703f,  0.00439144205f,
+    0.00477695325f, 0.00518151652f,  0.00560539169f,  0.00604883302f,  0.00651209056f,
+    0.00699541019f, 0.00749903219f,  0.00802319311f,  0.00856812578f,  0.00913405884f,
+    0.00972121768f, 0.010329823f,    0.0109600937f,   0.0116122449f,   0.012286488f,
+    0.0129830325f,  0.0137020834f,   0.0144438436f,   0.0152085144f,   0.0159962941f,
+    0.0168073755f,  0.0176419541f,   0.01850022f,     0.0193823613f,   0.0202885624f,
+    0.0212190095f,  0.0221738853f,   0.0231533665f,   0.0241576321f,   0.0251868591f,
+    0.0262412224f,  0.0273208916f,   0.02842604f,     0.0295568351f,   0.0307134446f,
+    0.0318960324f,  0.0331047662f,   0.0343398079f,   0.0356013142f,   0.0368894488f,
+    0.0382043719f,  0.0395462364f,   0.0409151986f,   0.0423114114f,   0.043735031f,
+    0.045186203f,   0.0466650873f,   0.0481718257f,   0.0497065671f,   0.0512694567f,
+    0.0528606474f,  0.054480277f,    0.0561284907f,   0.0578054301f,   0.0595112368f,
+    0.0612460524f,  0.0630100146f,   0.064803265f,    0.0666259378f,   0.0684781671f,
+    0.0703600943f,  0.0722718537f,   0.0742135718f,   0.0761853829f,   0.078187421f,
+    0.0802198201f,  0.0822827071f,   0.0843762085f,   0.0865004584f,   0.0886555836f,
+    0.0908417106f,  0.0930589661f,   0.0953074694f,   0.097587347f,    0.0998987257f,
+    0.102241732f,   0.104616486f,    0.107023105f,    0.10946171f,     0.111932427f,
+    0.114435375f,   0.116970666f,    0.119538426f,    0.122138776f,    0.124771819f,
+    0.127437681f,   0.130136475f,    0.13286832f,     0.135633335f,    0.138431609f,
+    0.141263291f,   0.144128472f,    0.147027269f,    0.149959788f,    0.152926147f,
+    0.155926466f,   0.158960834f,    0.162029371f,    0.165132195f,    0.168269396f,
+    0.171441108f,   0.174647406f,    0.177888423f,    0.18116425f,     0.18447499f,
+    0.187820777f,   0.191201687f,    0.194617838f,    0.198069319f,    0.20155625f,
+    0.205078736f,   0.208636865f,    0.212230757f,    0.215860501f,    0.219526201f,
+    0.223227963f,   0.226965874f,    0.230740055f,    0.23455058f,     0.238397568f,
+    0.242281124f,   0.246201321f,    0.25015828f,     0.254152089f,    0.258182853f,
+    0.262250662f,   0.266355604f,    0.270497799f,    0.274677306f,    0.278894275f,
+    0.283148736f,   0.287440836f,    0.291770637f,    0.296138257f,    0.300543785f,
+    0.304987311f,   0.309468925f,    0.313988715f,    0.318546772f,    0.323143214f,
+    0.327778101f,   0.332451522f,    0.337163627f,    0.341914415f,    0.346704066f,
+    0.351532608f,   0.356400132f,    0.361306787f,    0.366252601f,    0.371237695f,
+    0.376262128f,   0.38132602f,     0.386429429f,    0.391572475f,    0.396755219f,
+    0.401977777f,   0.407240212f,    0.412542611f,    0.417885065f,    0.423267663f,
+    0.428690493f,   0.434153646f,    0.439657182f,    0.445201188f,    0.450785786f,
+    0.456411034f,   0.462076992f,    0.467783809f,    0.473531485f,    0.479320168f,
+    0.48514995f,    0.491020858f,    0.496932983f,    0.502886474f,    0.50888133f,
+    0.514917672f,   0.520995557f,    0.527115107f,    0.533276379f,    0.539479494f,
+    0.545724452f,   0.55201143f,     0.558340371f,    0.564711511f,    0.571124852f,
+    0.577580452f,   0.584078431f,    0.590618849f,    0.597201765f,    0.603827357f,
+    0.610495567f,   0.617206573f,    0.623960376f,    0.630757153f,    0.637596846f,
+    0.644479692f,   0.651405632f,    0.658374846f,    0.665387273f,    0.672443151f,
+    0.679542482f,   0.686685324f,    0.693871737f,    0.701101899f,    0.708375752f,
+    0.715693474f,   0.723055124f,    0.730460763f,    0.73791039f,     0.745404184f,
+    0.752942204f,   0.760524511f,    0.768151164f,    0.775822222f,    0.783537805f,
+    0.791297913f,   0.799102724f,    0.806952238f,    0.814846575f,    0.822785735f,
+    0.830769897f,   0.838799f,       0.846873224f,    0.854992628f,    0.863157213f,
+    0.871367097f,   0.8796224f,      0.887923121f,    0.896269381f,    0.904661179f,
+    0.913098633f,   0.921581864f,    0.930110872f,    0.938685715f,    0.947306514f,
+    0.955973327f,   0.964686275f,    0.973445296f,    0.982250571f,    0.991102099f,
+    1.0f,
 };
 
 INL bool is_srgb(uint order) {
@@ -259,14 +268,12 @@ OUTLINED float4 __manifold_outlined_decode_f(Img im, __global const uchar* p) {
     }
     case CLK_UNORM_SHORT_555: {
       const uint v = *(__global const ushort*)p;
-      c = (float4)((float)((v >> 10) & 31), (float)((v >> 5) & 31), (float)(v & 31), 0.0f) /
-          31.0f;
+      c = (float4)((float)((v >> 10) & 31), (float)((v >> 5) & 31), (float)(v & 31), 0.0f) / 31.0f;
       break;
     }
     case CLK_UNORM_INT_101010: {
       const uint v = *(__global const uint*)p;
-      c = (float4)((float)((v >> 20) & 1023), (float)((v >> 10) & 1023), (float)(v & 1023),
-                   0.0f) /
+      c = (float4)((float)((v >> 20) & 1023), (float)((v >> 10) & 1023), (float)(v & 1023), 0.0f) /
           1023.0f;
       break;
     }
@@ -584,9 +591,7 @@ INL int4 fetch_i(Img im, int4 t, int4 size) {
 
 // floor(u) as an int, kept within [-2, size + 1] (NaN -> -2) so the conversion is defined and
 // floor(u) + 1 still lies outside when floor(u) does.
-INL int index_of(float u, int size) {
-  return (int)fmin(fmax(floor(u), -2.0f), (float)(size + 1));
-}
+INL int index_of(float u, int size) { return (int)fmin(fmax(floor(u), -2.0f), (float)(size + 1)); }
 
 // Nearest texel index along one axis (OpenCL C 3.0 section 8.2, CLK_FILTER_NEAREST).
 INL int nearest_index(float s, int size, uint sampler) {
@@ -719,15 +724,15 @@ INL float4 read_f_float_sampled(Img im, uint sampler, float4 coord, int dims, in
   const float4 t10 = fetch_f(im, (int4)(x1, y0, z0, 0), size);
   const float4 t01 = fetch_f(im, (int4)(x0, y1, z0, 0), size);
   const float4 t11 = fetch_f(im, (int4)(x1, y1, z0, 0), size);
-  const float4 front = (1.0f - a) * (1.0f - b) * t00 + a * (1.0f - b) * t10 +
-                       (1.0f - a) * b * t01 + a * b * t11;
+  const float4 front =
+      (1.0f - a) * (1.0f - b) * t00 + a * (1.0f - b) * t10 + (1.0f - a) * b * t01 + a * b * t11;
   if (dims == 2) return front;
   const float4 u00 = fetch_f(im, (int4)(x0, y0, z1, 0), size);
   const float4 u10 = fetch_f(im, (int4)(x1, y0, z1, 0), size);
   const float4 u01 = fetch_f(im, (int4)(x0, y1, z1, 0), size);
   const float4 u11 = fetch_f(im, (int4)(x1, y1, z1, 0), size);
-  const float4 back = (1.0f - a) * (1.0f - b) * u00 + a * (1.0f - b) * u10 +
-                      (1.0f - a) * b * u01 + a * b * u11;
+  const float4 back =
+      (1.0f - a) * (1.0f - b) * u00 + a * (1.0f - b) * u10 + (1.0f - a) * b * u01 + a * b * u11;
   return (1.0f - c) * front + c * back;
 }
 
@@ -744,20 +749,17 @@ INL bool texel_in_range(Img im, int4 t, int dims, int layered) {
 
 INL void write_f(Img im, int4 coord, int dims, int layered, float4 color) {
   const int4 t = texel_coords(coord, dims, layered);
-  if (texel_in_range(im, t, dims, layered))
-    encode_f(im, texel_address(im, t.x, t.y, t.z), color);
+  if (texel_in_range(im, t, dims, layered)) encode_f(im, texel_address(im, t.x, t.y, t.z), color);
 }
 
 INL void write_i(Img im, int4 coord, int dims, int layered, int4 color) {
   const int4 t = texel_coords(coord, dims, layered);
-  if (texel_in_range(im, t, dims, layered))
-    encode_i(im, texel_address(im, t.x, t.y, t.z), color);
+  if (texel_in_range(im, t, dims, layered)) encode_i(im, texel_address(im, t.x, t.y, t.z), color);
 }
 
 INL void write_ui(Img im, int4 coord, int dims, int layered, uint4 color) {
   const int4 t = texel_coords(coord, dims, layered);
-  if (texel_in_range(im, t, dims, layered))
-    encode_ui(im, texel_address(im, t.x, t.y, t.z), color);
+  if (texel_in_range(im, t, dims, layered)) encode_ui(im, texel_address(im, t.x, t.y, t.z), color);
 }
 
 // ---- The builtins. Coordinates widen to 4 components.
@@ -769,98 +771,92 @@ INL float4 widen_f2(float2 c) { return (float4)(c, 0.0f, 0.0f); }
 INL float4 widen_f4(float4 c) { return c; }
 
 // TYPE, integer and float coordinate types (their widths), dims, layered.
-#define SAMPLED_READS(TYPE, IC, IN, FC, FN, DIMS, LAYERED)                                    \
-  OVL float4 read_imagef(read_only TYPE image, sampler_t sampler, IC coord) {                 \
-    return read_f_int_sampled(__manifold_image(image), __manifold_sampler(sampler),           \
-                              widen_i##IN(coord), DIMS, LAYERED);                             \
-  }                                                                                           \
-  OVL float4 read_imagef(read_only TYPE image, sampler_t sampler, FC coord) {                 \
-    return read_f_float_sampled(__manifold_image(image), __manifold_sampler(sampler),         \
-                                widen_f##FN(coord), DIMS, LAYERED);                           \
-  }                                                                                           \
-  OVL int4 read_imagei(read_only TYPE image, sampler_t sampler, IC coord) {                   \
-    return read_i_int_sampled(__manifold_image(image), __manifold_sampler(sampler),           \
-                              widen_i##IN(coord), DIMS, LAYERED);                             \
-  }                                                                                           \
-  OVL int4 read_imagei(read_only TYPE image, sampler_t sampler, FC coord) {                   \
-    return read_i_float_sampled(__manifold_image(image), __manifold_sampler(sampler),         \
-                                widen_f##FN(coord), DIMS, LAYERED);                           \
-  }                                                                                           \
-  OVL uint4 read_imageui(read_only TYPE image, sampler_t sampler, IC coord) {                 \
-    return as_uint4(read_i_int_sampled(__manifold_image(image), __manifold_sampler(sampler),  \
-                                       widen_i##IN(coord), DIMS, LAYERED));                   \
-  }                                                                                           \
-  OVL uint4 read_imageui(read_only TYPE image, sampler_t sampler, FC coord) {                 \
-    return as_uint4(read_i_float_sampled(__manifold_image(image), __manifold_sampler(sampler),\
-                                         widen_f##FN(coord), DIMS, LAYERED));                 \
+#define SAMPLED_READS(TYPE, IC, IN, FC, FN, DIMS, LAYERED)                                     \
+  OVL float4 read_imagef(read_only TYPE image, sampler_t sampler, IC coord) {                  \
+    return read_f_int_sampled(__manifold_image(image), __manifold_sampler(sampler),            \
+                              widen_i##IN(coord), DIMS, LAYERED);                              \
+  }                                                                                            \
+  OVL float4 read_imagef(read_only TYPE image, sampler_t sampler, FC coord) {                  \
+    return read_f_float_sampled(__manifold_image(image), __manifold_sampler(sampler),          \
+                                widen_f##FN(coord), DIMS, LAYERED);                            \
+  }                                                                                            \
+  OVL int4 read_imagei(read_only TYPE image, sampler_t sampler, IC coord) {                    \
+    return read_i_int_sampled(__manifold_image(image), __manifold_sampler(sampler),            \
+                              widen_i##IN(coord), DIMS, LAYERED);                              \
+  }                                                                                            \
+  OVL int4 read_imagei(read_only TYPE image, sampler_t sampler, FC coord) {                    \
+    return read_i_float_sampled(__manifold_image(image), __manifold_sampler(sampler),          \
+                                widen_f##FN(coord), DIMS, LAYERED);                            \
+  }                                                                                            \
+  OVL uint4 read_imageui(read_only TYPE image, sampler_t sampler, IC coord) {                  \
+    return as_uint4(read_i_int_sampled(__manifold_image(image), __manifold_sampler(sampler),   \
+                                       widen_i##IN(coord), DIMS, LAYERED));                    \
+  }                                                                                            \
+  OVL uint4 read_imageui(read_only TYPE image, sampler_t sampler, FC coord) {                  \
+    return as_uint4(read_i_float_sampled(__manifold_image(image), __manifold_sampler(sampler), \
+                                         widen_f##FN(coord), DIMS, LAYERED));                  \
   }
 
-#define PLAIN_READS(ACCESS, TYPE, IC, IN, DIMS, LAYERED)                                    \
-  OVL float4 read_imagef(ACCESS TYPE image, IC coord) {                                     \
-    return read_f(__manifold_image(image), widen_i##IN(coord), DIMS, LAYERED);              \
+#define PLAIN_READS(ACCESS, TYPE, IC, IN, DIMS, LAYERED)                                 \
+  OVL float4 read_imagef(ACCESS TYPE image, IC coord) {                                  \
+    return read_f(__manifold_image(image), widen_i##IN(coord), DIMS, LAYERED);           \
+  }                                                                                      \
+  OVL int4 read_imagei(ACCESS TYPE image, IC coord) {                                    \
+    return read_i(__manifold_image(image), widen_i##IN(coord), DIMS, LAYERED);           \
+  }                                                                                      \
+  OVL uint4 read_imageui(ACCESS TYPE image, IC coord) {                                  \
+    return as_uint4(read_i(__manifold_image(image), widen_i##IN(coord), DIMS, LAYERED)); \
+  }
+
+#define WRITES(ACCESS, TYPE, IC, IN, DIMS, LAYERED)                              \
+  OVL void write_imagef(ACCESS TYPE image, IC coord, float4 color) {             \
+    write_f(__manifold_image(image), widen_i##IN(coord), DIMS, LAYERED, color);  \
+  }                                                                              \
+  OVL void write_imagei(ACCESS TYPE image, IC coord, int4 color) {               \
+    write_i(__manifold_image(image), widen_i##IN(coord), DIMS, LAYERED, color);  \
+  }                                                                              \
+  OVL void write_imageui(ACCESS TYPE image, IC coord, uint4 color) {             \
+    write_ui(__manifold_image(image), widen_i##IN(coord), DIMS, LAYERED, color); \
+  }
+
+#define QUERIES_COMMON(ACCESS, TYPE)                                                        \
+  OVLC int get_image_width(ACCESS TYPE image) { return IM_WIDTH(__manifold_image(image)); } \
+  OVLC int get_image_channel_data_type(ACCESS TYPE image) {                                 \
+    return (int)IM_TYPE(__manifold_image(image));                                           \
   }                                                                                         \
-  OVL int4 read_imagei(ACCESS TYPE image, IC coord) {                                       \
-    return read_i(__manifold_image(image), widen_i##IN(coord), DIMS, LAYERED);              \
-  }                                                                                         \
-  OVL uint4 read_imageui(ACCESS TYPE image, IC coord) {                                     \
-    return as_uint4(read_i(__manifold_image(image), widen_i##IN(coord), DIMS, LAYERED));    \
+  OVLC int get_image_channel_order(ACCESS TYPE image) {                                     \
+    return (int)IM_ORDER(__manifold_image(image));                                          \
+  }
+#define QUERIES_HEIGHT(ACCESS, TYPE) \
+  OVLC int get_image_height(ACCESS TYPE image) { return IM_HEIGHT(__manifold_image(image)); }
+#define QUERIES_ARRAY(ACCESS, TYPE)                              \
+  OVLC size_t get_image_array_size(ACCESS TYPE image) {          \
+    return (size_t)FIELD32(__manifold_image(image), array_size); \
+  }
+#define QUERIES_DIM2(ACCESS, TYPE)              \
+  OVLC int2 get_image_dim(ACCESS TYPE image) {  \
+    Img im = __manifold_image(image);           \
+    return (int2)(IM_WIDTH(im), IM_HEIGHT(im)); \
   }
 
-#define WRITES(ACCESS, TYPE, IC, IN, DIMS, LAYERED)                                        \
-  OVL void write_imagef(ACCESS TYPE image, IC coord, float4 color) {                       \
-    write_f(__manifold_image(image), widen_i##IN(coord), DIMS, LAYERED, color);            \
-  }                                                                                        \
-  OVL void write_imagei(ACCESS TYPE image, IC coord, int4 color) {                         \
-    write_i(__manifold_image(image), widen_i##IN(coord), DIMS, LAYERED, color);            \
-  }                                                                                        \
-  OVL void write_imageui(ACCESS TYPE image, IC coord, uint4 color) {                       \
-    write_ui(__manifold_image(image), widen_i##IN(coord), DIMS, LAYERED, color);           \
-  }
-
-#define QUERIES_COMMON(ACCESS, TYPE)                                                 \
-  OVLC int get_image_width(ACCESS TYPE image) {                                      \
-    return IM_WIDTH(__manifold_image(image));                                        \
-  }                                                                                  \
-  OVLC int get_image_channel_data_type(ACCESS TYPE image) {                          \
-    return (int)IM_TYPE(__manifold_image(image));                                    \
-  }                                                                                  \
-  OVLC int get_image_channel_order(ACCESS TYPE image) {                              \
-    return (int)IM_ORDER(__manifold_image(image));                                   \
-  }
-#define QUERIES_HEIGHT(ACCESS, TYPE)                                                 \
-  OVLC int get_image_height(ACCESS TYPE image) {                                     \
-    return IM_HEIGHT(__manifold_image(image));                                       \
-  }
-#define QUERIES_ARRAY(ACCESS, TYPE)                                                  \
-  OVLC size_t get_image_array_size(ACCESS TYPE image) {                              \
-    return (size_t)FIELD32(__manifold_image(image), array_size);                     \
-  }
-#define QUERIES_DIM2(ACCESS, TYPE)                                                   \
-  OVLC int2 get_image_dim(ACCESS TYPE image) {                                       \
-    Img im = __manifold_image(image);                                                \
-    return (int2)(IM_WIDTH(im), IM_HEIGHT(im));                                      \
-  }
-
-#define ALL_FOR_ACCESS(ACCESS)                                            \
-  QUERIES_COMMON(ACCESS, image1d_t)                                       \
-  QUERIES_COMMON(ACCESS, image1d_buffer_t)                                \
-  QUERIES_COMMON(ACCESS, image1d_array_t)                                 \
-  QUERIES_COMMON(ACCESS, image2d_t)                                       \
-  QUERIES_COMMON(ACCESS, image2d_array_t)                                 \
-  QUERIES_COMMON(ACCESS, image3d_t)                                       \
-  QUERIES_HEIGHT(ACCESS, image2d_t)                                       \
-  QUERIES_HEIGHT(ACCESS, image2d_array_t)                                 \
-  QUERIES_HEIGHT(ACCESS, image3d_t)                                       \
-  QUERIES_ARRAY(ACCESS, image1d_array_t)                                  \
-  QUERIES_ARRAY(ACCESS, image2d_array_t)                                  \
-  QUERIES_DIM2(ACCESS, image2d_t)                                         \
-  QUERIES_DIM2(ACCESS, image2d_array_t)                                   \
-  OVLC int get_image_depth(ACCESS image3d_t image) {                      \
-    return IM_DEPTH(__manifold_image(image));                             \
-  }                                                                       \
-  OVLC int4 get_image_dim(ACCESS image3d_t image) {                       \
-    Img im = __manifold_image(image);                                     \
-    return (int4)(IM_WIDTH(im), IM_HEIGHT(im), IM_DEPTH(im), 0);          \
+#define ALL_FOR_ACCESS(ACCESS)                                                                   \
+  QUERIES_COMMON(ACCESS, image1d_t)                                                              \
+  QUERIES_COMMON(ACCESS, image1d_buffer_t)                                                       \
+  QUERIES_COMMON(ACCESS, image1d_array_t)                                                        \
+  QUERIES_COMMON(ACCESS, image2d_t)                                                              \
+  QUERIES_COMMON(ACCESS, image2d_array_t)                                                        \
+  QUERIES_COMMON(ACCESS, image3d_t)                                                              \
+  QUERIES_HEIGHT(ACCESS, image2d_t)                                                              \
+  QUERIES_HEIGHT(ACCESS, image2d_array_t)                                                        \
+  QUERIES_HEIGHT(ACCESS, image3d_t)                                                              \
+  QUERIES_ARRAY(ACCESS, image1d_array_t)                                                         \
+  QUERIES_ARRAY(ACCESS, image2d_array_t)                                                         \
+  QUERIES_DIM2(ACCESS, image2d_t)                                                                \
+  QUERIES_DIM2(ACCESS, image2d_array_t)                                                          \
+  OVLC int get_image_depth(ACCESS image3d_t image) { return IM_DEPTH(__manifold_image(image)); } \
+  OVLC int4 get_image_dim(ACCESS image3d_t image) {                                              \
+    Img im = __manifold_image(image);                                                            \
+    return (int4)(IM_WIDTH(im), IM_HEIGHT(im), IM_DEPTH(im), 0);                                 \
   }
 
 ALL_FOR_ACCESS(read_only)
@@ -873,54 +869,54 @@ SAMPLED_READS(image2d_t, int2, 2, float2, 2, 2, 0)
 SAMPLED_READS(image2d_array_t, int4, 4, float4, 4, 2, 1)
 SAMPLED_READS(image3d_t, int4, 4, float4, 4, 3, 0)
 
-#define PLAIN_READS_ALL(ACCESS)                         \
-  PLAIN_READS(ACCESS, image1d_t, int, 1, 1, 0)          \
-  PLAIN_READS(ACCESS, image1d_buffer_t, int, 1, 1, 0)   \
-  PLAIN_READS(ACCESS, image1d_array_t, int2, 2, 1, 1)   \
-  PLAIN_READS(ACCESS, image2d_t, int2, 2, 2, 0)         \
-  PLAIN_READS(ACCESS, image2d_array_t, int4, 4, 2, 1)   \
+#define PLAIN_READS_ALL(ACCESS)                       \
+  PLAIN_READS(ACCESS, image1d_t, int, 1, 1, 0)        \
+  PLAIN_READS(ACCESS, image1d_buffer_t, int, 1, 1, 0) \
+  PLAIN_READS(ACCESS, image1d_array_t, int2, 2, 1, 1) \
+  PLAIN_READS(ACCESS, image2d_t, int2, 2, 2, 0)       \
+  PLAIN_READS(ACCESS, image2d_array_t, int4, 4, 2, 1) \
   PLAIN_READS(ACCESS, image3d_t, int4, 4, 3, 0)
 PLAIN_READS_ALL(read_only)
 PLAIN_READS_ALL(read_write)
 
-#define WRITES_ALL(ACCESS)                         \
-  WRITES(ACCESS, image1d_t, int, 1, 1, 0)          \
-  WRITES(ACCESS, image1d_buffer_t, int, 1, 1, 0)   \
-  WRITES(ACCESS, image1d_array_t, int2, 2, 1, 1)   \
-  WRITES(ACCESS, image2d_t, int2, 2, 2, 0)         \
-  WRITES(ACCESS, image2d_array_t, int4, 4, 2, 1)   \
+#define WRITES_ALL(ACCESS)                       \
+  WRITES(ACCESS, image1d_t, int, 1, 1, 0)        \
+  WRITES(ACCESS, image1d_buffer_t, int, 1, 1, 0) \
+  WRITES(ACCESS, image1d_array_t, int2, 2, 1, 1) \
+  WRITES(ACCESS, image2d_t, int2, 2, 2, 0)       \
+  WRITES(ACCESS, image2d_array_t, int4, 4, 2, 1) \
   WRITES(ACCESS, image3d_t, int4, 4, 3, 0)
 WRITES_ALL(write_only)
 WRITES_ALL(read_write)
 
 // ---- Depth images (cl_khr_depth_images; CL_DEPTH with CL_UNORM_INT16 or CL_FLOAT): one float.
-#define DEPTH_READS(ACCESS, TYPE, IC, IN, LAYERED)                                  \
-  OVL float read_imagef(ACCESS TYPE image, IC coord) {                              \
-    return read_f(__manifold_image(image), widen_i##IN(coord), 2, LAYERED).x;       \
+#define DEPTH_READS(ACCESS, TYPE, IC, IN, LAYERED)                            \
+  OVL float read_imagef(ACCESS TYPE image, IC coord) {                        \
+    return read_f(__manifold_image(image), widen_i##IN(coord), 2, LAYERED).x; \
   }
-#define DEPTH_SAMPLED_READS(TYPE, IC, IN, FC, FN, LAYERED)                                     \
-  OVL float read_imagef(read_only TYPE image, sampler_t sampler, IC coord) {                   \
-    return read_f_int_sampled(__manifold_image(image), __manifold_sampler(sampler),            \
-                              widen_i##IN(coord), 2, LAYERED)                                  \
-        .x;                                                                                    \
-  }                                                                                            \
-  OVL float read_imagef(read_only TYPE image, sampler_t sampler, FC coord) {                   \
-    return read_f_float_sampled(__manifold_image(image), __manifold_sampler(sampler),          \
-                                widen_f##FN(coord), 2, LAYERED)                                \
-        .x;                                                                                    \
+#define DEPTH_SAMPLED_READS(TYPE, IC, IN, FC, FN, LAYERED)                            \
+  OVL float read_imagef(read_only TYPE image, sampler_t sampler, IC coord) {          \
+    return read_f_int_sampled(__manifold_image(image), __manifold_sampler(sampler),   \
+                              widen_i##IN(coord), 2, LAYERED)                         \
+        .x;                                                                           \
+  }                                                                                   \
+  OVL float read_imagef(read_only TYPE image, sampler_t sampler, FC coord) {          \
+    return read_f_float_sampled(__manifold_image(image), __manifold_sampler(sampler), \
+                                widen_f##FN(coord), 2, LAYERED)                       \
+        .x;                                                                           \
   }
-#define DEPTH_WRITES(ACCESS, TYPE, IC, IN, LAYERED)                                          \
-  OVL void write_imagef(ACCESS TYPE image, IC coord, float depth) {                          \
-    write_f(__manifold_image(image), widen_i##IN(coord), 2, LAYERED,                         \
-            (float4)(depth, 0.0f, 0.0f, 1.0f));                                              \
+#define DEPTH_WRITES(ACCESS, TYPE, IC, IN, LAYERED)                  \
+  OVL void write_imagef(ACCESS TYPE image, IC coord, float depth) {  \
+    write_f(__manifold_image(image), widen_i##IN(coord), 2, LAYERED, \
+            (float4)(depth, 0.0f, 0.0f, 1.0f));                      \
   }
-#define DEPTH_ALL_FOR_ACCESS(ACCESS)                    \
-  QUERIES_COMMON(ACCESS, image2d_depth_t)               \
-  QUERIES_COMMON(ACCESS, image2d_array_depth_t)         \
-  QUERIES_HEIGHT(ACCESS, image2d_depth_t)               \
-  QUERIES_HEIGHT(ACCESS, image2d_array_depth_t)         \
-  QUERIES_DIM2(ACCESS, image2d_depth_t)                 \
-  QUERIES_DIM2(ACCESS, image2d_array_depth_t)           \
+#define DEPTH_ALL_FOR_ACCESS(ACCESS)            \
+  QUERIES_COMMON(ACCESS, image2d_depth_t)       \
+  QUERIES_COMMON(ACCESS, image2d_array_depth_t) \
+  QUERIES_HEIGHT(ACCESS, image2d_depth_t)       \
+  QUERIES_HEIGHT(ACCESS, image2d_array_depth_t) \
+  QUERIES_DIM2(ACCESS, image2d_depth_t)         \
+  QUERIES_DIM2(ACCESS, image2d_array_depth_t)   \
   QUERIES_ARRAY(ACCESS, image2d_array_depth_t)
 DEPTH_ALL_FOR_ACCESS(read_only)
 DEPTH_ALL_FOR_ACCESS(write_only)
