@@ -259,16 +259,21 @@ Target host_cpu_target() {
       "__opencl_c_int64",
       "__opencl_c_fp64",
       "__opencl_c_work_group_collective_functions",
+      // Images: compiler/builtins/image.cl over the descriptors of compiler/image_abi.h.
+      "__opencl_c_images",
+      "__opencl_c_read_write_images",
+      "__opencl_c_3d_image_writes",
   };
   target.extensions = {
       "cl_khr_byte_addressable_store",    "cl_khr_fp64",
       "cl_khr_global_int32_base_atomics", "cl_khr_global_int32_extended_atomics",
       "cl_khr_local_int32_base_atomics",  "cl_khr_local_int32_extended_atomics",
       "cl_khr_int64_base_atomics",        "cl_khr_int64_extended_atomics",
+      "cl_khr_3d_image_writes",
   };
   target.fp64 = true;
   target.fp16 = false;
-  target.images = false;
+  target.images = true;
   return target;
 }
 

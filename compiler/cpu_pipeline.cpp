@@ -323,6 +323,10 @@ void flush_denormals_while_running(llvm::Function& wg, llvm::Attribute denormal_
 
 }  // namespace
 
+// Builtin library functions named so stay out of line (compiler/builtins/image.cl: the general
+// image format conversions, whose copies in every read would make big kernels).
+constexpr llvm::StringLiteral kOutlinedPrefix = "__manifold_outlined_";
+
 bool finalize_executable(llvm::Module& module, std::vector<KernelInfo>& kernels,
                          std::vector<KernelExec>& execs, const Target& target,
                          const ParsedOptions& options, std::string* log) {
@@ -341,6 +345,11 @@ bool finalize_executable(llvm::Module& module, std::vector<KernelInfo>& kernels,
   for (llvm::Function& function : module) {
     if (function.isDeclaration()) continue;
     function.removeFnAttr(llvm::Attribute::OptimizeNone);
+    if (function.getName().starts_with(kOutlinedPrefix)) {
+      // A builtin library function meant to stay a call (no barriers, no work-item queries).
+      function.setLinkage(llvm::GlobalValue::InternalLinkage);
+      continue;
+    }
     function.removeFnAttr(llvm::Attribute::NoInline);
     if (!is_kernel(function)) {
       function.setLinkage(llvm::GlobalValue::InternalLinkage);

@@ -73,7 +73,10 @@ std::string cl_ext_argument(const Target& target) {
     add("cl_khr_fp16");
   else
     remove("cl_khr_fp16");
-  if (!target.images) {
+  if (target.images) {
+    // Clang declares the image builtins (and accepts image types) from this feature.
+    add("__opencl_c_images");
+  } else {
     remove("__opencl_c_images");
     remove("__opencl_c_read_write_images");
     remove("__opencl_c_3d_image_writes");

@@ -97,16 +97,23 @@ TEST(Build, FeatureMacrosFollowTheTarget) {
     #ifndef __opencl_c_fp64
     #error no fp64
     #endif
-    #ifdef __opencl_c_images
+    #if defined(IMAGES) != defined(__opencl_c_images)
     #error images
     #endif
     __kernel void k(__global double* d) { d[0] = 1.0; })";
-  EXPECT_TRUE(build(source, "-cl-std=CL3.0", host()).success);
+  EXPECT_TRUE(build(source, "-cl-std=CL3.0 -DIMAGES", host()).success);
   Target no_fp64 = host();
   no_fp64.fp64 = false;
-  BuildOutput out = build(source, "-cl-std=CL3.0", no_fp64);
+  BuildOutput out = build(source, "-cl-std=CL3.0 -DIMAGES", no_fp64);
   EXPECT_FALSE(out.success);
   EXPECT_TRUE(contains(out.log, "no fp64")) << out.log;
+  Target no_images = host();
+  no_images.images = false;
+  BuildOutput without = build(source, "-cl-std=CL3.0", no_images);
+  EXPECT_TRUE(without.success) << without.log;
+  BuildOutput wrong = build(source, "-cl-std=CL3.0 -DIMAGES", no_images);
+  EXPECT_FALSE(wrong.success);
+  EXPECT_TRUE(contains(wrong.log, "error: images")) << wrong.log;
 }
 
 // Predefined macros (OpenCL C 3.0 section 6.12) whatever -cl-std says: __OPENCL_VERSION__ is the
@@ -133,19 +140,21 @@ TEST(Build, PredefinedMacros) {
     #error __FAST_RELAXED_MATH__
     #endif
     __kernel_exec(64, float4) void k(__global int* p) { p[0] = __OPENCL_VERSION__; })";
+  // The host CPU supports images.
   for (const char* std : {"-cl-std=CL1.1", "-cl-std=CL1.2", "-cl-std=CL2.0", "-cl-std=CL3.0"}) {
-    BuildOutput out = build(source, std, host());
+    BuildOutput out = build(source, std::string(std) + " -DIMAGES", host());
     EXPECT_TRUE(out.success) << std << ":\n" << out.log;
-    BuildOutput fast = build(source, std::string(std) + " -cl-fast-relaxed-math -DFAST", host());
+    BuildOutput fast =
+        build(source, std::string(std) + " -DIMAGES -cl-fast-relaxed-math -DFAST", host());
     EXPECT_TRUE(fast.success) << std << " -cl-fast-relaxed-math:\n" << fast.log;
   }
-  Target with_images = host();
-  with_images.images = true;
-  BuildOutput images = build(source, "-DIMAGES", with_images);
-  EXPECT_TRUE(images.success) << images.log;
-  BuildOutput missing = build(source, "", with_images);
+  BuildOutput missing = build(source, "", host());
   EXPECT_FALSE(missing.success);
   EXPECT_TRUE(contains(missing.log, "error: __IMAGE_SUPPORT__")) << missing.log;
+  Target no_images = host();
+  no_images.images = false;
+  BuildOutput without = build(source, "", no_images);
+  EXPECT_TRUE(without.success) << without.log;
 }
 
 TEST(Options, Validation) {
