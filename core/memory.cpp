@@ -201,6 +201,9 @@ size_t image_element_size(const cl_image_format& format, cl_uint* num_channels) 
   if ((order == CL_sRGB || order == CL_sRGBA || order == CL_sBGRA || order == CL_sRGBx) &&
       type != CL_UNORM_INT8)
     return 0;
+  // The spec: the number of bits per element must be a power of two (CL_RGx or CL_sRGB of
+  // 8-bit channels is not a format).
+  const auto power_of_two = [](size_t n) { return n != 0 && (n & (n - 1)) == 0 ? n : 0; };
   switch (type) {
     // The spec: the packed types need their channel orders; nothing else may use CL_RGB/RGBx.
     case CL_UNORM_SHORT_565:
@@ -214,17 +217,17 @@ size_t image_element_size(const cl_image_format& format, cl_uint* num_channels) 
     case CL_UNORM_INT8:
     case CL_SIGNED_INT8:
     case CL_UNSIGNED_INT8:
-      return rgb_packed ? 0 : channels;
+      return rgb_packed ? 0 : power_of_two(channels);
     case CL_SNORM_INT16:
     case CL_UNORM_INT16:
     case CL_SIGNED_INT16:
     case CL_UNSIGNED_INT16:
     case CL_HALF_FLOAT:
-      return rgb_packed ? 0 : 2 * channels;
+      return rgb_packed ? 0 : power_of_two(2 * channels);
     case CL_SIGNED_INT32:
     case CL_UNSIGNED_INT32:
     case CL_FLOAT:
-      return rgb_packed ? 0 : 4 * channels;
+      return rgb_packed ? 0 : power_of_two(4 * channels);
     default:
       return 0;
   }

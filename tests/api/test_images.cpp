@@ -208,7 +208,8 @@ TEST_F(ImageApi, CreateErrors) {
                               cl_image_format{CL_RGBA, CL_UNORM_SHORT_565},   // 565: RGB/RGBx only
                               cl_image_format{CL_INTENSITY, CL_UNSIGNED_INT8},
                               cl_image_format{CL_LUMINANCE, CL_SIGNED_INT32},
-                              cl_image_format{CL_BGRA, CL_FLOAT}, cl_image_format{CL_ARGB, CL_UNORM_INT16}}) {
+                              cl_image_format{CL_BGRA, CL_FLOAT}, cl_image_format{CL_ARGB, CL_UNORM_INT16},
+                              cl_image_format{CL_RGx, CL_UNORM_INT8}}) {  // 24 bits: not a power of two
     SCOPED_TRACE(testing::Message() << std::hex << bad.image_channel_order << " " << bad.image_channel_data_type);
     EXPECT_EQ(Err(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR), Err(createErr(&d2, &bad)));
   }
