@@ -4,6 +4,7 @@
 // compiler/image_abi.h) and the builtin library (compiler/builtins/image.cl). They fail, with the
 // build log in the message, on a tree that has only the runtime half.
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 
@@ -12,6 +13,10 @@
 using namespace cltest;
 
 namespace {
+
+// Emulated GPUs (CPU devices with memory of their own) for the migration test at the end; set
+// before the platform is first opened. The other tests use the CPU device.
+const bool kEmulated = [] { return setenv("MANIFOLD_EMULATED_GPUS", "1", /*overwrite=*/0) == 0; }();
 
 cl_image_desc makeDesc(cl_mem_object_type type, size_t w, size_t h = 0, size_t d = 0,
                        size_t array = 0, cl_mem buffer = nullptr) {
@@ -33,7 +38,7 @@ class ImageKernels : public ContextTest {
     if (!caps_.images) GTEST_SKIP() << "the device does not support images";
   }
 
-  // Builds `src` (OpenCL C 3.0 unless options say otherwise) and returns kernel `name`; the
+  // Builds `src` (OpenCL C 1.2 unless options say otherwise) and returns kernel `name`; the
   // build log is the failure message.
   Kernel build(const char* src, const char* name, const char* options = "") {
     cl_int err = -1;
@@ -44,6 +49,7 @@ class ImageKernels : public ContextTest {
       clGetProgramBuildInfo(program_, device_, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
       std::string log(n, '\0');
       clGetProgramBuildInfo(program_, device_, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+      if (!log.empty() && log.back() == '\0') log.pop_back();
       ADD_FAILURE() << "build failed:\n" << log;
       return Kernel();
     }
@@ -243,7 +249,7 @@ TEST_F(ImageKernels, ReadWriteImageAndImageFromABuffer) {
       int4 v = read_imagei(img, x);
       write_imagei(img, x, v + (int4)(1, 2, 3, 4));
     })CLC";
-  Kernel k = build(src, "inc");
+  Kernel k = build(src, "inc", "-cl-std=CL3.0");
   ASSERT_TRUE(k);
   std::vector<int8_t> d(64 * 4);
   for (size_t i = 0; i < d.size(); ++i) d[i] = static_cast<int8_t>(i % 100);
@@ -253,6 +259,68 @@ TEST_F(ImageKernels, ReadWriteImageAndImageFromABuffer) {
   run(k, 64);
   auto got = read(buf, d.size());
   for (size_t i = 0; i < d.size(); ++i) EXPECT_EQ(int8_t(d[i] + 1 + i % 4), int8_t(got[i])) << i;
+}
+
+// An image written by a kernel on an emulated GPU (private memory) is read by a kernel on the
+// CPU: the image's bytes migrate like a buffer's.
+TEST_F(ImageKernels, KernelsOnTwoDevicesShareAnImage) {
+  ASSERT_TRUE(kEmulated);
+  cl_uint n = 0;
+  ASSERT_CL(CL_SUCCESS, clGetDeviceIDs(platform_, CL_DEVICE_TYPE_GPU, 0, nullptr, &n));
+  std::vector<cl_device_id> gpus(n);
+  if (n) ASSERT_CL(CL_SUCCESS, clGetDeviceIDs(platform_, CL_DEVICE_TYPE_GPU, n, gpus.data(), nullptr));
+  cl_device_id gpu = nullptr;
+  for (cl_device_id d : gpus)
+    if (deviceInfo<cl_bool>(d, CL_DEVICE_IMAGE_SUPPORT)) gpu = d;
+  if (!gpu) GTEST_SKIP() << "no second device with images (MANIFOLD_EMULATED_GPUS)";
+  cl_device_id devs[2] = {device_, gpu};
+  cl_int err = -1;
+  Context ctx(clCreateContext(nullptr, 2, devs, nullptr, nullptr, &err));
+  ASSERT_ERR(CL_SUCCESS, err);
+  Queue qc(clCreateCommandQueueWithProperties(ctx, device_, nullptr, &err));
+  ASSERT_ERR(CL_SUCCESS, err);
+  Queue qg(clCreateCommandQueueWithProperties(ctx, gpu, nullptr, &err));
+  ASSERT_ERR(CL_SUCCESS, err);
+  const char* src = R"CLC(
+    kernel void w(write_only image2d_t img, uint add) {
+      int2 c = (int2)(get_global_id(0), get_global_id(1));
+      write_imageui(img, c, (uint4)(c.x + 100 * c.y + add, 0, 0, 0));
+    }
+    kernel void r(read_only image2d_t img, global uint* out) {
+      int2 c = (int2)(get_global_id(0), get_global_id(1));
+      out[c.y * get_image_width(img) + c.x] = read_imageui(img, c).x;
+    })CLC";
+  Program prog(clCreateProgramWithSource(ctx, 1, &src, nullptr, &err));
+  ASSERT_ERR(CL_SUCCESS, err);
+  ASSERT_CL(CL_SUCCESS, clBuildProgram(prog, 2, devs, nullptr, nullptr, nullptr));
+  Kernel kw(clCreateKernel(prog, "w", &err));
+  ASSERT_ERR(CL_SUCCESS, err);
+  Kernel kr(clCreateKernel(prog, "r", &err));
+  ASSERT_ERR(CL_SUCCESS, err);
+  const cl_image_format fmt{CL_R, CL_UNSIGNED_INT32};
+  const cl_image_desc desc = makeDesc(CL_MEM_OBJECT_IMAGE2D, 16, 8);
+  Mem img(clCreateImage(ctx, CL_MEM_READ_WRITE, &fmt, &desc, nullptr, &err));
+  ASSERT_ERR(CL_SUCCESS, err);
+  Mem out(clCreateBuffer(ctx, CL_MEM_READ_WRITE, 16 * 8 * 4, nullptr, &err));
+  ASSERT_ERR(CL_SUCCESS, err);
+  cl_mem h = img;
+  ASSERT_CL(CL_SUCCESS, clSetKernelArg(kw, 0, sizeof(h), &h));
+  ASSERT_CL(CL_SUCCESS, clSetKernelArg(kr, 0, sizeof(h), &h));
+  h = out;
+  ASSERT_CL(CL_SUCCESS, clSetKernelArg(kr, 1, sizeof(h), &h));
+  const size_t global[2] = {16, 8};
+  for (cl_uint round = 0; round < 3; ++round) {
+    // Written on one device, read on the other, in turn.
+    cl_command_queue writer = round % 2 ? qc.get() : qg.get(), reader = round % 2 ? qg.get() : qc.get();
+    ASSERT_CL(CL_SUCCESS, clSetKernelArg(kw, 1, sizeof(round), &round));
+    ASSERT_CL(CL_SUCCESS, clEnqueueNDRangeKernel(writer, kw, 2, nullptr, global, nullptr, 0, nullptr, nullptr));
+    ASSERT_CL(CL_SUCCESS, clFinish(writer));
+    ASSERT_CL(CL_SUCCESS, clEnqueueNDRangeKernel(reader, kr, 2, nullptr, global, nullptr, 0, nullptr, nullptr));
+    std::vector<cl_uint> got(16 * 8);
+    ASSERT_CL(CL_SUCCESS, clEnqueueReadBuffer(reader, out, CL_TRUE, 0, got.size() * 4, got.data(), 0, nullptr, nullptr));
+    for (cl_uint y = 0; y < 8; ++y)
+      for (cl_uint x = 0; x < 16; ++x) ASSERT_EQ(x + 100 * y + round, got[y * 16 + x]) << x << "," << y << " round " << round;
+  }
 }
 
 }  // namespace
