@@ -416,6 +416,20 @@ cl_mem clCreateImageWithProperties(cl_context context, const cl_mem_properties* 
   return create_image(context, properties, flags, image_format, image_desc, host_ptr);
 }
 
+namespace {
+// clCreateImage2D/3D (OpenCL 1.1): pitches that break the rules are CL_INVALID_IMAGE_SIZE there,
+// where clCreateImage says CL_INVALID_IMAGE_DESCRIPTOR.
+cl_mem create_image_1x(cl_context context, cl_mem_flags flags, const cl_image_format* format,
+                       const cl_image_desc& desc, void* host_ptr) {
+  try {
+    return create_image(context, nullptr, flags, format, &desc, host_ptr);
+  } catch (const Error& e) {
+    if (e.code() == CL_INVALID_IMAGE_DESCRIPTOR) fail(CL_INVALID_IMAGE_SIZE, e.what());
+    throw;
+  }
+}
+}  // namespace
+
 cl_mem clCreateImage2D(cl_context context, cl_mem_flags flags, const cl_image_format* image_format,
                        size_t image_width, size_t image_height, size_t image_row_pitch,
                        void* host_ptr) {
@@ -428,7 +442,7 @@ cl_mem clCreateImage2D(cl_context context, cl_mem_flags flags, const cl_image_fo
   desc.image_row_pitch = image_row_pitch;
   resolve<Context>(context);
   check(image_width && image_height, CL_INVALID_IMAGE_SIZE, "image_width or image_height is 0");
-  return create_image(context, nullptr, flags, image_format, &desc, host_ptr);
+  return create_image_1x(context, flags, image_format, desc, host_ptr);
 }
 
 cl_mem clCreateImage3D(cl_context context, cl_mem_flags flags, const cl_image_format* image_format,
@@ -445,7 +459,7 @@ cl_mem clCreateImage3D(cl_context context, cl_mem_flags flags, const cl_image_fo
   // OpenCL 1.1: CL_INVALID_IMAGE_SIZE if image_width, image_height are 0 or image_depth <= 1.
   check(image_width && image_height && image_depth > 1, CL_INVALID_IMAGE_SIZE,
         "image_width or image_height is 0, or image_depth <= 1");
-  return create_image(context, nullptr, flags, image_format, &desc, host_ptr);
+  return create_image_1x(context, flags, image_format, desc, host_ptr);
 }
 
 void clGetSupportedImageFormats(cl_context context, cl_mem_flags flags, cl_mem_object_type image_type,

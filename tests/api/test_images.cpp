@@ -305,6 +305,11 @@ TEST_F(ImageApi, CreateWithPropertiesAndDeprecatedEntryPoints) {
   EXPECT_ERR(CL_INVALID_IMAGE_SIZE, err);
   EXPECT_EQ(nullptr, clCreateImage3D(context_, 0, &kRgba8, 8, 3, 1, 0, 0, nullptr, &err));
   EXPECT_ERR(CL_INVALID_IMAGE_SIZE, err);
+  // OpenCL 1.1: CL_INVALID_IMAGE_SIZE too for pitches that break the rules.
+  EXPECT_EQ(nullptr, clCreateImage2D(context_, CL_MEM_COPY_HOST_PTR, &kRgba8, 8, 3, 16, host.data(), &err));
+  EXPECT_ERR(CL_INVALID_IMAGE_SIZE, err);
+  EXPECT_EQ(nullptr, clCreateImage2D(context_, 0, &kRgba8, 8, 3, 64, nullptr, &err));
+  EXPECT_ERR(CL_INVALID_IMAGE_SIZE, err);
 }
 
 TEST_F(ImageApi, UseHostPtrKeepsTheApplicationsPitches) {
@@ -638,6 +643,15 @@ TEST_F(ImageApi, ImageFromBufferSharesItsBytes) {
   EXPECT_EQ(two.get(), memInfo<cl_mem>(view, CL_MEM_ASSOCIATED_MEMOBJECT));
   EXPECT_EQ(cl_mem_flags(CL_MEM_READ_ONLY), memInfo<cl_mem_flags>(view, CL_MEM_FLAGS));
   EXPECT_EQ(got, readImage(view, o2, r2, 1));
+  // A 1D image buffer made from a sub-buffer sees the sub-buffer's bytes.
+  cl_buffer_region region{1024, 512};
+  cl_int err = -1;
+  Mem sub(clCreateSubBuffer(buf, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err));
+  ASSERT_ERR(CL_SUCCESS, err);
+  Mem in_sub = image(makeDesc(CL_MEM_OBJECT_IMAGE1D_BUFFER, 128, 0, 0, 0, 0, 0, sub), {CL_RGBA, CL_UNSIGNED_INT8}, 0);
+  ASSERT_TRUE(in_sub);
+  const size_t r4[3] = {128, 1, 1};
+  EXPECT_EQ(std::vector<unsigned char>(d.begin() + 1024, d.begin() + 1536), readImage(in_sub, o, r4, 4));
 }
 
 TEST_F(ImageApi, ImageFromBufferErrors) {
