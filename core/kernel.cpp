@@ -6,6 +6,25 @@ namespace manifold {
 
 using compiler::ArgKind;
 
+namespace {
+
+// The image type an image argument's type name asks for; 0 when not known.
+cl_mem_object_type image_type_of(const std::string& type_name) {
+  std::string t = type_name;
+  for (const char* q : {"__read_only ", "__write_only ", "__read_write ", "read_only ",
+                        "write_only ", "read_write "})
+    if (t.rfind(q, 0) == 0) t = t.substr(std::strlen(q));
+  if (t == "image1d_t") return CL_MEM_OBJECT_IMAGE1D;
+  if (t == "image1d_buffer_t") return CL_MEM_OBJECT_IMAGE1D_BUFFER;
+  if (t == "image1d_array_t") return CL_MEM_OBJECT_IMAGE1D_ARRAY;
+  if (t == "image2d_t" || t == "image2d_depth_t") return CL_MEM_OBJECT_IMAGE2D;
+  if (t == "image2d_array_t" || t == "image2d_array_depth_t") return CL_MEM_OBJECT_IMAGE2D_ARRAY;
+  if (t == "image3d_t") return CL_MEM_OBJECT_IMAGE3D;
+  return 0;
+}
+
+}  // namespace
+
 Kernel::Kernel(Ref<Program> program, compiler::KernelInfo info)
     : program_(std::move(program)), info_(std::move(info)), args_(info_.args.size()) {
   program_->kernel_attached();
@@ -45,6 +64,8 @@ void Kernel::set_arg(cl_uint index, size_t size, const void* value) {
         }
         check(&m->context() == &program_->context(), CL_INVALID_MEM_OBJECT,
               "the buffer belongs to another context");
+        check(m->type() == CL_MEM_OBJECT_BUFFER, CL_INVALID_MEM_OBJECT,
+              "a pointer argument needs a buffer, not an image");
         v.buffer = m;
       }
       break;
@@ -62,8 +83,36 @@ void Kernel::set_arg(cl_uint index, size_t size, const void* value) {
       v.sampler = s;
       break;
     }
-    case ArgKind::Image:
-      fail(CL_INVALID_MEM_OBJECT, "image arguments are not supported by this device");
+    case ArgKind::Image: {
+      // The spec: CL_INVALID_ARG_SIZE if the argument is a memory object and arg_size !=
+      // sizeof(cl_mem); CL_INVALID_MEM_OBJECT when arg_value is not a valid memory object.
+      check(size == sizeof(cl_mem), CL_INVALID_ARG_SIZE,
+            "an image argument's size must be sizeof(cl_mem)");
+      check(value != nullptr, CL_INVALID_ARG_VALUE, "an image argument needs a value");
+      MemObject* m = nullptr;
+      try {
+        m = resolve<MemObject>(*static_cast<const cl_mem*>(value));
+      } catch (const Error&) {
+        fail(CL_INVALID_MEM_OBJECT, "the argument is not a valid image");
+      }
+      check(&m->context() == &program_->context(), CL_INVALID_MEM_OBJECT,
+            "the image belongs to another context");
+      check(m->image() != nullptr, CL_INVALID_MEM_OBJECT, "the argument is not an image");
+      // The spec: the memory object must be an image of the argument's type (image2d_t: a 2D
+      // image, image1d_buffer_t: a 1D image buffer, ...).
+      const cl_mem_object_type expected = image_type_of(arg.type_name);
+      check(expected == 0 || expected == m->type(), CL_INVALID_ARG_VALUE,
+            "the image's type does not match the argument's");
+      // The spec: CL_INVALID_ARG_VALUE if the argument is an image declared with the read_only
+      // qualifier and arg_value refers to an image object created with CL_MEM_WRITE_ONLY, or
+      // with the write_only qualifier and an image created with CL_MEM_READ_ONLY.
+      check(!(arg.access == CL_KERNEL_ARG_ACCESS_READ_ONLY && (m->flags() & CL_MEM_WRITE_ONLY)),
+            CL_INVALID_ARG_VALUE, "a read_only image argument given a CL_MEM_WRITE_ONLY image");
+      check(!(arg.access == CL_KERNEL_ARG_ACCESS_WRITE_ONLY && (m->flags() & CL_MEM_READ_ONLY)),
+            CL_INVALID_ARG_VALUE, "a write_only image argument given a CL_MEM_READ_ONLY image");
+      v.buffer = m;
+      break;
+    }
     case ArgKind::Value:
       check(value != nullptr, CL_INVALID_ARG_VALUE, "a by-value argument needs a value");
       check(size == arg.size, CL_INVALID_ARG_SIZE, "the size does not match the argument's type");

@@ -2,6 +2,11 @@
 // (USE_HOST_PTR is zero-copy); devices that do not share host memory get a backing of their own,
 // made on first use. The buffer's Residency says which copy is current for each byte range; the
 // scheduler's migration layer (scheduler/migration.h) keeps it and moves the bytes.
+//
+// An image is a memory object too: its pixels are stored linearly (row pitch, slice pitch) in the
+// same kind of bytes, with an ImageInfo beside them, so migration, maps and rectangular copies
+// serve images unchanged. An image made from a buffer (1D image buffer, 2D image from a buffer)
+// or from another image shares that object's bytes, like a sub-buffer.
 #pragma once
 
 #include <memory>
@@ -44,6 +49,36 @@ struct PendingCopy {
   Ref<Event> done;
 };
 
+// What describes an image beyond its bytes.
+struct ImageInfo {
+  cl_image_format format{};
+  cl_mem_object_type type = 0;
+  size_t width = 1, height = 1, depth = 1, array_size = 1;  // 1 where the type has no such extent
+  // Of the stored bytes. slice_pitch: bytes from one 2D slice (3D), array layer (2D array) or
+  // 1D image (1D array) to the next; for 1D and 2D images the whole image (clGetImageInfo
+  // reports 0 for those).
+  size_t row_pitch = 0, slice_pitch = 0;
+  size_t element_size = 0;  // bytes per pixel
+  cl_uint num_channels = 0;
+  cl_uint num_mip_levels = 0, num_samples = 0;
+
+  // Bytes the image spans.
+  size_t size() const;
+  bool is_array() const {
+    return type == CL_MEM_OBJECT_IMAGE1D_ARRAY || type == CL_MEM_OBJECT_IMAGE2D_ARRAY;
+  }
+};
+
+// Bytes per pixel and channels of a format; 0 when the format is not valid (the spec's rules:
+// packed types only with their channel orders, etc.).
+size_t image_element_size(const cl_image_format& format, cl_uint* num_channels = nullptr);
+// One pixel of `image`'s format from a fill colour (clEnqueueFillImage: float4 for normalized and
+// floating-point types, int4 / uint4 for unnormalized signed / unsigned integers), converted as
+// write_image* does. False when the format has no such conversion (core/image.cpp).
+bool image_pack_color(const ImageInfo& image, const void* color, std::byte* pixel);
+// Whether a device supports images of these dimensions (CL_DEVICE_IMAGE*_MAX_*).
+bool image_fits_device(const DeviceInfo& device, const ImageInfo& image);
+
 class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_OBJECT> {
  public:
   // A buffer. Throws CL_MEM_OBJECT_ALLOCATION_FAILURE when the memory cannot be had.
@@ -51,21 +86,37 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
             std::vector<cl_mem_properties> properties);
   // A sub-buffer of `parent` (flags already resolved against the parent's).
   MemObject(MemObject& parent, cl_mem_flags flags, size_t origin, size_t size);
+  // An image with its own bytes (or the application's, USE_HOST_PTR, whose pitches `image`
+  // holds). COPY_HOST_PTR copies from host_ptr laid out with host_row_pitch/host_slice_pitch.
+  MemObject(Ref<Context> context, cl_mem_flags flags, const ImageInfo& image, void* host_ptr,
+            size_t host_row_pitch, size_t host_slice_pitch,
+            std::vector<cl_mem_properties> properties);
+  // An image sharing the bytes of `source` (a buffer, sub-buffer or image); flags resolved.
+  MemObject(MemObject& source, cl_mem_flags flags, const ImageInfo& image,
+            std::vector<cl_mem_properties> properties);
   ~MemObject() override;
 
   Context& context() const { return *context_; }
-  cl_mem_object_type type() const { return CL_MEM_OBJECT_BUFFER; }
+  cl_mem_object_type type() const { return image_ ? image_->type : CL_MEM_OBJECT_BUFFER; }
+  // The image description; null for buffers.
+  const ImageInfo* image() const { return image_.get(); }
   cl_mem_flags flags() const { return flags_; }
   size_t size() const { return size_; }
   void* host_ptr() const { return host_ptr_; }
-  MemObject* parent() const { return parent_.get(); }
-  size_t origin() const { return origin_; }
+  // The buffer a sub-buffer was made from; null for buffers and images.
+  MemObject* parent() const { return sub_buffer_ ? parent_.get() : nullptr; }
+  // CL_MEM_OFFSET: a sub-buffer's origin in its buffer; 0 otherwise.
+  size_t origin() const { return sub_buffer_ ? origin_ : 0; }
+  // CL_MEM_ASSOCIATED_MEMOBJECT: a sub-buffer's buffer, or the mem_object an image was made from.
+  MemObject* associated() const { return associated_.get(); }
   const std::vector<cl_mem_properties>& properties() const { return properties_; }
 
-  // The bytes of this object in host memory (for a sub-buffer: the parent's plus origin).
+  // The bytes of this object in host memory (for a sub-buffer: the parent's plus origin; for an
+  // image made from a buffer: the buffer's).
   std::byte* host_data() const { return data_; }
 
-  // The root buffer and the offset of this object in it (for overlap checks).
+  // The root buffer and the offset of this object in it (for overlap checks). An image made from
+  // another object lies in that object's root.
   const MemObject& root() const { return parent_ ? *parent_ : *this; }
   size_t root_offset() const { return origin_; }
 
@@ -114,8 +165,11 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
   cl_mem_flags flags_;
   size_t size_;
   void* host_ptr_ = nullptr;
-  Ref<MemObject> parent_;
+  Ref<MemObject> parent_;  // the root whose bytes this object shares (sub-buffers, images)
+  Ref<MemObject> associated_;
+  bool sub_buffer_ = false;
   size_t origin_ = 0;
+  std::unique_ptr<const ImageInfo> image_;
   std::vector<cl_mem_properties> properties_;
   std::byte* data_ = nullptr;
   bool owns_data_ = false;
@@ -131,6 +185,8 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
   // Before the host memory goes: bytes current only in a device backing come back to it when
   // the application will look at them (USE_HOST_PTR).
   void write_back_to_host();
+  // Own memory for the bytes, or the application's (USE_HOST_PTR); COPY_HOST_PTR is the caller's.
+  void allocate(void* host_ptr);
 
   std::mutex backing_mutex_;
   std::vector<std::unique_ptr<DeviceBacking>> backings_;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "core/context.h"
@@ -22,6 +23,13 @@ class Sampler : public ApiObject<_cl_sampler, ObjectKind::Sampler, CL_INVALID_SA
   cl_addressing_mode addressing_mode() const { return addressing_; }
   cl_filter_mode filter_mode() const { return filter_; }
   const std::vector<cl_sampler_properties>& properties() const { return properties_; }
+  // The CLK_* bits a kernel receives for this sampler (compiler/image_abi.h): normalized
+  // coordinates 1, CLK_ADDRESS_NONE..MIRRORED_REPEAT 0, 2, 4, 6, 8, CLK_FILTER_NEAREST 0x10,
+  // CLK_FILTER_LINEAR 0x20.
+  uintptr_t kernel_bits() const {
+    return (normalized_ ? 1u : 0u) | ((addressing_ - CL_ADDRESS_NONE) << 1) |
+           (0x10u << (filter_ - CL_FILTER_NEAREST));
+  }
 
  private:
   Ref<Context> context_;

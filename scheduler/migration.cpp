@@ -184,6 +184,14 @@ struct Planner {
     const auto& args = op.kernel->info().args;
     for (size_t i = 0; i < op.args.size() && i < args.size(); ++i) {
       const KernelArgValue& value = op.args[i];
+      if (args[i].kind == compiler::ArgKind::Image && value.buffer) {
+        // A read_only image is only read; write_only and read_write ones may be written in part.
+        const bool reads_only = args[i].access == CL_KERNEL_ARG_ACCESS_READ_ONLY ||
+                                args[i].access == CL_KERNEL_ARG_ACCESS_NONE;
+        use(*value.buffer, 0, value.buffer->size(), reads_only ? Access::Read : Access::Update,
+            here());
+        continue;
+      }
       if (args[i].kind != compiler::ArgKind::Buffer || !value.buffer) continue;
       // A kernel cannot write a __constant or const-qualified argument, nor a READ_ONLY buffer.
       const bool read_only = args[i].address == CL_KERNEL_ARG_ADDRESS_CONSTANT ||

@@ -6,6 +6,7 @@
 #include "backends/cpu/cpu_device.h"
 #include "backends/cpu/cpu_program.h"
 #include "backends/cpu/cpu_queue.h"
+#include "compiler/image_abi.h"
 #include "core/log.h"
 #include "scheduler/command.h"
 
@@ -41,6 +42,8 @@ void run_kernel(CpuDevice& device, KernelOp& op) {
   std::vector<const void*> values(n);
   std::vector<size_t> local_sizes(n, 0);
   std::vector<void*> pointers(n, nullptr);  // storage for buffer addresses
+  std::vector<ManifoldImage> images(n);     // descriptors of image arguments (compiler/image_abi.h)
+  std::vector<uintptr_t> samplers(n, 0);    // CLK_* bits of sampler arguments
   for (size_t i = 0; i < n; ++i) {
     KernelArgValue& a = op.args[i];
     switch (info.args[i].kind) {
@@ -52,8 +55,29 @@ void run_kernel(CpuDevice& device, KernelOp& op) {
         local_sizes[i] = a.local_size;
         values[i] = nullptr;
         break;
+      case compiler::ArgKind::Image: {
+        const ImageInfo& image = *a.buffer->image();
+        ManifoldImage& d = images[i];
+        d.data = reinterpret_cast<uintptr_t>(device.address(*a.buffer));
+        d.row_pitch = image.row_pitch;
+        d.slice_pitch = image.slice_pitch;
+        d.width = static_cast<manifold_u32>(image.width);
+        d.height = static_cast<manifold_u32>(image.height);
+        d.depth = static_cast<manifold_u32>(image.depth);
+        d.array_size = static_cast<manifold_u32>(image.array_size);
+        d.image_type = image.type;
+        d.channel_order = image.format.image_channel_order;
+        d.channel_data_type = image.format.image_channel_data_type;
+        d.element_size = static_cast<manifold_u32>(image.element_size);
+        d.num_channels = image.num_channels;
+        pointers[i] = &d;  // the kernel receives a pointer to the descriptor, like a buffer's
+        values[i] = &pointers[i];
+        break;
+      }
       case compiler::ArgKind::Sampler:
-      case compiler::ArgKind::Image:
+        samplers[i] = a.sampler ? a.sampler->kernel_bits() : 0;
+        values[i] = &samplers[i];
+        break;
       case compiler::ArgKind::Value:
         values[i] = a.bytes.data();
         break;

@@ -314,4 +314,58 @@ TEST_F(MultiDevice, ManyThreadsPingPongBuffersBetweenDevices) {
   for (int t = 0; t < 4; ++t) EXPECT_EQ(iota(n, t + rounds), results[t]) << "thread " << t;
 }
 
+// Images are bytes like buffers: writes, fills, copies and maps on one device are seen on the
+// others (only devices that support images take part: the CPU and the emulated GPUs).
+TEST_F(MultiDevice, ImageCommandsMoveImageBytesBetweenDevices) {
+  std::vector<size_t> qs;
+  for (size_t q = 0; q < devices_.size(); ++q)
+    if (deviceInfo<cl_bool>(devices_[q], CL_DEVICE_IMAGE_SUPPORT)) qs.push_back(q);
+  if (qs.size() < 2) GTEST_SKIP() << "needs two devices with images";
+  const cl_image_format fmt{CL_R, CL_UNSIGNED_INT32};
+  cl_image_desc desc{};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = 32;
+  desc.image_height = 16;
+  cl_int err = -1;
+  Mem img(clCreateImage(context_, CL_MEM_READ_WRITE, &fmt, &desc, nullptr, &err));
+  ASSERT_ERR(CL_SUCCESS, err);
+  Mem buf = buffer(32 * 16 * 4);
+  std::vector<cl_uint> want(32 * 16);
+  std::iota(want.begin(), want.end(), 5u);
+  const size_t o[3] = {0, 0, 0}, full[3] = {32, 16, 1};
+  for (size_t a : qs)
+    for (size_t b : qs) {
+      if (a == b) continue;
+      SCOPED_TRACE(testing::Message() << "devices " << a << " -> " << b);
+      for (cl_uint& v : want) v += 3;
+      ASSERT_CL(CL_SUCCESS, clEnqueueWriteImage(queues_[a], img, CL_TRUE, o, full, 0, 0, want.data(), 0, nullptr, nullptr));
+      // A fill of a block on device b, then the whole image read on device a.
+      const cl_uint color[4] = {0xABCD, 0, 0, 0};
+      const size_t fo[3] = {4, 2, 0}, fr[3] = {8, 3, 1};
+      ASSERT_CL(CL_SUCCESS, clEnqueueFillImage(queues_[b], img, color, fo, fr, 0, nullptr, nullptr));
+      ASSERT_CL(CL_SUCCESS, clFinish(queues_[b]));
+      for (size_t y = 2; y < 5; ++y)
+        for (size_t x = 4; x < 12; ++x) want[y * 32 + x] = 0xABCD;
+      std::vector<cl_uint> got(want.size());
+      ASSERT_CL(CL_SUCCESS, clEnqueueReadImage(queues_[a], img, CL_TRUE, o, full, 0, 0, got.data(), 0, nullptr, nullptr));
+      ASSERT_EQ(want, got);
+      // Image -> buffer on device b, buffer read on device a.
+      ASSERT_CL(CL_SUCCESS, clEnqueueCopyImageToBuffer(queues_[b], img, buf, o, full, 0, 0, nullptr, nullptr));
+      ASSERT_CL(CL_SUCCESS, clFinish(queues_[b]));
+      std::vector<cl_uint> via(want.size());
+      ASSERT_CL(CL_SUCCESS, clEnqueueReadBuffer(queues_[a], buf, CL_TRUE, 0, via.size() * 4, via.data(), 0, nullptr, nullptr));
+      ASSERT_EQ(want, via);
+      // A map for writing on device b: the bytes are current on device a afterwards.
+      size_t rp = 0;
+      const size_t mo[3] = {0, 7, 0}, mr[3] = {32, 1, 1};
+      auto* p = static_cast<cl_uint*>(clEnqueueMapImage(queues_[b], img, CL_TRUE, CL_MAP_WRITE, mo, mr, &rp, nullptr, 0, nullptr, nullptr, &err));
+      ASSERT_ERR(CL_SUCCESS, err);
+      for (size_t x = 0; x < 32; ++x) p[x] = want[7 * 32 + x] = cl_uint(x * 11);
+      ASSERT_CL(CL_SUCCESS, clEnqueueUnmapMemObject(queues_[b], img, p, 0, nullptr, nullptr));
+      ASSERT_CL(CL_SUCCESS, clFinish(queues_[b]));
+      ASSERT_CL(CL_SUCCESS, clEnqueueReadImage(queues_[a], img, CL_TRUE, o, full, 0, 0, got.data(), 0, nullptr, nullptr));
+      ASSERT_EQ(want, got);
+    }
+}
+
 }  // namespace
