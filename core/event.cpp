@@ -35,8 +35,10 @@ void Event::set_status(cl_int new_status) {
     if (old <= CL_COMPLETE || new_status >= old) return;  // terminal, or not a step forward
     if (timed_) {  // only profiling queues report times: no clock read for the others
       const uint64_t now = host_time_ns();
-      if (new_status <= CL_SUBMITTED && old > CL_SUBMITTED && stamp(kSubmit) == 0) set_stamp(kSubmit, now);
-      if (new_status <= CL_RUNNING && old > CL_RUNNING && stamp(kStart) == 0) set_stamp(kStart, now);
+      if (new_status <= CL_SUBMITTED && old > CL_SUBMITTED && stamp(kSubmit) == 0)
+        set_stamp(kSubmit, now);
+      if (new_status <= CL_RUNNING && old > CL_RUNNING && stamp(kStart) == 0)
+        set_stamp(kStart, now);
       // A backend with device timestamps (CUDA events) sets START/END itself before completing.
       if (new_status <= CL_COMPLETE && stamp(kEnd) == 0) set_stamp(kEnd, now);
     }
@@ -53,10 +55,12 @@ void Event::set_status(cl_int new_status) {
   // A status may be skipped (a GPU command goes from SUBMITTED to COMPLETE): its callbacks still
   // come in the order of the statuses, SUBMITTED before RUNNING before COMPLETE.
   if (fire.size() > 1)
-    std::stable_sort(fire.begin(), fire.end(),
-                     [](const Callback& a, const Callback& b) { return a.on_status > b.on_status; });
+    std::stable_sort(fire.begin(), fire.end(), [](const Callback& a, const Callback& b) {
+      return a.on_status > b.on_status;
+    });
   if (new_status <= CL_COMPLETE) status_.notify_all();
-  for (const Callback& c : fire) c.fn(handle(), new_status < 0 ? new_status : c.on_status, c.user_data);
+  for (const Callback& c : fire)
+    c.fn(handle(), new_status < 0 ? new_status : c.on_status, c.user_data);
   for (const Listener& l : ready) {
     l.listener->dependency_resolved(l.propagate_failure ? new_status : CL_COMPLETE, nullptr);
     l.listener->release();

@@ -45,7 +45,9 @@ class Event : public ApiObject<_cl_event, ObjectKind::Event, CL_INVALID_EVENT> {
 
   // One per command: recycled per thread (core/recycler.h).
   static void* operator new(size_t size) { return Recycler<sizeof(Event)>::allocate(size); }
-  static void operator delete(void* p, size_t size) { Recycler<sizeof(Event)>::deallocate(p, size); }
+  static void operator delete(void* p, size_t size) {
+    Recycler<sizeof(Event)>::deallocate(p, size);
+  }
 
   Context& context() const;
   CommandQueue* queue() const { return queue_.get(); }

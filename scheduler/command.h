@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/event.h"
-#include "core/recycler.h"
 #include "core/queue.h"
+#include "core/recycler.h"
 #include "scheduler/migration.h"
 #include "scheduler/operations.h"
 

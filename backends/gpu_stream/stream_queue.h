@@ -364,7 +364,7 @@ class StreamQueue final : public NativeQueue {
     Stream stream{};
     GpuEvent sync_event{};
     GpuEvent anchor{};
-    GpuEvent cross_event{};  // recorded for other streams' device-side waits (make_wait)
+    GpuEvent cross_event{};    // recorded for other streams' device-side waits (make_wait)
     GpuEvent harvest_event{};  // recorded after command harvest_through (0: none out)
     uint64_t harvest_through = 0, harvest_checked = 0;
     uint64_t anchor_ns = 0;
