@@ -41,9 +41,11 @@ void run_kernel(CpuDevice& device, KernelOp& op) {
   const size_t n = op.args.size();
   std::vector<const void*> values(n);
   std::vector<size_t> local_sizes(n, 0);
-  std::vector<void*> pointers(n, nullptr);  // storage for buffer addresses
-  std::vector<ManifoldImage> images(n);     // descriptors of image arguments (compiler/image_abi.h)
-  std::vector<uintptr_t> samplers(n, 0);    // CLK_* bits of sampler arguments
+  // Storage for buffer and image addresses and sampler bits (all pointer-sized).
+  std::vector<void*> pointers(n, nullptr);
+  // Descriptors of image arguments (compiler/image_abi.h): made only for kernels that take images,
+  // sized once so that the pointers into it stay valid.
+  std::vector<ManifoldImage> images;
   for (size_t i = 0; i < n; ++i) {
     KernelArgValue& a = op.args[i];
     switch (info.args[i].kind) {
@@ -57,6 +59,7 @@ void run_kernel(CpuDevice& device, KernelOp& op) {
         break;
       case compiler::ArgKind::Image: {
         const ImageInfo& image = *a.buffer->image();
+        if (images.empty()) images.resize(n);
         ManifoldImage& d = images[i];
         d.data = reinterpret_cast<uintptr_t>(device.address(*a.buffer));
         d.row_pitch = image.row_pitch;
@@ -75,8 +78,8 @@ void run_kernel(CpuDevice& device, KernelOp& op) {
         break;
       }
       case compiler::ArgKind::Sampler:
-        samplers[i] = a.sampler ? a.sampler->kernel_bits() : 0;
-        values[i] = &samplers[i];
+        pointers[i] = reinterpret_cast<void*>(uintptr_t{a.sampler ? a.sampler->kernel_bits() : 0});
+        values[i] = &pointers[i];
         break;
       case compiler::ArgKind::Value:
         values[i] = a.bytes.data();
