@@ -252,11 +252,11 @@ void enqueue_ndrange(cl_command_queue command_queue, cl_kernel kernel, cl_uint w
   }
 
   // The spec: CL_INVALID_KERNEL_ARGS if the kernel argument values have not been specified.
-  std::vector<KernelArgValue> args = k.snapshot_args();
+  std::shared_ptr<const KernelArgs> args = k.snapshot_args();
   uint64_t local_bytes = info.local_mem_size;
   cl_uint constant_args = 0;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const KernelArgValue& a = args[i];
+  for (size_t i = 0; i < args->size(); ++i) {
+    const KernelArgValue& a = (*args)[i];
     const compiler::KernelArg& decl = info.args[i];
     local_bytes += a.local_size;
     if (a.buffer) {

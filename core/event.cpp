@@ -26,31 +26,46 @@ Event::~Event() {
   }
 }
 
+// Status changes of an event nobody observes (no listener, no callback: nearly every command's)
+// take no lock: a compare-exchange of the status, then a look at observed_. Registration sets
+// observed_ and then reads the status, both under the lock; all four accesses are sequentially
+// consistent, so at least one side sees the other: either the change finds observed_ set and
+// hands what is registered over under the lock, or the registration sees the new status.
+// Events with profiling times keep every change under the lock (stamps and status together).
+bool Event::advance(cl_int new_status) {
+  cl_int old = status_.load(std::memory_order_relaxed);
+  do {
+    if (old <= CL_COMPLETE || new_status >= old) return false;  // terminal, or not a step forward
+  } while (!status_.compare_exchange_weak(old, new_status, std::memory_order_seq_cst,
+                                          std::memory_order_relaxed));
+  return true;
+}
+
 void Event::set_status(cl_int new_status) {
   std::vector<Listener> ready;
   std::vector<Callback> fire;
-  {
+  if (!timed_) {
+    if (!advance(new_status)) return;
+    if (!observed_.load(std::memory_order_seq_cst)) {
+      if (new_status <= CL_COMPLETE) status_.notify_all();
+      return;
+    }
+    std::lock_guard lock(mutex_);
+    take_observers(new_status, fire, ready);
+  } else {
     std::lock_guard lock(mutex_);
     const cl_int old = status_.load(std::memory_order_relaxed);
     if (old <= CL_COMPLETE || new_status >= old) return;  // terminal, or not a step forward
-    if (timed_) {  // only profiling queues report times: no clock read for the others
-      const uint64_t now = host_time_ns();
-      if (new_status <= CL_SUBMITTED && old > CL_SUBMITTED && stamp(kSubmit) == 0)
-        set_stamp(kSubmit, now);
-      if (new_status <= CL_RUNNING && old > CL_RUNNING && stamp(kStart) == 0)
-        set_stamp(kStart, now);
-      // A backend with device timestamps (CUDA events) sets START/END itself before completing.
-      if (new_status <= CL_COMPLETE && stamp(kEnd) == 0) set_stamp(kEnd, now);
-    }
-    status_.store(new_status, std::memory_order_release);
-
-    // Callbacks registered for a status the event has now reached (an error reaches them all).
-    std::erase_if(callbacks_, [&](const Callback& c) {
-      if (new_status > c.on_status) return false;
-      fire.push_back(c);
-      return true;
-    });
-    if (new_status <= CL_COMPLETE) ready.swap(listeners_);
+    // Only profiling queues report times: no clock read for the others.
+    const uint64_t now = host_time_ns();
+    if (new_status <= CL_SUBMITTED && old > CL_SUBMITTED && stamp(kSubmit) == 0)
+      set_stamp(kSubmit, now);
+    if (new_status <= CL_RUNNING && old > CL_RUNNING && stamp(kStart) == 0)
+      set_stamp(kStart, now);
+    // A backend with device timestamps (CUDA events) sets START/END itself before completing.
+    if (new_status <= CL_COMPLETE && stamp(kEnd) == 0) set_stamp(kEnd, now);
+    status_.store(new_status, std::memory_order_seq_cst);
+    take_observers(new_status, fire, ready);
   }
   // A status may be skipped (a GPU command goes from SUBMITTED to COMPLETE): its callbacks still
   // come in the order of the statuses, SUBMITTED before RUNNING before COMPLETE.
@@ -67,6 +82,17 @@ void Event::set_status(cl_int new_status) {
   }
 }
 
+void Event::take_observers(cl_int new_status, std::vector<Callback>& fire,
+                           std::vector<Listener>& ready) {
+  // Callbacks registered for a status the event has now reached (an error reaches them all).
+  std::erase_if(callbacks_, [&](const Callback& c) {
+    if (new_status > c.on_status) return false;
+    fire.push_back(c);
+    return true;
+  });
+  if (new_status <= CL_COMPLETE) ready.swap(listeners_);
+}
+
 namespace {
 // `listener_queue` runs its work after everything already submitted to `queue`.
 bool orders_after(const NativeQueue* listener_queue, const NativeQueue* queue) {
@@ -78,19 +104,28 @@ bool orders_after(const NativeQueue* listener_queue, const NativeQueue* queue) {
 void Event::mark_submitted(NativeQueue* queue) {
   std::vector<Listener> ordered;
   std::vector<Callback> fire;
+  bool advanced = false;
+  if (!timed_) {  // see advance()
+    submitted_to_.store(queue, std::memory_order_seq_cst);
+    advanced = advance(CL_SUBMITTED);  // not if further already (the backend may have run it)
+    if (!observed_.load(std::memory_order_seq_cst)) return;
+  }
   {
     std::lock_guard lock(mutex_);
-    submitted_to_.store(queue, std::memory_order_release);
-    const cl_int old = status_.load(std::memory_order_relaxed);
-    if (old > CL_SUBMITTED) {  // not yet further (the backend may have run it already)
-      if (timed_ && stamp(kSubmit) == 0) set_stamp(kSubmit, host_time_ns());
-      status_.store(CL_SUBMITTED, std::memory_order_release);
+    if (timed_) {
+      submitted_to_.store(queue, std::memory_order_seq_cst);
+      if (status_.load(std::memory_order_relaxed) > CL_SUBMITTED) {
+        if (stamp(kSubmit) == 0) set_stamp(kSubmit, host_time_ns());
+        status_.store(CL_SUBMITTED, std::memory_order_seq_cst);
+        advanced = true;
+      }
+    }
+    if (advanced)
       std::erase_if(callbacks_, [&](const Callback& c) {
         if (c.on_status < CL_SUBMITTED) return false;
         fire.push_back(c);
         return true;
       });
-    }
     if (!listeners_.empty())
       std::erase_if(listeners_, [&](const Listener& l) {
         if (!orders_after(l.ordering_queue, queue)) return false;
@@ -124,8 +159,9 @@ bool Event::add_listener(EventListener* listener, NativeQueue* ordering_queue,
   {
     std::lock_guard lock(mutex_);
     *submitted_to = nullptr;
-    if (status_.load(std::memory_order_relaxed) <= CL_COMPLETE) return false;
-    NativeQueue* const in = submitted_to_.load(std::memory_order_relaxed);
+    observed_.store(true, std::memory_order_seq_cst);  // before reading the state: see advance()
+    if (status_.load(std::memory_order_seq_cst) <= CL_COMPLETE) return false;
+    NativeQueue* const in = submitted_to_.load(std::memory_order_seq_cst);
     if (orders_after(ordering_queue, in)) {
       *submitted_to = in;
       return false;
@@ -143,7 +179,8 @@ void Event::add_callback(cl_int on_status, EventCallback fn, void* user_data) {
   cl_int reached;
   {
     std::lock_guard lock(mutex_);
-    reached = status_.load(std::memory_order_relaxed);
+    observed_.store(true, std::memory_order_seq_cst);  // before reading the status: see advance()
+    reached = status_.load(std::memory_order_seq_cst);
     if (reached > on_status) callbacks_.push_back({on_status, fn, user_data});
   }
   if (reached > on_status) {

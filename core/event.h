@@ -114,7 +114,14 @@ class Event : public ApiObject<_cl_event, ObjectKind::Event, CL_INVALID_EVENT> {
   std::atomic<cl_int> status_;
   std::array<std::atomic<uint64_t>, kStampCount> stamps_{};
 
-  std::mutex mutex_;  // guards the lists below and changes of submitted_to_
+  // Moves status_ forward without the lock (events without profiling times); false when it
+  // is already at or past `new_status`.
+  bool advance(cl_int new_status);
+  // Under mutex_: what `new_status` fires.
+  void take_observers(cl_int new_status, std::vector<Callback>& fire, std::vector<Listener>& ready);
+
+  std::mutex mutex_;  // guards the lists below (and, on timed events, changes of the state)
+  std::atomic<bool> observed_{false};  // a listener or callback was registered (never unset)
   std::atomic<NativeQueue*> submitted_to_{nullptr};
   std::vector<Listener> listeners_;
   std::vector<Callback> callbacks_;

@@ -121,6 +121,7 @@ void Kernel::set_arg(cl_uint index, size_t size, const void* value) {
   }
   std::lock_guard lock(mutex_);
   args_[index] = std::move(v);
+  snapshot_.reset();
 }
 
 void Kernel::set_arg_svm(cl_uint index, const void* pointer) {
@@ -132,6 +133,7 @@ void Kernel::set_arg_svm(cl_uint index, const void* pointer) {
   v.svm_pointer = const_cast<void*>(pointer);
   std::lock_guard lock(mutex_);
   args_[index] = std::move(v);
+  snapshot_.reset();
 }
 
 size_t Kernel::local_arg_bytes() const {
@@ -141,9 +143,11 @@ size_t Kernel::local_arg_bytes() const {
   return total;
 }
 
-std::vector<KernelArgValue> Kernel::snapshot_args() const {
+std::shared_ptr<const KernelArgs> Kernel::snapshot_args() const {
   std::lock_guard lock(mutex_);
-  std::vector<KernelArgValue> out(args_.size());
+  if (auto shared = snapshot_.lock()) return shared;
+  auto snapshot = std::make_shared<KernelArgs>(args_.size());
+  KernelArgs& out = *snapshot;
   for (size_t i = 0; i < args_.size(); ++i) {
     const KernelArgSetting& a = args_[i];
     check(a.set, CL_INVALID_KERNEL_ARGS, "not every kernel argument has been set");
@@ -155,7 +159,8 @@ std::vector<KernelArgValue> Kernel::snapshot_args() const {
     v.sampler = Ref<Sampler>(a.sampler);
     v.svm_pointer = a.svm_pointer;
   }
-  return out;
+  snapshot_ = snapshot;
+  return snapshot;
 }
 
 }  // namespace manifold

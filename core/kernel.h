@@ -47,6 +47,12 @@ struct KernelArgSetting {
   void* svm_pointer = nullptr;
 };
 
+// The arguments of launches. Made once from the settings and shared, immutable, by the commands
+// that launch the kernel until an argument changes: a run of launches copies no argument and
+// takes no buffer reference per launch. Only commands hold it (the kernel keeps a weak link),
+// so the buffers it references are released once those commands have finished.
+using KernelArgs = std::vector<KernelArgValue>;
+
 class Kernel : public ApiObject<_cl_kernel, ObjectKind::Kernel, CL_INVALID_KERNEL> {
  public:
   Kernel(Ref<Program> program, compiler::KernelInfo info);
@@ -61,9 +67,9 @@ class Kernel : public ApiObject<_cl_kernel, ObjectKind::Kernel, CL_INVALID_KERNE
   void set_arg(cl_uint index, size_t size, const void* value);
   void set_arg_svm(cl_uint index, const void* pointer);
 
-  // Copy of every argument, with references to its buffers and samplers; throws
-  // CL_INVALID_KERNEL_ARGS when one is not set.
-  std::vector<KernelArgValue> snapshot_args() const;
+  // Every argument, with references to its buffers and samplers (shared with commands
+  // already launched with the same settings); throws CL_INVALID_KERNEL_ARGS when one is not set.
+  std::shared_ptr<const KernelArgs> snapshot_args() const;
   // Bytes of __local memory requested through the arguments set so far.
   size_t local_arg_bytes() const;
 
@@ -77,6 +83,7 @@ class Kernel : public ApiObject<_cl_kernel, ObjectKind::Kernel, CL_INVALID_KERNE
   std::vector<KernelLaunchInfo> launch_;
   mutable std::mutex mutex_;
   std::vector<KernelArgSetting> args_;
+  mutable std::weak_ptr<const KernelArgs> snapshot_;  // the newest one made, while in use
 };
 
 }  // namespace manifold

@@ -9,6 +9,7 @@
 // or from another image shares that object's bytes, like a sub-buffer.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -133,10 +134,17 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
   template <class Make>
   DeviceBacking& backing(MemoryPlace place, Make&& make) {
     MemObject& r = parent_ ? *parent_ : *this;
+    // Without the lock: the backing used last (backings live as long as the object).
+    if (DeviceBacking* b = r.recent_backing_.load(std::memory_order_acquire); b && b->place() == place)
+      return *b;
     std::lock_guard lock(r.backing_mutex_);
-    if (DeviceBacking* b = r.find_backing_locked(place)) return *b;
-    r.backings_.push_back(make());
-    return *r.backings_.back();
+    DeviceBacking* b = r.find_backing_locked(place);
+    if (!b) {
+      r.backings_.push_back(make());
+      b = r.backings_.back().get();
+    }
+    r.recent_backing_.store(b, std::memory_order_release);
+    return *b;
   }
   DeviceBacking* find_backing(MemoryPlace place) {
     MemObject& r = parent_ ? *parent_ : *this;
@@ -144,6 +152,12 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
     return r.find_backing_locked(place);
   }
 
+  // Where every byte of the root buffer is current, with no copy on its way (0: not so, or not
+  // known): written by the migration planner, under residency_mutex(), after each change of the
+  // residency, so that it can see a buffer already in place without the lock.
+  std::atomic<Residency::Places>& settled_places() {
+    return (parent_ ? *parent_ : *this).settled_places_;
+  }
   // The root buffer's residency, guarded by residency_mutex() (scheduler/migration.cpp).
   Residency& residency() { return (parent_ ? *parent_ : *this).residency_; }
   std::mutex& residency_mutex() { return (parent_ ? *parent_ : *this).residency_mutex_; }
@@ -190,6 +204,8 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
 
   std::mutex backing_mutex_;
   std::vector<std::unique_ptr<DeviceBacking>> backings_;
+  std::atomic<DeviceBacking*> recent_backing_{nullptr};
+  std::atomic<Residency::Places> settled_places_{0};
   std::mutex residency_mutex_;
   Residency residency_;
   std::vector<PendingCopy> pending_copies_;

@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <new>
 
+#include "core/tls.h"
+
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define MANIFOLD_RECYCLER_OFF 1
 #elif defined(__has_feature)
@@ -70,7 +72,7 @@ class Recycler {
     }
   };
   static List& list() {
-    static thread_local List l;
+    MANIFOLD_FAST_TLS static thread_local List l;
     return l;
   }
 };

@@ -6,9 +6,8 @@
 
 namespace manifold {
 
-Command::Command(CommandQueue& queue, cl_command_type type, Operation op)
-    : event_(new Event(nullptr, Ref<CommandQueue>(&queue), type)),  // the event holds the queue
-      op_(std::move(op)) {
+Command::Command(CommandQueue& queue, cl_command_type type)
+    : event_(new Event(nullptr, Ref<CommandQueue>(&queue), type)) {  // the event holds the queue
   // The event was born with one API reference: the entry point hands it to the application,
   // or drops it when the application asked for no event. event_ holds the command's own.
   if (queue.profiling()) event_->set_stamp(Event::kQueued, host_time_ns());

@@ -17,15 +17,19 @@ namespace manifold {
 
 class Command final : public EventListener {
  public:
-  Command(CommandQueue& queue, cl_command_type type, Operation op);
+  Command(CommandQueue& queue, cl_command_type type);
 
   static void* operator new(size_t size) { return Recycler<sizeof(Command)>::allocate(size); }
   static void operator delete(void* p, size_t size) {
     Recycler<sizeof(Command)>::deallocate(p, size);
   }
 
-  static Ref<Command> make(CommandQueue& queue, cl_command_type type, Operation op) {
-    return Ref<Command>::adopt(new Command(queue, type, std::move(op)));
+  // `op`: one of Operation's alternatives (or an Operation), built in place in the command.
+  template <class Op>
+  static Ref<Command> make(CommandQueue& queue, cl_command_type type, Op&& op) {
+    auto command = Ref<Command>::adopt(new Command(queue, type));
+    command->op_ = std::forward<Op>(op);
+    return command;
   }
 
   Event& event() const { return *event_; }

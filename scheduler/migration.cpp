@@ -73,19 +73,31 @@ struct Planner {
     if (size == 0) return;
     MemObject& root = const_cast<MemObject&>(mem.root());
     offset += mem.root_offset();
-    std::lock_guard lock(root.residency_mutex());
     static const bool trace = std::getenv("MANIFOLD_TRACE_MIGRATION") != nullptr;
+    // The common case of a buffer used again where it already is (every launch of a kernel on
+    // one GPU), seen without the lock: nothing moves and nothing changes. A planning of another
+    // thread under way meanwhile is not ordered with this command (an application race).
+    const auto in_place = [&](Residency::Places at) {
+      return access == Access::Read ? (at & Residency::bit(place)) != 0
+                                    : at == Residency::bit(place);
+    };
+    if (!trace && in_place(root.settled_places().load(std::memory_order_acquire))) return;
+    std::lock_guard lock(root.residency_mutex());
     const size_t first_transfer = transfers.size();
     Residency& residency = root.residency();
     auto& pending = root.pending_copies();
+    struct Publish {  // at every return, still under the lock
+      MemObject& root;
+      ~Publish() {
+        root.settled_places().store(
+            root.pending_copies().empty() ? root.residency().uniform_places() : 0,
+            std::memory_order_release);
+      }
+    } publish{root};
     std::erase_if(pending, [](const PendingCopy& p) { return p.done->is_terminal(); });
     // The common case of a buffer used again where it already is (every launch of a kernel on
     // one GPU): nothing moves and nothing changes, so nothing is planned.
-    if (pending.empty() && !trace) {
-      const Residency::Places at = residency.uniform_places();
-      if (access == Access::Read ? (at & Residency::bit(place)) != 0 : at == Residency::bit(place))
-        return;
-    }
+    if (pending.empty() && !trace && in_place(residency.uniform_places())) return;
     if (access != Access::Overwrite) {
       residency.for_each(offset, size, [&](size_t o, size_t n, Residency::Places at) {
         // Copies in flight cover parts of a piece: split it where they begin and end, so that
@@ -182,8 +194,8 @@ struct Planner {
   }
   void operator()(KernelOp& op) {
     const auto& args = op.kernel->info().args;
-    for (size_t i = 0; i < op.args.size() && i < args.size(); ++i) {
-      const KernelArgValue& value = op.args[i];
+    for (size_t i = 0; i < op.args->size() && i < args.size(); ++i) {
+      const KernelArgValue& value = (*op.args)[i];
       if (args[i].kind == compiler::ArgKind::Image && value.buffer) {
         // A read_only image is only read; write_only and read_write ones may be written in part.
         const bool reads_only = args[i].access == CL_KERNEL_ARG_ACCESS_READ_ONLY ||

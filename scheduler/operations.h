@@ -59,7 +59,7 @@ struct MigrateOp {
 };
 struct KernelOp {
   Ref<Kernel> kernel;
-  std::vector<KernelArgValue> args;
+  std::shared_ptr<const KernelArgs> args;  // shared with other launches: read only
   std::shared_ptr<const LoadedProgram> program;
   compiler::NDRange range;
 };

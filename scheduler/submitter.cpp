@@ -4,15 +4,16 @@
 
 namespace manifold {
 
+InOrderSubmitter::~InOrderSubmitter() {
+  if (Event* tail = tail_.exchange(nullptr)) tail->release();
+}
+
 void InOrderSubmitter::enqueue(Command& command, std::span<Event* const> wait_list, SyncKind) {
   command.set_target(native_);
   for (Event* e : wait_list) command.depend_on(*e, /*from_wait_list=*/true);
-  Ref<Event> previous;
-  {
-    std::lock_guard lock(mutex_);
-    previous = std::exchange(tail_, command.event_ref());
-    tail_event_.store(&command.event(), std::memory_order_release);
-  }
+  // The queue's reference to the new tail moves into tail_; the old tail's comes out to here.
+  const Ref<Event> previous = Ref<Event>::adopt(
+      tail_.exchange(command.event_ref().detach(), std::memory_order_acq_rel));
   // Usually already in the native stream: then the stream orders the two and the command goes
   // straight to it below (no scheduler thread, no extra hop, not even the previous event's
   // lock). A previous command that has ended was retired: nothing to wait for.
@@ -23,13 +24,9 @@ void InOrderSubmitter::enqueue(Command& command, std::span<Event* const> wait_li
 
 void InOrderSubmitter::retire(Event& event) {
   // Once a newer command is the tail, this event can never be it again.
-  if (tail_event_.load(std::memory_order_acquire) != &event) return;
-  Ref<Event> dropped;  // released after the lock: it may be the event's last holder but one
-  std::lock_guard lock(mutex_);
-  if (tail_.get() == &event) {
-    dropped = std::exchange(tail_, nullptr);
-    tail_event_.store(nullptr, std::memory_order_release);
-  }
+  Event* expected = &event;
+  if (tail_.compare_exchange_strong(expected, nullptr, std::memory_order_acq_rel))
+    event.release();  // the reference tail_ held (the caller holds another)
 }
 
 void OutOfOrderSubmitter::enqueue(Command& command, std::span<Event* const> wait_list,

@@ -1,6 +1,7 @@
 // An NVIDIA GPU as an OpenCL device, through the CUDA driver API (loaded with dlopen).
 #pragma once
 
+#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "compiler/compiler.h"
 #include "core/device.h"
 #include "core/memory.h"
+#include "core/tls.h"
 #include "scheduler/migration.h"
 
 namespace manifold {
@@ -66,6 +68,8 @@ class CudaProgram final : public LoadedProgram {
   std::mutex launch_mutex;
   uint64_t launch_offset[3] = {0, 0, 0};
   uint32_t launch_work_dim = 1;
+  // launch_work_dim when the offsets are 0 (the usual launch), else 0: read without the lock.
+  std::atomic<uint32_t> launch_plain_dims{1};
 
  private:
   friend class CudaDevice;
@@ -92,8 +96,12 @@ class CudaDevice final : public Device {
       const char* v = std::getenv("MANIFOLD_CUDA_CONTEXT_CACHE");
       return v && *v == '1';
     }();
-    thread_local CUcontext current = nullptr;
-    if (cache && current == context_) return;
+    if (!cache) {
+      api().cuCtxSetCurrent(context_);
+      return;
+    }
+    MANIFOLD_FAST_TLS static thread_local CUcontext current = nullptr;
+    if (current == context_) return;
     api().cuCtxSetCurrent(context_);
     current = context_;
   }

@@ -111,7 +111,7 @@ struct Executor {
     const compiler::KernelInfo& info = op.kernel->info();
     CudaProgram::Kernel* kernel = program.find(info.name);
     if (!kernel) fail(CL_INVALID_KERNEL, "the kernel is not in the loaded module");
-    const size_t n = op.args.size();
+    const size_t n = op.args->size();
     // Argument values live here until cuLaunchKernel returns (it copies them); on the stack
     // unless the kernel has very many arguments (no heap allocation per launch).
     constexpr size_t kInlineArgs = 32;
@@ -129,7 +129,7 @@ struct Executor {
     }
     uint32_t shared = 0;
     for (size_t i = 0; i < n; ++i) {
-      KernelArgValue& arg = op.args[i];
+      const KernelArgValue& arg = (*op.args)[i];
       switch (info.args[i].kind) {
         case compiler::ArgKind::Buffer:
           scalars[i] = arg.buffer ? device.address(*arg.buffer)
@@ -143,7 +143,7 @@ struct Executor {
           params[i] = &scalars[i];  // a u32 parameter: the low half (little endian)
           break;
         default:
-          params[i] = arg.bytes.data();
+          params[i] = const_cast<uint8_t*>(arg.bytes.data());  // the driver only reads it
           break;
       }
     }
@@ -171,6 +171,8 @@ struct Executor {
   // The shim's __manifold_launch (global offset, work_dim), rewritten in stream order only when
   // this launch needs other values than the last one wrote.
   void update_launch_state(CudaProgram& program, const compiler::NDRange& r) {
+    const bool no_offset = !r.global_offset[0] && !r.global_offset[1] && !r.global_offset[2];
+    if (no_offset && program.launch_plain_dims.load(std::memory_order_acquire) == r.work_dim) return;
     std::lock_guard lock(program.launch_mutex);
     bool same = program.launch_work_dim == r.work_dim;
     for (int d = 0; d < 3; ++d) same = same && program.launch_offset[d] == r.global_offset[d];
@@ -184,6 +186,7 @@ struct Executor {
     check_cuda(a.cuMemcpyHtoDAsync(program.launch_state, &state, 28, stream), "launch state");
     for (int d = 0; d < 3; ++d) program.launch_offset[d] = r.global_offset[d];
     program.launch_work_dim = r.work_dim;
+    program.launch_plain_dims.store(no_offset ? r.work_dim : 0, std::memory_order_release);
   }
 };
 

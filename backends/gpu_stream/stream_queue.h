@@ -57,6 +57,7 @@
 #include "core/backend.h"
 #include "core/platform.h"
 #include "core/queue.h"
+#include "core/tls.h"
 #include "scheduler/command.h"
 
 namespace manifold::gpu {
@@ -214,7 +215,7 @@ class StreamQueue final : public NativeQueue {
   // A thread inside complete_through (running a callback) must not complete more of the same
   // stream: the entries it holds would never finish for the nested call.
   static int& completing_depth() {
-    static thread_local int depth = 0;
+    MANIFOLD_FAST_TLS static thread_local int depth = 0;
     return depth;
   }
   static constexpr uint64_t kWaiterAfterBatches = 8;
