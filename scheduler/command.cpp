@@ -16,7 +16,7 @@ Command::Command(CommandQueue& queue, cl_command_type type)
 void Command::depend_on(Event& event, bool from_wait_list) {
   pending_.fetch_add(1, std::memory_order_relaxed);
   NativeQueue* submitted_to = nullptr;
-  if (!event.add_listener(this, target_->orders_submissions() ? target_.get() : nullptr,
+  if (!event.add_listener(this, target_->orders_submissions() ? target_ : nullptr,
                           from_wait_list, &submitted_to)) {
     if (submitted_to) {
       dependency_resolved(CL_SUBMITTED, submitted_to);
@@ -30,7 +30,7 @@ void Command::depend_on(Event& event, bool from_wait_list) {
 void Command::resolve(cl_int status, NativeQueue* source, bool direct) {
   if (status < 0) dependency_failed_.store(true, std::memory_order_relaxed);
   // In another stream the device can wait for: the target queue inserts that wait.
-  if (status == CL_SUBMITTED && source && source != target_.get()) {
+  if (status == CL_SUBMITTED && source && source != target_) {
     std::lock_guard lock(native_waits_mutex_);
     native_waits_.push_back(source->shared_from_this());
   }
@@ -43,8 +43,7 @@ void Command::resolve(cl_int status, NativeQueue* source, bool direct) {
 }
 
 void Command::submit(bool direct) {
-  NativeQueue* target = target_.get();
-  Ref<Command> self(this);
+  NativeQueue* target = target_;
   if (queue().context().tracks_residency())
     transfers_ = plan_migrations(op_, queue().device(),
                                  target->orders_submissions() ? target : nullptr, *event_);
@@ -52,7 +51,8 @@ void Command::submit(bool direct) {
   // A profiling queue's SUBMIT time is taken before the backend can start the command; elsewhere
   // the event becomes SUBMITTED together with the step below (one lock per command, not two).
   if (event_->timed()) event_->set_status(CL_SUBMITTED);
-  target->submit(self);
+  // `this` stays alive meanwhile: the enqueue, or the event resolving it, holds a reference.
+  target->submit(Ref<Command>(this));
   // After the push: a command waiting only for this one's place in `target` may follow it now.
   event_->mark_submitted(target);
 }

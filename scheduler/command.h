@@ -47,8 +47,9 @@ class Command final : public EventListener {
 
   // ---- Scheduler side (thread: application or the thread resolving a dependency) ----
   // Where the command will run once ready.
-  void set_target(std::shared_ptr<NativeQueue> target) { target_ = std::move(target); }
-  NativeQueue* target() const { return target_.get(); }
+  // The queue's own native queue: it lives as long as the queue, which the event holds.
+  void set_target(NativeQueue* target) { target_ = target; }
+  NativeQueue* target() const { return target_; }
   // Makes the command wait for `event`: a wait-list entry (`from_wait_list`: its failure fails
   // this command) or queue ordering. An event already submitted to this command's own in-order
   // target needs no wait: the native queue orders them.
@@ -84,7 +85,7 @@ class Command final : public EventListener {
   std::atomic<bool> dependency_failed_{false};
   bool submitted_directly_ = false;  // written before submission, by the submitting thread
   Ref<Event> event_;
-  std::shared_ptr<NativeQueue> target_;
+  NativeQueue* target_ = nullptr;
   Operation op_;
   std::vector<Transfer> transfers_;
   std::mutex native_waits_mutex_;  // dependencies may resolve on several threads at once

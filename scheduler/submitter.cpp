@@ -9,7 +9,7 @@ InOrderSubmitter::~InOrderSubmitter() {
 }
 
 void InOrderSubmitter::enqueue(Command& command, std::span<Event* const> wait_list, SyncKind) {
-  command.set_target(native_);
+  command.set_target(native_.get());
   for (Event* e : wait_list) command.depend_on(*e, /*from_wait_list=*/true);
   // The queue's reference to the new tail moves into tail_; the old tail's comes out to here.
   const Ref<Event> previous = Ref<Event>::adopt(
@@ -31,7 +31,7 @@ void InOrderSubmitter::retire(Event& event) {
 
 void OutOfOrderSubmitter::enqueue(Command& command, std::span<Event* const> wait_list,
                                   SyncKind sync) {
-  command.set_target(native_);
+  command.set_target(native_.get());
   for (Event* e : wait_list) command.depend_on(*e, /*from_wait_list=*/true);
   std::vector<Ref<Event>> before;
   std::vector<Ref<Event>> dropped;  // released after the lock

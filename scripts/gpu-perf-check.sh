@@ -50,7 +50,6 @@ if [ "${PERF_TABLE_ONLY:-0}" != 1 ]; then
     "lazy-batch-64|MANIFOLD_GPU_COMPLETION_BATCH=64"
     "lazy-batch-4096|MANIFOLD_GPU_COMPLETION_BATCH=4096"
     "lazy-at-finish|MANIFOLD_GPU_COMPLETION_BATCH=1000000000"
-    "context-cache|MANIFOLD_CUDA_CONTEXT_CACHE=1"
     "staging-off|MANIFOLD_GPU_STAGING=off"
     "register|MANIFOLD_GPU_STAGING=register"
     "chunks-1-thread|MANIFOLD_GPU_STAGING_THREADS=1"

@@ -88,24 +88,28 @@ class CudaDevice final : public Device {
   std::shared_ptr<const LoadedProgram> load_program(std::span<const uint8_t> binary,
                                                     std::string* error) override;
 
-  // With MANIFOLD_CUDA_CONTEXT_CACHE=1 (experiment) a thread skips the driver call when it last
-  // made this context current itself; wrong if the application switches the thread's context
-  // with CUDA calls of its own in between.
+  // Makes this context the calling thread's current one: always a driver call. Before what
+  // works in the current context: allocations, module loading, stream and event creation, and
+  // everything but launches (execute()).
   void make_current() const {
-    static const bool cache = [] {
-      const char* v = std::getenv("MANIFOLD_CUDA_CONTEXT_CACHE");
-      return v && *v == '1';
-    }();
-    if (!cache) {
-      api().cuCtxSetCurrent(context_);
-      return;
-    }
-    MANIFOLD_FAST_TLS static thread_local CUcontext current = nullptr;
-    if (current == context_) return;
     api().cuCtxSetCurrent(context_);
-    current = context_;
+    thread_current() = context_;
+  }
+  // Before a launch into one of this device's streams. Such work carries the stream's context:
+  // the driver (580, bench/launch_throughput/ctx_mismatch.c) takes a launch, an async copy or
+  // memset, an event record or query on a stream whatever context is current, even none. So
+  // only a thread that has not made this context current yet pays the driver call (about 0.15
+  // us per launch on an H100 host); an application that switches the thread's context itself in
+  // between still gets its launches right (gpu_e2e ApplicationSwitchesCudaContexts).
+  void ensure_current() const {
+    if (thread_current() != context_) make_current();
   }
   CUcontext context() const { return context_; }
+  // The context this thread last made current through Manifold.
+  static CUcontext& thread_current() {
+    MANIFOLD_FAST_TLS static thread_local CUcontext current = nullptr;
+    return current;
+  }
   int max_dynamic_shared() const { return max_shared_optin_; }
 
   // ---- Memory ----

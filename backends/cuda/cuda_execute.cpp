@@ -150,6 +150,7 @@ struct Executor {
     if (shared + static_cast<uint32_t>(kernel->static_shared) > uint32_t(device.max_dynamic_shared()))
       fail(CL_OUT_OF_RESOURCES, "the work-group needs more local memory than the GPU has");
     if (int(shared) > kernel->dynamic_shared_limit) {
+      device.make_current();
       check_cuda(a.cuFuncSetAttribute(kernel->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                       device.max_dynamic_shared() - kernel->static_shared),
                  "raising the kernel's local memory limit");
@@ -193,7 +194,12 @@ struct Executor {
 }  // namespace
 
 cl_int CudaDevice::execute(Command& command, CUstream stream) {
-  make_current();
+  // A bare launch needs no driver call for the context (ensure_current); what may copy through
+  // staging buffers or allocate does.
+  if (command.transfers().empty() && std::holds_alternative<KernelOp>(command.operation()))
+    ensure_current();
+  else
+    make_current();
   try {
     if (!command.transfers().empty()) {
       for (const Transfer& t : command.transfers()) transfer(t, stream);

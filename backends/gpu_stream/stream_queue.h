@@ -144,8 +144,10 @@ class StreamQueue final : public NativeQueue {
         s.harvest_through = 0;
       }
       if (!s.harvest_through) {
-        Api::make_current(s.device);
-        if (!s.harvest_event) s.harvest_event = Api::create_event(s.device, false, false);
+        if (!s.harvest_event) {
+          Api::make_current(s.device);
+          s.harvest_event = Api::create_event(s.device, false, false);
+        }
         Api::record(s.harvest_event, s.stream);
         s.harvest_through = sequence;
       }

@@ -39,5 +39,25 @@ int main(int argc,char**argv){
     double t2=now();
     printf("driver extra-buffer: enqueue loop %.3f us/kernel, total %.3f us/kernel\n",(t1-t0)/n,(t2-t0)/n);
   }
+  // What making the context current costs per launch (Manifold does one of these per command).
+  CUcontext ctx; cuCtxGetCurrent(&ctx);
+  for(int rep=0;rep<3;rep++){
+    void* params[1]={&p};
+    double t0=now();
+    for(int i=0;i<n;i++){ cuCtxSetCurrent(ctx); cuLaunchKernel(f,1,1,1,1,1,1,0,cs,params,nullptr); }
+    double t1=now();
+    cudaStreamSynchronize(s);
+    double t2=now();
+    printf("driver cuCtxSetCurrent+launch: enqueue loop %.3f us/kernel, total %.3f us/kernel\n",(t1-t0)/n,(t2-t0)/n);
+  }
+  for(int rep=0;rep<3;rep++){
+    void* params[1]={&p};
+    double t0=now();
+    for(int i=0;i<n;i++){ CUcontext c; cuCtxGetCurrent(&c); if(c!=ctx) cuCtxSetCurrent(ctx); cuLaunchKernel(f,1,1,1,1,1,1,0,cs,params,nullptr); }
+    double t1=now();
+    cudaStreamSynchronize(s);
+    double t2=now();
+    printf("driver cuCtxGetCurrent+launch: enqueue loop %.3f us/kernel, total %.3f us/kernel\n",(t1-t0)/n,(t2-t0)/n);
+  }
   return 0;
 }

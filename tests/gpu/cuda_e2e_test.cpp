@@ -3,6 +3,7 @@
 // visibly ("[  SKIPPED ]": ctest counts them as skipped, label gpu).
 #include <CL/cl.h>
 #include <gtest/gtest.h>
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -441,6 +442,48 @@ TEST_P(Gpu, WorkGroupTooLargeForKernelIsRejected) {
   // also exceeds CL_DEVICE_MAX_WORK_ITEM_SIZES[0] (the spec allows either check to come first).
   const cl_int err = clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &global, &local, 0, nullptr, nullptr);
   EXPECT_TRUE(err == CL_INVALID_WORK_GROUP_SIZE || err == CL_INVALID_WORK_ITEM_SIZE) << errorName(err);
+}
+
+// CUDA interop: the application makes another CUDA context current on the thread (or none)
+// between its enqueues. Manifold skips the context switch before a launch when the thread made
+// its context current itself (CudaDevice::ensure_current): the launches must still run, in
+// Manifold's streams, and compute.
+TEST_P(Gpu, ApplicationSwitchesCudaContexts) {
+  void* cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);  // Manifold has loaded it
+  if (!cuda) GTEST_SKIP() << "libcuda.so.1 is not loaded: not a CUDA device";
+  using DeviceGet = int (*)(int*, int);
+  using CtxCreate = int (*)(void**, unsigned, int);
+  using CtxSetCurrent = int (*)(void*);
+  using CtxDestroy = int (*)(void*);
+  auto device_get = reinterpret_cast<DeviceGet>(dlsym(cuda, "cuDeviceGet"));
+  auto ctx_create = reinterpret_cast<CtxCreate>(dlsym(cuda, "cuCtxCreate_v2"));
+  auto ctx_set_current = reinterpret_cast<CtxSetCurrent>(dlsym(cuda, "cuCtxSetCurrent"));
+  auto ctx_destroy = reinterpret_cast<CtxDestroy>(dlsym(cuda, "cuCtxDestroy_v2"));
+  if (!device_get || !ctx_create || !ctx_set_current || !ctx_destroy)
+    GTEST_SKIP() << "the driver lacks cuCtxCreate_v2";
+
+  Program p = build("kernel void add_one(global int* a) { a[get_global_id(0)] += 1; }");
+  Kernel k = kernel(p, "add_one");
+  const size_t n = 4096;
+  std::vector<int> zeros(n, 0);
+  Mem m = buffer(n * sizeof(int), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, zeros.data());
+  arg(k, 0, m.get());
+  run(k, n, 256);  // Manifold's context becomes the thread's
+  ASSERT_CL_OK(clFinish(queue_));
+
+  int dev = 0;
+  ASSERT_EQ(0, device_get(&dev, GetParam()));
+  void* other = nullptr;
+  ASSERT_EQ(0, ctx_create(&other, 0, dev));  // and makes it current
+  for (int i = 0; i < 10; ++i) run(k, n, 256);
+  ASSERT_CL_OK(clFinish(queue_));
+  ASSERT_EQ(0, ctx_set_current(nullptr));
+  for (int i = 0; i < 10; ++i) run(k, n, 256);
+  ASSERT_CL_OK(clFinish(queue_));
+  ASSERT_EQ(0, ctx_set_current(other));
+  const std::vector<int> out = read<int>(m, n);
+  ctx_destroy(other);
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(21, out[i]) << "at " << i;
 }
 
 TEST_P(Gpu, BuildTimes) {
