@@ -60,8 +60,7 @@ void Event::set_status(cl_int new_status) {
     const uint64_t now = host_time_ns();
     if (new_status <= CL_SUBMITTED && old > CL_SUBMITTED && stamp(kSubmit) == 0)
       set_stamp(kSubmit, now);
-    if (new_status <= CL_RUNNING && old > CL_RUNNING && stamp(kStart) == 0)
-      set_stamp(kStart, now);
+    if (new_status <= CL_RUNNING && old > CL_RUNNING && stamp(kStart) == 0) set_stamp(kStart, now);
     // A backend with device timestamps (CUDA events) sets START/END itself before completing.
     if (new_status <= CL_COMPLETE && stamp(kEnd) == 0) set_stamp(kEnd, now);
     status_.store(new_status, std::memory_order_seq_cst);

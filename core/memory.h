@@ -135,7 +135,8 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
   DeviceBacking& backing(MemoryPlace place, Make&& make) {
     MemObject& r = parent_ ? *parent_ : *this;
     // Without the lock: the backing used last (backings live as long as the object).
-    if (DeviceBacking* b = r.recent_backing_.load(std::memory_order_acquire); b && b->place() == place)
+    if (DeviceBacking* b = r.recent_backing_.load(std::memory_order_acquire);
+        b && b->place() == place)
       return *b;
     std::lock_guard lock(r.backing_mutex_);
     DeviceBacking* b = r.find_backing_locked(place);

@@ -12,8 +12,8 @@ void InOrderSubmitter::enqueue(Command& command, std::span<Event* const> wait_li
   command.set_target(native_.get());
   for (Event* e : wait_list) command.depend_on(*e, /*from_wait_list=*/true);
   // The queue's reference to the new tail moves into tail_; the old tail's comes out to here.
-  const Ref<Event> previous = Ref<Event>::adopt(
-      tail_.exchange(command.event_ref().detach(), std::memory_order_acq_rel));
+  const Ref<Event> previous =
+      Ref<Event>::adopt(tail_.exchange(command.event_ref().detach(), std::memory_order_acq_rel));
   // Usually already in the native stream: then the stream orders the two and the command goes
   // straight to it below (no scheduler thread, no extra hop, not even the previous event's
   // lock). A previous command that has ended was retired: nothing to wait for.

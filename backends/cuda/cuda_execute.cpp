@@ -27,7 +27,8 @@ struct Executor {
   }
   void operator()(CopyOp& op) {
     if (op.src.mem && op.dst.mem)
-      check_cuda(a.cuMemcpyDtoDAsync(device_at(op.dst), device_at(op.src), op.size, stream), "copy");
+      check_cuda(a.cuMemcpyDtoDAsync(device_at(op.dst), device_at(op.src), op.size, stream),
+                 "copy");
     else if (op.dst.mem)
       device.copy_to_device(device_at(op.dst), host_address(op.src), op.size, stream);
     else if (op.src.mem)
@@ -147,13 +148,15 @@ struct Executor {
           break;
       }
     }
-    if (shared + static_cast<uint32_t>(kernel->static_shared) > uint32_t(device.max_dynamic_shared()))
+    if (shared + static_cast<uint32_t>(kernel->static_shared) >
+        uint32_t(device.max_dynamic_shared()))
       fail(CL_OUT_OF_RESOURCES, "the work-group needs more local memory than the GPU has");
     if (int(shared) > kernel->dynamic_shared_limit) {
       device.make_current();
-      check_cuda(a.cuFuncSetAttribute(kernel->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                      device.max_dynamic_shared() - kernel->static_shared),
-                 "raising the kernel's local memory limit");
+      check_cuda(
+          a.cuFuncSetAttribute(kernel->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                               device.max_dynamic_shared() - kernel->static_shared),
+          "raising the kernel's local memory limit");
       kernel->dynamic_shared_limit = device.max_dynamic_shared() - kernel->static_shared;
     }
     const compiler::NDRange& r = op.range;
@@ -173,7 +176,8 @@ struct Executor {
   // this launch needs other values than the last one wrote.
   void update_launch_state(CudaProgram& program, const compiler::NDRange& r) {
     const bool no_offset = !r.global_offset[0] && !r.global_offset[1] && !r.global_offset[2];
-    if (no_offset && program.launch_plain_dims.load(std::memory_order_acquire) == r.work_dim) return;
+    if (no_offset && program.launch_plain_dims.load(std::memory_order_acquire) == r.work_dim)
+      return;
     std::lock_guard lock(program.launch_mutex);
     bool same = program.launch_work_dim == r.work_dim;
     for (int d = 0; d < 3; ++d) same = same && program.launch_offset[d] == r.global_offset[d];
