@@ -41,6 +41,9 @@ inline const MetricInfo* find_metric(std::string_view name) {
 }
 
 // Problem sizes: --quick shrinks the slow ones (sgemm, n-body) and repeats less.
+// Runs of the enqueue-throughput loop whose median is reported (bench/cuda_native does the same).
+inline constexpr int kEnqueueRuns = 5;
+
 struct BenchSizes {
   int roundtrip_iterations;
   int enqueue_kernels;

@@ -324,7 +324,8 @@ std::string render_markdown(const Report& report) {
       << ", n-body " << report.sizes.nbody_bodies << " bodies, streams and transfers "
       << (report.sizes.stream_bytes >> 20) << " MiB per buffer, round trip median of "
       << report.sizes.roundtrip_iterations << ", enqueue throughput over "
-      << report.sizes.enqueue_kernels << " kernels, kernels: median of "
+      << report.sizes.enqueue_kernels << " kernels (median of " << kEnqueueRuns
+      << " runs), kernels: median of "
       << report.sizes.stream_repeats << " (streams) / " << report.sizes.sgemm_repeats
       << " (sgemm) runs after a warm-up; build: median of " << report.sizes.build_samples
       << " fresh processes.\n\n";
