@@ -47,7 +47,10 @@ Definition collect_kernel(const Program& program, const Executables& exes, std::
     l.device = device;
     l.loaded = build.loaded;
     l.info = *it;
-    if (build.loaded) build.loaded->refine_kernel_info(l.info);
+    if (build.loaded) {
+      build.loaded->refine_kernel_info(l.info);
+      l.handle = build.loaded->kernel_handle(name);
+    }
     // Non-uniform work-groups need the device's support and build options that allow them;
     // a linked program also needs every input to allow them.
     if (program.origin() == Program::Origin::Linked)
@@ -110,8 +113,7 @@ size_t kernel_work_group_size(const compiler::KernelInfo& info, const DeviceInfo
                            : dev.max_work_group_size;
   if (!has_reqd_size(info)) return limit;
   const size_t* r = info.reqd_work_group_size;
-  return std::min(limit,
-                  r[0] * std::max<size_t>(r[1], 1) * std::max<size_t>(r[2], 1));
+  return std::min(limit, r[0] * std::max<size_t>(r[1], 1) * std::max<size_t>(r[2], 1));
 }
 
 // The largest value representable by size_t on the device.
@@ -152,7 +154,8 @@ void choose_local_size(const DeviceInfo& dev, size_t kernel_max, bool non_unifor
   size_t target = std::min<size_t>(kernel_max, 256);
   const size_t units = std::max<cl_uint>(dev.max_compute_units, 1);
   const size_t multiple = std::max<size_t>(dev.preferred_work_group_size_multiple, 1);
-  while (target > multiple && total / target < units) target /= 2;
+  // total / target < units, without a 64-bit division per step (this runs on every launch).
+  while (target > multiple && total < units * target) target /= 2;
   size_t remaining = std::max<size_t>(target, 1);
   for (cl_uint i = 0; i < dims; ++i) {
     const size_t cap = std::max<size_t>(1, std::min(remaining, dev.max_work_item_sizes[i]));
@@ -255,8 +258,8 @@ void enqueue_ndrange(cl_command_queue command_queue, cl_kernel kernel, cl_uint w
   std::shared_ptr<const KernelArgs> args = k.snapshot_args();
   uint64_t local_bytes = info.local_mem_size;
   cl_uint constant_args = 0;
-  for (size_t i = 0; i < args->size(); ++i) {
-    const KernelArgValue& a = (*args)[i];
+  for (size_t i = 0; i < args->values.size(); ++i) {
+    const KernelArgValue& a = args->values[i];
     const compiler::KernelArg& decl = info.args[i];
     local_bytes += a.local_size;
     if (a.buffer) {
@@ -295,7 +298,7 @@ void enqueue_ndrange(cl_command_queue command_queue, cl_kernel kernel, cl_uint w
     range.global_size[i] = global_work_size[i];
     range.local_size[i] = local[i];
   }
-  KernelOp op{Ref<Kernel>(&k), std::move(args), launch->loaded, range};
+  KernelOp op{std::move(args), launch, range};
   submit(q, Command::make(q, CL_COMMAND_NDRANGE_KERNEL, std::move(op)), waits, event);
 }
 

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/object.h"
@@ -53,6 +54,10 @@ class LoadedProgram {
   // Adds what only the loaded form knows to a kernel's metadata (a GPU: the work-group limit
   // its registers allow, its static local and private memory). Thread: application.
   virtual void refine_kernel_info(compiler::KernelInfo&) const {}
+  // The backend's own handle of kernel `name`, found once when a kernel object is made and
+  // handed back with every launch (KernelOp::launch); null where the backend has none.
+  // Thread: application.
+  virtual const void* kernel_handle(std::string_view /*name*/) const { return nullptr; }
 };
 
 // Discovers the devices of one vendor stack. A missing library or zero devices is not an error:

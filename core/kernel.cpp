@@ -146,8 +146,10 @@ size_t Kernel::local_arg_bytes() const {
 std::shared_ptr<const KernelArgs> Kernel::snapshot_args() const {
   std::lock_guard lock(mutex_);
   if (auto shared = snapshot_.lock()) return shared;
-  auto snapshot = std::make_shared<KernelArgs>(args_.size());
-  KernelArgs& out = *snapshot;
+  auto snapshot = std::make_shared<KernelArgs>();
+  snapshot->kernel = Ref<Kernel>(const_cast<Kernel*>(this));
+  std::vector<KernelArgValue>& out = snapshot->values;
+  out.resize(args_.size());
   for (size_t i = 0; i < args_.size(); ++i) {
     const KernelArgSetting& a = args_[i];
     check(a.set, CL_INVALID_KERNEL_ARGS, "not every kernel argument has been set");

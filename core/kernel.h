@@ -32,6 +32,7 @@ struct KernelLaunchInfo {
   std::shared_ptr<const LoadedProgram> loaded;
   compiler::KernelInfo info;        // this device's metadata (work-group attributes, memory)
   bool non_uniform_groups = false;  // the build options and the device allow them
+  const void* handle = nullptr;     // the backend's own handle of it (LoadedProgram::kernel_handle)
 };
 
 // One argument as clSetKernelArg stored it. Buffers and samplers are plain pointers: the spec
@@ -47,11 +48,7 @@ struct KernelArgSetting {
   void* svm_pointer = nullptr;
 };
 
-// The arguments of launches. Made once from the settings and shared, immutable, by the commands
-// that launch the kernel until an argument changes: a run of launches copies no argument and
-// takes no buffer reference per launch. Only commands hold it (the kernel keeps a weak link),
-// so the buffers it references are released once those commands have finished.
-using KernelArgs = std::vector<KernelArgValue>;
+struct KernelArgs;
 
 class Kernel : public ApiObject<_cl_kernel, ObjectKind::Kernel, CL_INVALID_KERNEL> {
  public:
@@ -84,6 +81,17 @@ class Kernel : public ApiObject<_cl_kernel, ObjectKind::Kernel, CL_INVALID_KERNE
   mutable std::mutex mutex_;
   std::vector<KernelArgSetting> args_;
   mutable std::weak_ptr<const KernelArgs> snapshot_;  // the newest one made, while in use
+};
+
+// The arguments of launches. Made once from the settings and shared, immutable, by the commands
+// that launch the kernel until an argument changes: a run of launches copies no argument and
+// takes no buffer or kernel reference per launch. Only commands hold it (the kernel keeps a weak
+// link), so the buffers it references are released once those commands have finished.
+struct KernelArgs {
+  // Alive while a command launches it: the kernel, its launch data per device (and the loaded
+  // programs these hold) stay valid for commands that point at them.
+  Ref<Kernel> kernel;
+  std::vector<KernelArgValue> values;
 };
 
 }  // namespace manifold

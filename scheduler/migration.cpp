@@ -193,9 +193,10 @@ struct Planner {
     for (auto& m : op.mems) use(*m, 0, m->size(), access, place);
   }
   void operator()(KernelOp& op) {
-    const auto& args = op.kernel->info().args;
-    for (size_t i = 0; i < op.args->size() && i < args.size(); ++i) {
-      const KernelArgValue& value = (*op.args)[i];
+    const auto& args = op.launch->info.args;
+    const auto& values = op.args->values;
+    for (size_t i = 0; i < values.size() && i < args.size(); ++i) {
+      const KernelArgValue& value = values[i];
       if (args[i].kind == compiler::ArgKind::Image && value.buffer) {
         // A read_only image is only read; write_only and read_write ones may be written in part.
         const bool reads_only = args[i].access == CL_KERNEL_ARG_ACCESS_READ_ONLY ||

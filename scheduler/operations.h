@@ -58,10 +58,12 @@ struct MigrateOp {
   cl_mem_migration_flags flags;
 };
 struct KernelOp {
-  Ref<Kernel> kernel;
-  std::shared_ptr<const KernelArgs> args;  // shared with other launches: read only
-  std::shared_ptr<const LoadedProgram> program;
+  // Shared with other launches, read only; it holds the kernel, which holds `launch`.
+  std::shared_ptr<const KernelArgs> args;
+  const KernelLaunchInfo* launch;  // the kernel's, for the queue's device (or its parent)
   compiler::NDRange range;
+  const Kernel& kernel() const { return *args->kernel; }
+  const LoadedProgram& program() const { return *launch->loaded; }
 };
 struct NativeKernelOp {
   void(CL_CALLBACK* fn)(void*);

@@ -36,9 +36,9 @@ void fill(std::byte* dst, size_t size, const std::byte* pattern, size_t pattern_
 }
 
 void run_kernel(CpuDevice& device, KernelOp& op) {
-  const auto& program = static_cast<const CpuProgram&>(*op.program);
-  const auto& info = op.kernel->info();
-  const size_t n = op.args->size();
+  const auto& program = static_cast<const CpuProgram&>(op.program());
+  const auto& info = op.launch->info;
+  const size_t n = op.args->values.size();
   std::vector<const void*> values(n);
   std::vector<size_t> local_sizes(n, 0);
   // Storage for buffer and image addresses and sampler bits (all pointer-sized).
@@ -47,7 +47,7 @@ void run_kernel(CpuDevice& device, KernelOp& op) {
   // sized once so that the pointers into it stay valid.
   std::vector<ManifoldImage> images;
   for (size_t i = 0; i < n; ++i) {
-    const KernelArgValue& a = (*op.args)[i];
+    const KernelArgValue& a = op.args->values[i];
     switch (info.args[i].kind) {
       case compiler::ArgKind::Buffer:
         pointers[i] = a.buffer ? static_cast<void*>(device.address(*a.buffer)) : a.svm_pointer;

@@ -61,6 +61,9 @@ class CudaProgram final : public LoadedProgram {
   void refine_kernel_info(compiler::KernelInfo& info) const override;
 
   Kernel* find(const std::string& name) const;
+  const void* kernel_handle(std::string_view name) const override {
+    return find(std::string(name));
+  }
   CUmodule module() const { return module_; }
   CUdeviceptr launch_state = 0;  // the shim's __manifold_launch (0: the program never reads it)
 

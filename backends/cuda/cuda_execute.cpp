@@ -108,11 +108,12 @@ struct Executor {
   }
 
   void launch(KernelOp& op) {
-    const auto& program = static_cast<const CudaProgram&>(*op.program);
-    const compiler::KernelInfo& info = op.kernel->info();
-    CudaProgram::Kernel* kernel = program.find(info.name);
+    const auto& program = static_cast<const CudaProgram&>(op.program());
+    const compiler::KernelInfo& info = op.launch->info;
+    auto* kernel = static_cast<CudaProgram::Kernel*>(const_cast<void*>(op.launch->handle));
+    if (!kernel) kernel = program.find(info.name);
     if (!kernel) fail(CL_INVALID_KERNEL, "the kernel is not in the loaded module");
-    const size_t n = op.args->size();
+    const size_t n = op.args->values.size();
     // Argument values live here until cuLaunchKernel returns (it copies them); on the stack
     // unless the kernel has very many arguments (no heap allocation per launch).
     constexpr size_t kInlineArgs = 32;
@@ -130,7 +131,7 @@ struct Executor {
     }
     uint32_t shared = 0;
     for (size_t i = 0; i < n; ++i) {
-      const KernelArgValue& arg = (*op.args)[i];
+      const KernelArgValue& arg = op.args->values[i];
       switch (info.args[i].kind) {
         case compiler::ArgKind::Buffer:
           scalars[i] = arg.buffer ? device.address(*arg.buffer)
