@@ -106,6 +106,13 @@ class ApiObject : public Cl {
     }
   }
   cl_uint api_reference_count() const { return api_refs_.load(std::memory_order_relaxed); }
+  // Gives up the application reference the object was born with while no other thread can see
+  // the object yet (an event the application did not ask for): plain stores, no atomic
+  // read-modify-write. Another internal reference must keep it alive.
+  void drop_unpublished_api_reference() {
+    api_refs_.store(0, std::memory_order_relaxed);
+    refs_.store(refs_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+  }
 
   // Resolves a handle from the application, or throws the type's invalid-handle error.
   static ApiObject* checked(Handle h) {

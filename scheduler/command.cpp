@@ -14,6 +14,7 @@ Command::Command(CommandQueue& queue, cl_command_type type)
 }
 
 void Command::depend_on(Event& event, bool from_wait_list) {
+  has_dependencies_ = true;
   pending_.fetch_add(1, std::memory_order_relaxed);
   NativeQueue* submitted_to = nullptr;
   if (!event.add_listener(this, target_->orders_submissions() ? target_ : nullptr, from_wait_list,

@@ -54,8 +54,16 @@ class Command final : public EventListener {
   // this command) or queue ordering. An event already submitted to this command's own in-order
   // target needs no wait: the native queue orders them.
   void depend_on(Event& event, bool from_wait_list);
-  // Ends the enqueue: from now on the last resolved dependency submits the command.
-  void arm() { resolve(CL_COMPLETE, nullptr, /*direct=*/true); }
+  // Ends the enqueue: from now on the last resolved dependency submits the command. Without
+  // dependencies nothing but this thread knows the command: it goes at once (no atomic).
+  void arm() {
+    if (!has_dependencies_) {
+      pending_.store(0, std::memory_order_relaxed);
+      submit(/*direct=*/true);
+      return;
+    }
+    resolve(CL_COMPLETE, nullptr, /*direct=*/true);
+  }
 
   void dependency_resolved(cl_int status, NativeQueue* source) override {
     resolve(status, source, /*direct=*/false);
@@ -84,6 +92,7 @@ class Command final : public EventListener {
   std::atomic<int> pending_{1};  // dependencies + the enqueue guard released by arm()
   std::atomic<bool> dependency_failed_{false};
   bool submitted_directly_ = false;  // written before submission, by the submitting thread
+  bool has_dependencies_ = false;    // depend_on was called (by the enqueueing thread)
   Ref<Event> event_;
   NativeQueue* target_ = nullptr;
   Operation op_;

@@ -38,6 +38,7 @@ struct Stream {
   std::condition_variable changed;
   std::deque<std::pair<uint64_t, std::function<void()>>> work;
   uint64_t submitted = 0, completed = 0;
+  int waiting = 0;  // threads in wait_for
   bool stop = false;
   std::thread worker;
 
@@ -75,7 +76,7 @@ struct Stream {
     if (instant && work.empty() && completed + 1 == seq) {
       if (fn) fn();
       completed = seq;
-      changed.notify_all();
+      if (waiting) changed.notify_all();  // the worker sleeps on `changed` too: no wake-up for it
       return seq;
     }
     work.emplace_back(seq, std::move(fn));
@@ -84,7 +85,9 @@ struct Stream {
   }
   void wait_for(uint64_t seq) {
     std::unique_lock lock(mutex);
+    ++waiting;
     changed.wait(lock, [&] { return completed >= seq; });
+    --waiting;
   }
   bool reached(uint64_t seq) {
     std::lock_guard lock(mutex);
