@@ -123,7 +123,7 @@ class StreamQueue final : public NativeQueue {
     if (profiling) {
       entry.end = s.take_event(true);
       Api::record(entry.end, s.stream);
-      if (!s.anchor) s.set_anchor();
+      if (!s.clock) s.clock = &DeviceClock::of(s.device);
     }
     const uint64_t sequence = entry.sequence;
     s.pending.push_back(std::move(entry));
@@ -230,6 +230,50 @@ class StreamQueue final : public NativeQueue {
     return n;
   }
 
+  // Device timestamps on the host clock, one anchor per GPU: a timing event whose host time is
+  // known, recorded on an idle stream of its own between two clock reads (the closest of a few
+  // tries; its host time is the middle). Every stream of the device measures from it, so the
+  // profiling times of commands in different streams (an out-of-order queue's, other queues')
+  // compare. Made once, by the first profiled command of the device; lives as long as the
+  // process (devices do).
+  struct DeviceClock {
+    GpuEvent anchor{};
+    uint64_t anchor_ns = 0;
+
+    uint64_t host_ns(double elapsed_ns) const {
+      return anchor_ns + static_cast<uint64_t>(std::max(0.0, elapsed_ns));
+    }
+    static const DeviceClock& of(Device& device) {
+      static std::mutex mutex;
+      static std::vector<std::pair<const Device*, std::unique_ptr<DeviceClock>>> clocks;
+      std::lock_guard lock(mutex);
+      for (const auto& [d, c] : clocks)
+        if (d == &device) return *c;
+      auto clock = std::make_unique<DeviceClock>();
+      Api::make_current(device);
+      const Stream idle = Api::create_stream(device);
+      uint64_t best = UINT64_MAX;
+      for (int attempt = 0; attempt < 5 && best > 4000; ++attempt) {
+        const GpuEvent e = Api::create_event(device, true, false);
+        const uint64_t before = host_time_ns();
+        Api::record(e, idle);
+        Api::synchronize_event(e);
+        const uint64_t after = host_time_ns();
+        if (after - before < best) {
+          best = after - before;
+          if (clock->anchor) Api::destroy_event(device, clock->anchor);
+          clock->anchor = e;
+          clock->anchor_ns = before + (after - before) / 2;
+        } else {
+          Api::destroy_event(device, e);
+        }
+      }
+      Api::destroy_stream(device, idle);
+      clocks.emplace_back(&device, std::move(clock));
+      return *clocks.back().second;
+    }
+  };
+
   struct State;
   // Commands of another stream queue, through `sequence`, that a command waited for on the
   // device: they have run when it has, and complete (on the host) before it does.
@@ -254,7 +298,6 @@ class StreamQueue final : public NativeQueue {
       Api::make_current(device);
       Api::synchronize_stream(stream);
       for (GpuEvent e : free_events) Api::destroy_event(device, e);
-      if (anchor) Api::destroy_event(device, anchor);
       if (cross_event) Api::destroy_event(device, cross_event);
       if (harvest_event) Api::destroy_event(device, harvest_event);
       Api::destroy_event(device, sync_event);
@@ -270,12 +313,7 @@ class StreamQueue final : public NativeQueue {
     }
 
     // A GPU event whose host time is known: device timestamps are offsets from it.
-    void set_anchor() {
-      anchor = Api::create_event(device, true, false);
-      Api::record(anchor, stream);
-      Api::synchronize_event(anchor);
-      anchor_ns = host_time_ns();
-    }
+    // (The device clock's anchor: DeviceClock.)
 
     // Completes, in order, every pending command up to `sequence` (the stream ran them).
     void complete_through(uint64_t sequence, cl_int status) {
@@ -304,10 +342,8 @@ class StreamQueue final : public NativeQueue {
         if (e.start && status == CL_SUCCESS) {
           Event& event = e.command->event();
           const uint64_t submitted = event.stamp(Event::kSubmit);
-          uint64_t start =
-              anchor_ns + static_cast<uint64_t>(std::max(0.0, Api::elapsed_ns(anchor, e.start)));
-          uint64_t end =
-              anchor_ns + static_cast<uint64_t>(std::max(0.0, Api::elapsed_ns(anchor, e.end)));
+          uint64_t start = clock->host_ns(Api::elapsed_ns(clock->anchor, e.start));
+          uint64_t end = clock->host_ns(Api::elapsed_ns(clock->anchor, e.end));
           start = std::max(start, submitted);
           end = std::max(end, start);
           event.set_stamp(Event::kStart, start);
@@ -366,11 +402,10 @@ class StreamQueue final : public NativeQueue {
     Device& device;
     Stream stream{};
     GpuEvent sync_event{};
-    GpuEvent anchor{};
+    const DeviceClock* clock = nullptr;  // set with the first profiled command
     GpuEvent cross_event{};    // recorded for other streams' device-side waits (make_wait)
     GpuEvent harvest_event{};  // recorded after command harvest_through (0: none out)
     uint64_t harvest_through = 0, harvest_checked = 0;
-    uint64_t anchor_ns = 0;
     std::mutex mutex;
     std::condition_variable wake;
     std::deque<Entry> pending;
