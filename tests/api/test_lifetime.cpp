@@ -197,6 +197,71 @@ TEST_F(Lifetime, EventOutlivesItsQueueAndContext) {
   EXPECT_TRUE(log.waitFor("context"));
 }
 
+// A kernel's argument values are shared by its launches (one snapshot until an argument
+// changes) and the kernel keeps no reference to them: a buffer the application released goes
+// once the launches that use it have finished, while the kernel, still set to it, lives on. A
+// launch keeps the values it was enqueued with.
+TEST_F(Lifetime, KernelArgumentsGoWithTheirLaunches) {
+  DestroyLog log;
+  Tag a_tag{&log, "a"};
+  cl_context c = newContext();
+  cl_command_queue q = newQueue(c);
+  const char* source = "kernel void put(global int* p, int v) { p[get_global_id(0)] = v; }";
+  cl_int err = -1;
+  cl_program program = clCreateProgramWithSource(c, 1, &source, nullptr, &err);
+  ASSERT_ERR(CL_SUCCESS, err);
+  ASSERT_CL(CL_SUCCESS, clBuildProgram(program, 1, &device_, "", nullptr, nullptr));
+  cl_kernel k = clCreateKernel(program, "put", &err);
+  ASSERT_ERR(CL_SUCCESS, err);
+  std::vector<cl_int> host_a(64, 0), host_b(64, 0);
+  cl_mem a = newBuffer(c, sizeof(cl_int) * 64, CL_MEM_USE_HOST_PTR, host_a.data());
+  cl_mem b = newBuffer(c, sizeof(cl_int) * 64, CL_MEM_USE_HOST_PTR, host_b.data());
+  ASSERT_CL(CL_SUCCESS, clSetMemObjectDestructorCallback(a, memGone, &a_tag));
+  cl_event gate = newUserEvent(c);
+  const size_t global = 64;
+  cl_int value = 5;
+  ASSERT_CL(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(cl_mem), &a));
+  ASSERT_CL(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(value), &value));
+  // Two launches with the same values (they share them), held back by the gate.
+  ASSERT_CL(CL_SUCCESS,
+            clEnqueueNDRangeKernel(q, k, 1, nullptr, &global, nullptr, 1, &gate, nullptr));
+  ASSERT_CL(CL_SUCCESS,
+            clEnqueueNDRangeKernel(q, k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr));
+  // New values for the next launch only.
+  value = 6;
+  ASSERT_CL(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(cl_mem), &b));
+  ASSERT_CL(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(value), &value));
+  ASSERT_CL(CL_SUCCESS,
+            clEnqueueNDRangeKernel(q, k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr));
+  EXPECT_CL_OK(clReleaseMemObject(a));
+  EXPECT_EQ(0, log.count("a"));  // the gated launches still use it
+  EXPECT_CL_OK(clSetUserEventStatus(gate, CL_COMPLETE));
+  ASSERT_CL(CL_SUCCESS, clFinish(q));
+  ASSERT_TRUE(log.waitFor("a")) << "a released buffer outlived its launches";
+  EXPECT_EQ(5, host_a[0]);
+  EXPECT_EQ(5, host_a[63]);
+  std::vector<cl_int> out(64, 0);
+  ASSERT_CL(CL_SUCCESS, clEnqueueReadBuffer(q, b, CL_TRUE, 0, sizeof(cl_int) * 64, out.data(), 0,
+                                            nullptr, nullptr));
+  EXPECT_EQ(6, out[0]);
+  EXPECT_EQ(6, out[63]);
+  // The kernel launches on after the buffer it was once set to has gone.
+  value = 7;
+  ASSERT_CL(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(value), &value));
+  ASSERT_CL(CL_SUCCESS,
+            clEnqueueNDRangeKernel(q, k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr));
+  ASSERT_CL(CL_SUCCESS, clEnqueueReadBuffer(q, b, CL_TRUE, 0, sizeof(cl_int) * 64, out.data(), 0,
+                                            nullptr, nullptr));
+  EXPECT_EQ(7, out[0]);
+  EXPECT_EQ(1, log.count("a"));
+  EXPECT_CL_OK(clReleaseEvent(gate));
+  EXPECT_CL_OK(clReleaseKernel(k));
+  EXPECT_CL_OK(clReleaseProgram(program));
+  EXPECT_CL_OK(clReleaseMemObject(b));
+  EXPECT_CL_OK(clReleaseCommandQueue(q));
+  EXPECT_CL_OK(clReleaseContext(c));
+}
+
 TEST_F(Lifetime, SubBufferCommandKeepsParentAlive) {
   const size_t align = deviceInfo<cl_uint>(device_, CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8;
   DestroyLog log;
