@@ -562,6 +562,30 @@ void clEnqueueCopyImage(cl_command_queue command_queue, cl_mem src_image, cl_mem
   submit(t.queue, Command::make(t.queue, CL_COMMAND_COPY_IMAGE, std::move(op)), t.waits, event);
 }
 
+// clEnqueueCopyImageToBuffer (`to_buffer`) and clEnqueueCopyBufferToImage: a region of the
+// image, packed in the buffer from `offset` on.
+void copy_image_buffer(Target& t, MemObject& image, MemObject& buffer, const size_t* origin,
+                       const size_t* region, size_t offset, bool to_buffer, cl_event* event) {
+  // The spec: CL_INVALID_MEM_OBJECT if the image is a 1D image buffer object created from the
+  // buffer.
+  check(!(image.type() == CL_MEM_OBJECT_IMAGE1D_BUFFER && image.associated() == &buffer),
+        CL_INVALID_MEM_OBJECT, "the image is a 1D image buffer made from the buffer");
+  const ImageInfo& i = *image.image();
+  const ImageBox b = image_box(i, origin, region);
+  // The spec: CL_INVALID_VALUE if the region from the buffer's offset on (the region's pixels
+  // times the element size) lies outside the buffer.
+  const size_t size = mul(b.pixels, i.element_size, "the region overflows");
+  check(range_inside(offset, size, buffer.size()), CL_INVALID_VALUE,
+        "the region lies outside the buffer");
+  const Pitches packed{b.extent[0], b.extent[0] * b.extent[1]};
+  CopyRectOp op =
+      to_buffer ? CopyRectOp{at(image, b.offset), at(buffer, offset), box_rect(b, of(b), packed)}
+                : CopyRectOp{at(buffer, offset), at(image, b.offset), box_rect(b, packed, of(b))};
+  const cl_command_type type =
+      to_buffer ? CL_COMMAND_COPY_IMAGE_TO_BUFFER : CL_COMMAND_COPY_BUFFER_TO_IMAGE;
+  submit(t.queue, Command::make(t.queue, type, std::move(op)), t.waits, event);
+}
+
 void clEnqueueCopyImageToBuffer(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_buffer,
                                 const size_t* src_origin, const size_t* region, size_t dst_offset,
                                 cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
@@ -569,21 +593,7 @@ void clEnqueueCopyImageToBuffer(cl_command_queue command_queue, cl_mem src_image
   Target t = prepare(command_queue, num_events_in_wait_list, event_wait_list);
   MemObject& src = image_in(t.queue, src_image);
   MemObject& dst = buffer_in(t.queue, dst_buffer);
-  // The spec: CL_INVALID_MEM_OBJECT if src_image is a 1D image buffer object created from
-  // dst_buffer.
-  check(!(src.type() == CL_MEM_OBJECT_IMAGE1D_BUFFER && src.associated() == &dst),
-        CL_INVALID_MEM_OBJECT, "src_image is a 1D image buffer made from dst_buffer");
-  const ImageInfo& i = *src.image();
-  const ImageBox b = image_box(i, src_origin, region);
-  // The spec: CL_INVALID_VALUE if the region specified by dst_offset and dst_offset + dst_cb
-  // lies outside dst_buffer (dst_cb: the region's pixels times the element size).
-  const size_t size = mul(b.pixels, i.element_size, "the region overflows");
-  check(range_inside(dst_offset, size, dst.size()), CL_INVALID_VALUE,
-        "the region lies outside the buffer");
-  const Pitches packed{b.extent[0], b.extent[0] * b.extent[1]};
-  CopyRectOp op{at(src, b.offset), at(dst, dst_offset), box_rect(b, of(b), packed)};
-  submit(t.queue, Command::make(t.queue, CL_COMMAND_COPY_IMAGE_TO_BUFFER, std::move(op)), t.waits,
-         event);
+  copy_image_buffer(t, src, dst, src_origin, region, dst_offset, /*to_buffer=*/true, event);
 }
 
 void clEnqueueCopyBufferToImage(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_image,
@@ -593,19 +603,7 @@ void clEnqueueCopyBufferToImage(cl_command_queue command_queue, cl_mem src_buffe
   Target t = prepare(command_queue, num_events_in_wait_list, event_wait_list);
   MemObject& src = buffer_in(t.queue, src_buffer);
   MemObject& dst = image_in(t.queue, dst_image);
-  // The spec: CL_INVALID_MEM_OBJECT if dst_image is a 1D image buffer object created from
-  // src_buffer.
-  check(!(dst.type() == CL_MEM_OBJECT_IMAGE1D_BUFFER && dst.associated() == &src),
-        CL_INVALID_MEM_OBJECT, "dst_image is a 1D image buffer made from src_buffer");
-  const ImageInfo& i = *dst.image();
-  const ImageBox b = image_box(i, dst_origin, region);
-  const size_t size = mul(b.pixels, i.element_size, "the region overflows");
-  check(range_inside(src_offset, size, src.size()), CL_INVALID_VALUE,
-        "the region lies outside the buffer");
-  const Pitches packed{b.extent[0], b.extent[0] * b.extent[1]};
-  CopyRectOp op{at(src, src_offset), at(dst, b.offset), box_rect(b, packed, of(b))};
-  submit(t.queue, Command::make(t.queue, CL_COMMAND_COPY_BUFFER_TO_IMAGE, std::move(op)), t.waits,
-         event);
+  copy_image_buffer(t, dst, src, dst_origin, region, src_offset, /*to_buffer=*/false, event);
 }
 
 void* clEnqueueMapImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_map,

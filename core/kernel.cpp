@@ -39,6 +39,20 @@ Kernel::Kernel(const Kernel& source)
 
 Kernel::~Kernel() { program_->kernel_detached(); }
 
+MemObject* Kernel::memory_argument(cl_mem mem, const char* what) const {
+  // The spec: CL_INVALID_MEM_OBJECT if the argument is a memory object and arg_value is not a
+  // valid memory object (of the kernel's context).
+  MemObject* m = nullptr;
+  try {
+    m = resolve<MemObject>(mem);
+  } catch (const Error&) {
+    fail(CL_INVALID_MEM_OBJECT, std::string("the argument is not a valid ") + what);
+  }
+  if (&m->context() != &program_->context())
+    fail(CL_INVALID_MEM_OBJECT, std::string("the ") + what + " belongs to another context");
+  return m;
+}
+
 void Kernel::set_arg(cl_uint index, size_t size, const void* value) {
   check(index < info_.args.size(), CL_INVALID_ARG_INDEX, "argument index out of range");
   const compiler::KernelArg& arg = info_.args[index];
@@ -56,14 +70,7 @@ void Kernel::set_arg(cl_uint index, size_t size, const void* value) {
             "a buffer argument's size must be sizeof(cl_mem)");
       cl_mem mem = value ? *static_cast<const cl_mem*>(value) : nullptr;
       if (mem) {
-        MemObject* m = nullptr;
-        try {
-          m = resolve<MemObject>(mem);
-        } catch (const Error&) {
-          fail(CL_INVALID_MEM_OBJECT, "the argument is not a valid buffer");
-        }
-        check(&m->context() == &program_->context(), CL_INVALID_MEM_OBJECT,
-              "the buffer belongs to another context");
+        MemObject* m = memory_argument(mem, "buffer");
         check(m->type() == CL_MEM_OBJECT_BUFFER, CL_INVALID_MEM_OBJECT,
               "a pointer argument needs a buffer, not an image");
         v.buffer = m;
@@ -89,14 +96,7 @@ void Kernel::set_arg(cl_uint index, size_t size, const void* value) {
       check(size == sizeof(cl_mem), CL_INVALID_ARG_SIZE,
             "an image argument's size must be sizeof(cl_mem)");
       check(value != nullptr, CL_INVALID_ARG_VALUE, "an image argument needs a value");
-      MemObject* m = nullptr;
-      try {
-        m = resolve<MemObject>(*static_cast<const cl_mem*>(value));
-      } catch (const Error&) {
-        fail(CL_INVALID_MEM_OBJECT, "the argument is not a valid image");
-      }
-      check(&m->context() == &program_->context(), CL_INVALID_MEM_OBJECT,
-            "the image belongs to another context");
+      MemObject* m = memory_argument(*static_cast<const cl_mem*>(value), "image");
       check(m->image() != nullptr, CL_INVALID_MEM_OBJECT, "the argument is not an image");
       // The spec: the memory object must be an image of the argument's type (image2d_t: a 2D
       // image, image1d_buffer_t: a 1D image buffer, ...).

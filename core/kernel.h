@@ -77,6 +77,9 @@ class Kernel : public ApiObject<_cl_kernel, ObjectKind::Kernel, CL_INVALID_KERNE
  private:
   Ref<Program> program_;
   compiler::KernelInfo info_;
+  // The memory object a buffer or image argument names (`what`: "buffer" or "image").
+  MemObject* memory_argument(cl_mem mem, const char* what) const;
+
   std::vector<KernelLaunchInfo> launch_;
   mutable std::mutex mutex_;
   std::vector<KernelArgSetting> args_;

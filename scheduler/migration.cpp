@@ -95,8 +95,7 @@ struct Planner {
       }
     } publish{root};
     std::erase_if(pending, [](const PendingCopy& p) { return p.done->is_terminal(); });
-    // The common case of a buffer used again where it already is (every launch of a kernel on
-    // one GPU): nothing moves and nothing changes, so nothing is planned.
+    // In place once the copies in flight that kept the word above at 0 have landed.
     if (pending.empty() && !trace && in_place(residency.uniform_places())) return;
     if (access != Access::Overwrite) {
       residency.for_each(offset, size, [&](size_t o, size_t n, Residency::Places at) {

@@ -62,7 +62,6 @@ struct KernelOp {
   std::shared_ptr<const KernelArgs> args;
   const KernelLaunchInfo* launch;  // the kernel's, for the queue's device (or its parent)
   compiler::NDRange range;
-  const Kernel& kernel() const { return *args->kernel; }
   const LoadedProgram& program() const { return *launch->loaded; }
 };
 struct NativeKernelOp {

@@ -110,8 +110,8 @@ struct Executor {
   void launch(KernelOp& op) {
     const auto& program = static_cast<const CudaProgram&>(op.program());
     const compiler::KernelInfo& info = op.launch->info;
+    // Found when the kernel object was made (CudaProgram::kernel_handle).
     auto* kernel = static_cast<CudaProgram::Kernel*>(const_cast<void*>(op.launch->handle));
-    if (!kernel) kernel = program.find(info.name);
     if (!kernel) fail(CL_INVALID_KERNEL, "the kernel is not in the loaded module");
     const size_t n = op.args->values.size();
     // Argument values live here until cuLaunchKernel returns (it copies them); on the stack

@@ -37,7 +37,8 @@
 //   bool event_done(Event);                           // non-blocking: recorded work has run
 //   cl_int synchronize_event(Event);  cl_int synchronize_stream(Stream);   // CL_SUCCESS or error
 //   double elapsed_ns(Event from, Event to);
-//   cl_int execute(Device&, Command&, Stream);  // makes Device current and puts the operation
+//   cl_int execute(Device&, Command&, Stream);  // makes Device current (where the work needs
+//                                               // it) and puts the operation
 //                                               // into the stream (may block on the host for
 //                                               // staging); CL_SUCCESS or error
 #pragma once
@@ -311,9 +312,6 @@ class StreamQueue final : public NativeQueue {
       free_events.pop_back();
       return e;
     }
-
-    // A GPU event whose host time is known: device timestamps are offsets from it.
-    // (The device clock's anchor: DeviceClock.)
 
     // Completes, in order, every pending command up to `sequence` (the stream ran them).
     void complete_through(uint64_t sequence, cl_int status) {
