@@ -20,6 +20,9 @@ using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
 using CUevent = struct CUevent_st*;
 using CUhostFn = void (*)(void* user_data);
+using CUgraph = struct CUgraph_st*;
+using CUgraphExec = struct CUgraphExec_st*;
+using CUgraphNode = struct CUgraphNode_st*;
 
 struct CUuuid {
   char bytes[16];
@@ -42,6 +45,19 @@ struct CUDA_MEMCPY3D {
   void* reserved1;
   size_t dstPitch, dstHeight;
   size_t WidthInBytes, Height, Depth;
+};
+
+// cuda.h's CUDA_KERNEL_NODE_PARAMS (the _v2 layout that cuGraphAddKernelNode_v2 and
+// cuGraphExecKernelNodeSetParams_v2 take).
+struct CUDA_KERNEL_NODE_PARAMS {
+  CUfunction func;
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  void** kernelParams;
+  void** extra;
+  void* kern;  // CUkernel: unused (func is set)
+  CUcontext ctx;
 };
 
 constexpr CUresult CUDA_SUCCESS = 0;
@@ -169,10 +185,26 @@ constexpr int CU_MEMORYTYPE_DEVICE = 2;
     (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,  \
      void**, void**))
 
+// Functions Manifold can do without (null where the driver lacks them): CUDA graphs, which
+// batch runs of launches (backends/gpu_stream/launch_batch.h).
+#define MANIFOLD_CUDA_OPTIONAL_FUNCTIONS(X)                                                       \
+  X(cuGraphCreate, "cuGraphCreate", CUresult, (CUgraph*, unsigned))                               \
+  X(cuGraphAddKernelNode, "cuGraphAddKernelNode_v2", CUresult,                                    \
+    (CUgraphNode*, CUgraph, const CUgraphNode*, size_t, const CUDA_KERNEL_NODE_PARAMS*))          \
+  X(cuGraphInstantiate, "cuGraphInstantiateWithFlags", CUresult,                                  \
+    (CUgraphExec*, CUgraph, unsigned long long))                                                  \
+  X(cuGraphExecKernelNodeSetParams, "cuGraphExecKernelNodeSetParams_v2", CUresult,                \
+    (CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*))                                   \
+  X(cuGraphLaunch, "cuGraphLaunch", CUresult, (CUgraphExec, CUstream))                            \
+  X(cuGraphExecDestroy, "cuGraphExecDestroy", CUresult, (CUgraphExec))                            \
+  X(cuGraphDestroy, "cuGraphDestroy", CUresult, (CUgraph))
+
 struct Api {
 #define MANIFOLD_CUDA_MEMBER(member, symbol, ret, params) ret(*member) params = nullptr;
   MANIFOLD_CUDA_FUNCTIONS(MANIFOLD_CUDA_MEMBER)
+  MANIFOLD_CUDA_OPTIONAL_FUNCTIONS(MANIFOLD_CUDA_MEMBER)
 #undef MANIFOLD_CUDA_MEMBER
+  bool has_graphs = false;  // every optional graph function is there
   int driver_version = 0;  // e.g. 13000 for CUDA 13.0
 };
 

@@ -25,6 +25,7 @@ class Command;
 namespace manifold::gpu {
 template <class Api>
 class Staging;
+struct LaunchRecord;
 }
 
 namespace manifold::cuda {
@@ -81,6 +82,9 @@ class CudaProgram final : public LoadedProgram {
   std::unordered_map<std::string, Kernel> kernels_;
 };
 
+// One launch into `stream` (cuda_execute.cpp).
+CUresult launch_record(const gpu::LaunchRecord& record, CUstream stream);
+
 class CudaDevice final : public Device {
  public:
   CudaDevice(CUdevice device, int ordinal);
@@ -133,6 +137,9 @@ class CudaDevice final : public Device {
 
   // Executes one command's operation into `stream` (cuda_execute.cpp).
   cl_int execute(Command& command, CUstream stream);
+  // For a launch that waits in a batch (backends/gpu_stream/launch_batch.h): fills `record`;
+  // CL_SUCCESS, gpu::kNotBatchable (not a plain launch: execute() it), or the launch's error.
+  int prepare_launch(Command& command, gpu::LaunchRecord& record);
 
  private:
   friend class CudaBacking;

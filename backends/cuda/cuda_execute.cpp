@@ -2,7 +2,9 @@
 #include <cstring>
 
 #include "backends/cuda/cuda_device.h"
+#include "backends/gpu_stream/launch_batch.h"
 #include "core/log.h"
+#include "core/tls.h"
 #include "scheduler/command.h"
 
 namespace manifold::cuda {
@@ -107,45 +109,42 @@ struct Executor {
     op.fn();
   }
 
-  void launch(KernelOp& op) {
+  // Fills `record` with what launching `op` takes (parameters copied: the driver reads them
+  // later for a staged launch). Throws what cannot launch. Returns false, for `staged`, where the
+  // launch must first write the program's launch state in stream order: it cannot wait in a batch.
+  bool prepare(KernelOp& op, gpu::LaunchRecord& record, bool staged) {
     const auto& program = static_cast<const CudaProgram&>(op.program());
     const compiler::KernelInfo& info = op.launch->info;
     // Found when the kernel object was made (CudaProgram::kernel_handle).
     auto* kernel = static_cast<CudaProgram::Kernel*>(const_cast<void*>(op.launch->handle));
     if (!kernel) fail(CL_INVALID_KERNEL, "the kernel is not in the loaded module");
-    const size_t n = op.args->values.size();
-    // Argument values live here until cuLaunchKernel returns (it copies them); on the stack
-    // unless the kernel has very many arguments (no heap allocation per launch).
-    constexpr size_t kInlineArgs = 32;
-    uint64_t inline_scalars[kInlineArgs];
-    void* inline_params[kInlineArgs];
-    std::vector<uint64_t> heap_scalars;
-    std::vector<void*> heap_params;
-    uint64_t* scalars = inline_scalars;
-    void** params = inline_params;
-    if (n > kInlineArgs) {
-      heap_scalars.resize(n);
-      heap_params.resize(n);
-      scalars = heap_scalars.data();
-      params = heap_params.data();
+    const compiler::NDRange& r = op.range;
+    if (program.launch_state) {
+      const bool no_offset = !r.global_offset[0] && !r.global_offset[1] && !r.global_offset[2];
+      const bool written =
+          no_offset && program.launch_plain_dims.load(std::memory_order_acquire) == r.work_dim;
+      if (staged && !written) return false;
+      if (!written) update_launch_state(const_cast<CudaProgram&>(program), r);
     }
+    const size_t n = op.args->values.size();
+    record.clear_params();
     uint32_t shared = 0;
     for (size_t i = 0; i < n; ++i) {
       const KernelArgValue& arg = op.args->values[i];
       switch (info.args[i].kind) {
-        case compiler::ArgKind::Buffer:
-          scalars[i] = arg.buffer ? device.address(*arg.buffer)
-                                  : reinterpret_cast<uint64_t>(arg.svm_pointer);
-          params[i] = &scalars[i];
+        case compiler::ArgKind::Buffer: {
+          const uint64_t address = arg.buffer ? device.address(*arg.buffer)
+                                              : reinterpret_cast<uint64_t>(arg.svm_pointer);
+          record.add_param(&address, sizeof address);
           break;
+        }
         case compiler::ArgKind::Local:
           shared = (shared + 15) & ~15u;  // 16 bytes: the widest vector access
-          scalars[i] = shared;
+          record.add_param(&shared, sizeof shared);  // a u32 parameter
           shared += static_cast<uint32_t>(arg.local_size);
-          params[i] = &scalars[i];  // a u32 parameter: the low half (little endian)
           break;
         default:
-          params[i] = const_cast<uint8_t*>(arg.bytes.data());  // the driver only reads it
+          record.add_param(arg.bytes.data(), arg.bytes.size());
           break;
       }
     }
@@ -160,25 +159,30 @@ struct Executor {
           "raising the kernel's local memory limit");
       kernel->dynamic_shared_limit = device.max_dynamic_shared() - kernel->static_shared;
     }
-    const compiler::NDRange& r = op.range;
-    unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
-    for (unsigned d = 0; d < r.work_dim; ++d) {
-      block[d] = static_cast<unsigned>(r.local_size[d]);
-      grid[d] = static_cast<unsigned>(r.global_size[d] / r.local_size[d]);
+    record.function = kernel->function;
+    record.shared = shared;
+    for (unsigned d = 0; d < 3; ++d) {
+      const bool used = d < r.work_dim;
+      record.block[d] = used ? static_cast<unsigned>(r.local_size[d]) : 1;
+      record.grid[d] = used ? static_cast<unsigned>(r.global_size[d] / r.local_size[d]) : 1;
     }
-    if (program.launch_state) update_launch_state(const_cast<CudaProgram&>(program), r);
-    const CUresult result = a.cuLaunchKernel(kernel->function, grid[0], grid[1], grid[2], block[0],
-                                             block[1], block[2], shared, stream, params, nullptr);
+    return true;
+  }
+
+  void launch(KernelOp& op) {
+    // Reused by every launch of the thread: its vectors keep their capacity.
+    MANIFOLD_FAST_TLS static thread_local gpu::LaunchRecord record;
+    prepare(op, record, /*staged=*/false);
+    const CUresult result = launch_record(record, stream);
     if (result != CUDA_SUCCESS)
-      fail(CL_OUT_OF_RESOURCES, "cuLaunchKernel '" + info.name + "': " + error_text(result));
+      fail(CL_OUT_OF_RESOURCES,
+           "cuLaunchKernel '" + op.launch->info.name + "': " + error_text(result));
   }
 
   // The shim's __manifold_launch (global offset, work_dim), rewritten in stream order only when
   // this launch needs other values than the last one wrote.
   void update_launch_state(CudaProgram& program, const compiler::NDRange& r) {
     const bool no_offset = !r.global_offset[0] && !r.global_offset[1] && !r.global_offset[2];
-    if (no_offset && program.launch_plain_dims.load(std::memory_order_acquire) == r.work_dim)
-      return;
     std::lock_guard lock(program.launch_mutex);
     bool same = program.launch_work_dim == r.work_dim;
     for (int d = 0; d < 3; ++d) same = same && program.launch_offset[d] == r.global_offset[d];
@@ -197,6 +201,40 @@ struct Executor {
 };
 
 }  // namespace
+
+CUresult launch_record(const gpu::LaunchRecord& record, CUstream stream) {
+  // Pointers to the parameters: on the stack unless the kernel has very many of them.
+  constexpr size_t kInline = 32;
+  void* inline_params[kInline];
+  std::vector<void*> heap_params;
+  void** params = inline_params;
+  if (record.offsets.size() > kInline) {
+    heap_params.resize(record.offsets.size());
+    params = heap_params.data();
+  }
+  record.param_pointers(params);
+  return api().cuLaunchKernel(static_cast<CUfunction>(record.function), record.grid[0],
+                              record.grid[1], record.grid[2], record.block[0], record.block[1],
+                              record.block[2], record.shared, stream, params, nullptr);
+}
+
+int CudaDevice::prepare_launch(Command& command, gpu::LaunchRecord& record) {
+  auto* op = std::get_if<KernelOp>(&command.operation());
+  if (!op || !command.transfers().empty()) return gpu::kNotBatchable;
+  ensure_current();
+  try {
+    return Executor{*this, nullptr}.prepare(*op, record, /*staged=*/true) ? CL_SUCCESS
+                                                                           : gpu::kNotBatchable;
+  } catch (const Error& e) {
+    log_debug("cuda: launch failed: %s", e.what());
+    return e.code();
+  } catch (const std::bad_alloc&) {
+    return CL_OUT_OF_HOST_MEMORY;
+  } catch (const std::exception& e) {
+    log_debug("cuda: launch failed: %s", e.what());
+    return CL_OUT_OF_RESOURCES;
+  }
+}
 
 cl_int CudaDevice::execute(Command& command, CUstream stream) {
   // A bare launch needs no driver call for the context (ensure_current); what may copy through

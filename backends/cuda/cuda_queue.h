@@ -2,9 +2,15 @@
 // (backends/gpu_stream/stream_queue.h, staging.h).
 #pragma once
 
+#include <span>
+#include <vector>
+
 #include "backends/cuda/cuda_device.h"
+#include "backends/gpu_stream/launch_batch.h"
 #include "backends/gpu_stream/staging.h"
 #include "backends/gpu_stream/stream_queue.h"
+#include "core/log.h"
+#include "core/tls.h"
 
 namespace manifold::cuda {
 
@@ -47,6 +53,66 @@ struct CudaStreamApi {
     return double(ms) * 1e6;
   }
   static cl_int execute(Device& d, Command& command, Stream s) { return d.execute(command, s); }
+
+  // launch_batch.h: a chain of kernel nodes in one executable graph.
+  struct Chain {
+    CUgraph graph = nullptr;
+    CUgraphExec exec = nullptr;
+    std::vector<CUgraphNode> nodes;
+  };
+  static bool has_graphs(Device&) { return api().has_graphs; }
+  static int prepare_launch(Device& d, Command& command, gpu::LaunchRecord& record) {
+    return d.prepare_launch(command, record);
+  }
+  static cl_int launch(Device&, const gpu::LaunchRecord& record, Stream s) {
+    return status_of(launch_record(record, s));
+  }
+  // The node parameters of `record`; `pointers` receives its parameter pointers (the driver
+  // copies the values during the call that takes them).
+  static CUDA_KERNEL_NODE_PARAMS node_params(const gpu::LaunchRecord& record,
+                                             std::vector<void*>& pointers) {
+    pointers.resize(record.offsets.size());
+    record.param_pointers(pointers.data());
+    CUDA_KERNEL_NODE_PARAMS p{};
+    p.func = static_cast<CUfunction>(record.function);
+    p.gridDimX = record.grid[0], p.gridDimY = record.grid[1], p.gridDimZ = record.grid[2];
+    p.blockDimX = record.block[0], p.blockDimY = record.block[1], p.blockDimZ = record.block[2];
+    p.sharedMemBytes = record.shared;
+    p.kernelParams = pointers.data();
+    return p;
+  }
+  static cl_int make_chain(Device& d, std::span<const gpu::LaunchRecord> records, Chain& chain) {
+    const Api& a = api();
+    d.make_current();
+    std::vector<void*> pointers;
+    CUresult r = a.cuGraphCreate(&chain.graph, 0);
+    chain.nodes.assign(records.size(), nullptr);
+    for (size_t i = 0; r == CUDA_SUCCESS && i < records.size(); ++i) {
+      const CUDA_KERNEL_NODE_PARAMS p = node_params(records[i], pointers);
+      r = a.cuGraphAddKernelNode(&chain.nodes[i], chain.graph, i ? &chain.nodes[i - 1] : nullptr,
+                                 i ? 1 : 0, &p);
+    }
+    if (r == CUDA_SUCCESS) r = a.cuGraphInstantiate(&chain.exec, chain.graph, 0);
+    if (r != CUDA_SUCCESS) {
+      log_debug("cuda: no graph for a batch of launches: %s", error_text(r).c_str());
+      destroy_chain(d, chain);
+    }
+    return status_of(r);
+  }
+  static cl_int set_chain_node(Chain& chain, size_t index, const gpu::LaunchRecord& record) {
+    // Per thread: the stream queues of several threads update their chains at once.
+    MANIFOLD_FAST_TLS static thread_local std::vector<void*> pointers;
+    const CUDA_KERNEL_NODE_PARAMS p = node_params(record, pointers);
+    return status_of(api().cuGraphExecKernelNodeSetParams(chain.exec, chain.nodes[index], &p));
+  }
+  static cl_int launch_chain(Chain& chain, Stream s) {
+    return status_of(api().cuGraphLaunch(chain.exec, s));
+  }
+  static void destroy_chain(Device&, Chain& chain) {
+    if (chain.exec) api().cuGraphExecDestroy(chain.exec);
+    if (chain.graph) api().cuGraphDestroy(chain.graph);
+    chain = Chain{};
+  }
 
   // staging.h
   static void* alloc_pinned(Device&, size_t size) {

@@ -19,6 +19,14 @@
 //     commands release their buffers and kernels. A stream of launches followed by clFinish
 //     then costs the launching thread no wake-up and no contention with a completing thread.
 //   eager: after every submission (the waiter chases the stream; the behaviour before 2026-11-23).
+// Runs of launches go into the stream as one graph launch (launch_batch.h): a plain kernel launch
+// enqueued while the stream still has work waits in a batch of MANIFOLD_GPU_LAUNCH_BATCH
+// (default 32; 0: off) launches, which goes when full, before any other work into the stream,
+// at every flush or wait (clFlush, clFinish, an event's waiter, callback or status poll, a
+// dependent in another queue), or when it has waited kBatchDeadline (the waiter thread's job):
+// an application that neither enqueues nor flushes still sees its launches start. A launch into
+// an idle stream, a profiled one, one that waits for other streams or moves memory first goes
+// at once, as before.
 // Profiling records an event before and after each command (only on profiling queues).
 // A dependency on a command already in another stream queue of the same vendor (any of its
 // GPUs) becomes a device-side wait: an event recorded in that stream, waited for in this one.
@@ -41,10 +49,12 @@
 //                                               // it) and puts the operation
 //                                               // into the stream (may block on the host for
 //                                               // staging); CL_SUCCESS or error
+//   and what launch_batch.h asks for.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
@@ -55,6 +65,7 @@
 #include <thread>
 #include <vector>
 
+#include "backends/gpu_stream/launch_batch.h"
 #include "core/backend.h"
 #include "core/platform.h"
 #include "core/queue.h"
@@ -104,6 +115,28 @@ class StreamQueue final : public NativeQueue {
     const bool direct = command->submitted_directly();
     std::unique_lock lock(s.mutex);  // FIFO order must be stream order
     Entry entry{std::move(command), ++s.submitted, nullptr, nullptr, std::move(waited)};
+    const uint64_t sequence = entry.sequence;
+    // A launch waits in the batch while the stream has work (the GPU is busy or the batch is
+    // filling); everything else goes after the batch.
+    if (s.staged && direct && !profiling && !eager() && entry.waited.empty() &&
+        (!s.staged->empty() || s.in_stream > s.completed)) {
+      const int prepared = Api::prepare_launch(s.device, *entry.command, s.staged->next());
+      if (prepared == CL_SUCCESS) {
+        if (s.staged->empty()) s.batch_started = std::chrono::steady_clock::now();
+        s.staged->commit();
+        s.pending.push_back(std::move(entry));
+        if (s.staged->full()) s.launch_staged();
+        after_submit(lock, sequence, direct);
+        return;
+      }
+      if (prepared != kNotBatchable) {
+        --s.submitted;  // as a failed execute below
+        lock.unlock();
+        entry.command->finish(prepared);
+        return;
+      }
+    }
+    if (s.staged) s.launch_staged();
     if (profiling) {
       Api::make_current(s.device);
       entry.start = s.take_event(true);
@@ -126,14 +159,21 @@ class StreamQueue final : public NativeQueue {
       Api::record(entry.end, s.stream);
       if (!s.clock) s.clock = &DeviceClock::of(s.device);
     }
-    const uint64_t sequence = entry.sequence;
     s.pending.push_back(std::move(entry));
-    // Completion wanted now: see the header. A direct submission is followed by the enqueueing
-    // thread's own wait, flush or further enqueues.
+    s.in_stream = sequence;
+    after_submit(lock, sequence, direct);
+  }
+
+  // The end of every submission: completion, wanted now or later (see the header), and the
+  // waiter's wake-up. Unlocks.
+  void after_submit(std::unique_lock<std::mutex>& lock, uint64_t sequence, bool direct) {
+    State& s = *state_;
+    // A direct submission is followed by the enqueueing thread's own wait, flush or further
+    // enqueues.
     uint64_t harvest = 0;
     if (eager() || !direct) {
       s.wanted_through = sequence;
-    } else if (sequence - s.harvest_checked >= batch()) {
+    } else if (sequence - s.harvest_checked >= completion_batch()) {
       // A long run of launches: every `batch` commands this thread completes those the GPU has
       // finished, found by a non-blocking query of an event recorded a batch ago. Their memory
       // and references are released on the thread that took them: handing them to the waiter
@@ -144,23 +184,26 @@ class StreamQueue final : public NativeQueue {
         harvest = s.harvest_through;
         s.harvest_through = 0;
       }
-      if (!s.harvest_through) {
+      if (!s.harvest_through && s.in_stream > s.completed) {
         if (!s.harvest_event) {
           Api::make_current(s.device);
           s.harvest_event = Api::create_event(s.device, false, false);
         }
         Api::record(s.harvest_event, s.stream);
-        s.harvest_through = sequence;
+        s.harvest_through = s.in_stream;  // a staged launch is not in the stream yet
       }
-      if (sequence - std::max(s.completed, s.wanted_through) >= kWaiterAfterBatches * batch())
+      if (sequence - std::max(s.completed, s.wanted_through) >= kWaiterAfterBatches * completion_batch())
         s.wanted_through = sequence;
     }
     const bool wake = s.wanted_through > s.completed && !s.waiter_busy;
     if (wake) s.waiter_busy = true;
-    if (wake && !waiter_.joinable())
+    // A batch started: the waiter launches it if it still waits at its deadline.
+    const bool watch = s.staged && !s.staged->empty() && !s.watching;
+    if (watch) s.watching = true;
+    if ((wake || watch) && !waiter_.joinable())
       waiter_ = std::thread([state = state_] { state->wait_loop(); });
     lock.unlock();
-    if (wake) s.wake.notify_one();
+    if (wake || watch) s.wake.notify_one();
     if (harvest) s.complete_through(harvest, CL_SUCCESS);
   }
 
@@ -170,6 +213,7 @@ class StreamQueue final : public NativeQueue {
   uint64_t make_wait(Stream waiting) {
     State& s = *state_;
     std::lock_guard lock(s.mutex);
+    if (s.staged) s.launch_staged();
     Api::make_current(s.device);
     if (!s.cross_event) s.cross_event = Api::create_event(s.device, false, false);
     // The wait takes the event's state at this call: the event can be recorded again at once.
@@ -184,6 +228,7 @@ class StreamQueue final : public NativeQueue {
     bool wake;
     {
       std::lock_guard lock(s.mutex);
+      if (s.staged) s.launch_staged();
       if (s.pending.empty()) return;
       s.wanted_through = s.submitted;
       wake = !s.waiter_busy;
@@ -199,6 +244,7 @@ class StreamQueue final : public NativeQueue {
     uint64_t covered;
     {
       std::lock_guard lock(s.mutex);
+      if (s.staged) s.launch_staged();
       if (s.pending.empty()) return;
       covered = s.submitted;
     }
@@ -222,7 +268,18 @@ class StreamQueue final : public NativeQueue {
     return depth;
   }
   static constexpr uint64_t kWaiterAfterBatches = 8;
-  static uint64_t batch() {
+  // How long a launch may wait in a batch that does not fill (the application stopped enqueueing
+  // without a flush): a few times what filling one takes.
+  static constexpr std::chrono::microseconds kBatchDeadline{200};
+  static size_t launch_batch_size() {
+    static const size_t n = [] {
+      const char* v = std::getenv("MANIFOLD_GPU_LAUNCH_BATCH");
+      const long long parsed = v ? std::atoll(v) : 32;
+      return parsed > 1 ? size_t(std::min(parsed, 1024LL)) : size_t{0};
+    }();
+    return n;
+  }
+  static uint64_t completion_batch() {
     static const uint64_t n = [] {
       const char* v = std::getenv("MANIFOLD_GPU_COMPLETION_BATCH");
       const long long parsed = v ? std::atoll(v) : 0;
@@ -287,6 +344,7 @@ class StreamQueue final : public NativeQueue {
     uint64_t sequence;
     GpuEvent start, end;  // profiling only
     std::vector<Waited> waited;
+    cl_int failed = CL_SUCCESS;  // a staged launch the driver refused when its batch went
   };
 
   struct State {
@@ -294,15 +352,33 @@ class StreamQueue final : public NativeQueue {
       Api::make_current(device);
       stream = Api::create_stream(device);
       sync_event = Api::create_event(device, false, true);
+      if (launch_batch_size() && Api::has_graphs(device)) {
+        staged = std::make_unique<LaunchBatch<Api>>(launch_batch_size());
+        batch_statuses.resize(launch_batch_size());
+      }
     }
     ~State() {
+      if (staged) launch_staged();  // normally empty: staged commands hold the queue
       Api::make_current(device);
       Api::synchronize_stream(stream);
+      if (staged) staged->destroy(device);
       for (GpuEvent e : free_events) Api::destroy_event(device, e);
       if (cross_event) Api::destroy_event(device, cross_event);
       if (harvest_event) Api::destroy_event(device, harvest_event);
       Api::destroy_event(device, sync_event);
       Api::destroy_stream(device, stream);
+    }
+
+    // Puts the staged launches into the stream (the newest entries of `pending`). Lock held.
+    void launch_staged() {
+      const size_t n = staged->size();
+      if (n == 0) return;
+      Api::make_current(device);
+      staged->launch(device, stream, batch_statuses);
+      for (size_t i = 0; i < n; ++i)
+        if (batch_statuses[i] != CL_SUCCESS)
+          pending[pending.size() - n + i].failed = batch_statuses[i];
+      in_stream = pending.back().sequence;
     }
 
     GpuEvent take_event(bool timing) {
@@ -352,7 +428,9 @@ class StreamQueue final : public NativeQueue {
           free_events.push_back(e.start);
           free_events.push_back(e.end);
         }
-        e.command->finish(status == CL_SUCCESS ? CL_COMPLETE : status);
+        e.command->finish(status != CL_SUCCESS ? status
+                          : e.failed != CL_SUCCESS ? e.failed
+                                                   : CL_COMPLETE);
         finished.store(e.sequence, std::memory_order_release);
         finished.notify_all();
       }
@@ -384,10 +462,21 @@ class StreamQueue final : public NativeQueue {
         if (stop) wanted_through = submitted;
         if (pending.empty() || wanted_through <= completed) {
           waiter_busy = false;
-          wake.wait(lock);
+          if (!staged || staged->empty()) {
+            watching = false;
+            wake.wait(lock);
+            continue;
+          }
+          // A staged batch: launched here if it still waits at its deadline.
+          const auto deadline = batch_started + kBatchDeadline;
+          if (std::chrono::steady_clock::now() < deadline)
+            wake.wait_until(lock, deadline);
+          else
+            launch_staged();
           continue;
         }
         const uint64_t sequence = submitted;
+        if (staged) launch_staged();
         Api::make_current(device);
         Api::record(sync_event, stream);  // under the lock: after every command up to sequence
         lock.unlock();
@@ -408,10 +497,16 @@ class StreamQueue final : public NativeQueue {
     std::condition_variable wake;
     std::deque<Entry> pending;
     std::vector<GpuEvent> free_events;
-    // Sequence numbers: the newest command submitted, the newest one somebody wants completed
-    // soon, the newest one taken out of `pending` for completion (by the waiter or a thread
-    // about to wait).
-    uint64_t submitted = 0, wanted_through = 0, completed = 0;
+    // Sequence numbers: the newest command submitted, the newest one in the stream (staged
+    // launches are not yet), the newest one somebody wants completed soon, the newest one taken
+    // out of `pending` for completion (by the waiter or a thread about to wait).
+    uint64_t submitted = 0, in_stream = 0, wanted_through = 0, completed = 0;
+    // Launches staged for one graph launch (null: batching off or no graphs) and when the
+    // current batch began; the waiter launches a batch still there at its deadline.
+    std::unique_ptr<LaunchBatch<Api>> staged;
+    std::vector<cl_int> batch_statuses;
+    std::chrono::steady_clock::time_point batch_started;
+    bool watching = false;  // the waiter knows a batch waits (it wakes at its deadline)
     std::atomic<uint64_t> finished{0};  // every command through this sequence has finished
     bool waiter_busy = false;
     bool stop = false;

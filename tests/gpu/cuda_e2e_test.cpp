@@ -499,6 +499,100 @@ TEST_P(Gpu, BuildTimes) {
   std::printf("[ INFO ] build: cold %.1f ms, again %.1f ms\n", cold, cached);
 }
 
+// Long runs of launches go to the GPU in batches (graph launches, backends/gpu_stream/
+// launch_batch.h). Every launch keeps its own arguments, its place in the queue's order and its
+// event: an affine map per launch (order matters: they do not commute), arguments that change
+// with a period that does not divide the batch (some graph nodes updated, some replayed), two
+// kernels and two buffers, and now and then a launch that cannot wait in a batch (an offset).
+TEST_P(Gpu, LongRunsOfLaunchesKeepOrderArgumentsAndEvents) {
+  Program p = build(R"(
+    kernel void affine(global uint* x, uint a, uint b) { x[get_global_id(0)] = x[get_global_id(0)] * a + b; }
+    kernel void twice(global uint* x) { x[get_global_id(0)] *= 2u; })");
+  Kernel affine = kernel(p, "affine"), twice = kernel(p, "twice");
+  const size_t n = 256;
+  Mem m[2] = {buffer(n * 4), buffer(n * 4)};
+  std::vector<uint32_t> init(n), expect[2];
+  std::iota(init.begin(), init.end(), 1u);
+  for (int b = 0; b < 2; ++b) {
+    ASSERT_CL_OK(clEnqueueWriteBuffer(queue_, m[b], CL_TRUE, 0, n * 4, init.data(), 0, nullptr, nullptr));
+    expect[b] = init;
+  }
+  std::vector<Event> events;
+  for (int i = 0; i < 3000; ++i) {
+    const int b = (i / 7) % 2;
+    if (i % 13 == 5) {
+      arg(twice, 0, m[b].get());
+      run(twice, n);
+      for (auto& v : expect[b]) v *= 2u;
+    } else {
+      const uint32_t a = 3 + 2 * (i % 5), c = i % 11;
+      arg(affine, 0, m[b].get());
+      arg(affine, 1, a);
+      arg(affine, 2, c);
+      const size_t offset = i % 101 == 50 ? 16 : 0;  // an offset rewrites the launch state first
+      const size_t global = n - offset;
+      Event e;
+      ASSERT_CL_OK(clEnqueueNDRangeKernel(queue_, affine, 1, offset ? &offset : nullptr, &global, nullptr,
+                                          0, nullptr, i % 97 == 0 ? e.out() : nullptr));
+      if (e) events.push_back(std::move(e));
+      for (size_t j = offset; j < n; ++j) expect[b][j] = expect[b][j] * a + c;
+    }
+  }
+  // Waiting for an event in the middle of the run launches what it needs.
+  cl_event middle = events.back().get();
+  ASSERT_CL_OK(clWaitForEvents(1, &middle));
+  for (auto& e : events) {
+    cl_int status = 1;
+    ASSERT_CL_OK(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr));
+    EXPECT_EQ(status, CL_COMPLETE);
+  }
+  for (int b = 0; b < 2; ++b) EXPECT_EQ(read<uint32_t>(m[b], n), expect[b]) << "buffer " << b;
+}
+
+// A launch that waits in a batch still starts when the application neither enqueues more nor
+// flushes (the batch's deadline): after a long pause, clFinish finds the long kernel done.
+TEST_P(Gpu, BatchedLaunchStartsWithoutFlush) {
+  Program p = build(R"(
+    kernel void spin(global uint* x, uint n) {
+      uint v = x[get_global_id(0)];
+      for (uint i = 0; i < n; ++i) v = v * 1664525u + 1013904223u;
+      x[get_global_id(0)] = v;
+    })");
+  Kernel k = kernel(p, "spin");
+  Mem m = buffer(4096);
+  const uint32_t zero = 0;
+  ASSERT_CL_OK(clEnqueueFillBuffer(queue_, m, &zero, 4, 0, 4096, 0, nullptr, nullptr));
+  ASSERT_CL_OK(clFinish(queue_));
+  arg(k, 0, m.get());
+  using clock = std::chrono::steady_clock;
+  auto ms_since = [](clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(clock::now() - t).count();
+  };
+  // A kernel of at least 20 ms (one work-item, a dependent chain).
+  uint32_t iterations = 1u << 22;
+  double alone = 0;
+  for (; iterations < (1u << 31); iterations *= 2) {
+    arg(k, 1, iterations);
+    const auto t0 = clock::now();
+    run(k, 1, 1);
+    ASSERT_CL_OK(clFinish(queue_));
+    alone = ms_since(t0);
+    if (alone > 20) break;
+  }
+  ASSERT_GT(alone, 20) << "no kernel long enough";
+  // The first launch goes straight to the idle stream, the second waits in a batch behind it.
+  arg(k, 1, 1u);
+  run(k, 1, 1);
+  arg(k, 1, iterations);
+  run(k, 1, 1);
+  std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(2 * alone + 100));
+  const auto t0 = clock::now();
+  ASSERT_CL_OK(clFinish(queue_));
+  const double finish = ms_since(t0);
+  std::printf("[ INFO ] spin kernel %.1f ms alone; clFinish after the pause %.2f ms\n", alone, finish);
+  EXPECT_LT(finish, alone / 2) << "the batched launch waited for clFinish";
+}
+
 // One instance per GPU the platform lists (one, skipped, where there is none).
 INSTANTIATE_TEST_SUITE_P(Devices, Gpu,
                          ::testing::Range(0, std::max<int>(1, static_cast<int>(gpu_devices().size()))),
