@@ -34,8 +34,8 @@ void load_once() {
   MANIFOLD_CUDA_FUNCTIONS(MANIFOLD_CUDA_RESOLVE)
 #undef MANIFOLD_CUDA_RESOLVE
   a.has_graphs = true;
-#define MANIFOLD_CUDA_RESOLVE_OPTIONAL(member, symbol, ret, params)                     \
-  a.member = reinterpret_cast<decltype(a.member)>(dlsym(library, symbol));            \
+#define MANIFOLD_CUDA_RESOLVE_OPTIONAL(member, symbol, ret, params)        \
+  a.member = reinterpret_cast<decltype(a.member)>(dlsym(library, symbol)); \
   a.has_graphs = a.has_graphs && a.member;
   MANIFOLD_CUDA_OPTIONAL_FUNCTIONS(MANIFOLD_CUDA_RESOLVE_OPTIONAL)
 #undef MANIFOLD_CUDA_RESOLVE_OPTIONAL

@@ -166,7 +166,7 @@ constexpr int CU_MEMORYTYPE_DEVICE = 2;
   X(cuStreamCreate, "cuStreamCreate", CUresult, (CUstream*, unsigned))                            \
   X(cuStreamDestroy, "cuStreamDestroy_v2", CUresult, (CUstream))                                  \
   X(cuStreamSynchronize, "cuStreamSynchronize", CUresult, (CUstream))                             \
-  X(cuStreamWaitEvent, "cuStreamWaitEvent", CUresult, (CUstream, CUevent, unsigned))             \
+  X(cuStreamWaitEvent, "cuStreamWaitEvent", CUresult, (CUstream, CUevent, unsigned))              \
   X(cuEventCreate, "cuEventCreate", CUresult, (CUevent*, unsigned))                               \
   X(cuEventDestroy, "cuEventDestroy_v2", CUresult, (CUevent))                                     \
   X(cuEventRecord, "cuEventRecord", CUresult, (CUevent, CUstream))                                \
@@ -187,16 +187,16 @@ constexpr int CU_MEMORYTYPE_DEVICE = 2;
 
 // Functions Manifold can do without (null where the driver lacks them): CUDA graphs, which
 // batch runs of launches (backends/gpu_stream/launch_batch.h).
-#define MANIFOLD_CUDA_OPTIONAL_FUNCTIONS(X)                                                       \
-  X(cuGraphCreate, "cuGraphCreate", CUresult, (CUgraph*, unsigned))                               \
-  X(cuGraphAddKernelNode, "cuGraphAddKernelNode_v2", CUresult,                                    \
-    (CUgraphNode*, CUgraph, const CUgraphNode*, size_t, const CUDA_KERNEL_NODE_PARAMS*))          \
-  X(cuGraphInstantiate, "cuGraphInstantiateWithFlags", CUresult,                                  \
-    (CUgraphExec*, CUgraph, unsigned long long))                                                  \
-  X(cuGraphExecKernelNodeSetParams, "cuGraphExecKernelNodeSetParams_v2", CUresult,                \
-    (CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*))                                   \
-  X(cuGraphLaunch, "cuGraphLaunch", CUresult, (CUgraphExec, CUstream))                            \
-  X(cuGraphExecDestroy, "cuGraphExecDestroy", CUresult, (CUgraphExec))                            \
+#define MANIFOLD_CUDA_OPTIONAL_FUNCTIONS(X)                                              \
+  X(cuGraphCreate, "cuGraphCreate", CUresult, (CUgraph*, unsigned))                      \
+  X(cuGraphAddKernelNode, "cuGraphAddKernelNode_v2", CUresult,                           \
+    (CUgraphNode*, CUgraph, const CUgraphNode*, size_t, const CUDA_KERNEL_NODE_PARAMS*)) \
+  X(cuGraphInstantiate, "cuGraphInstantiateWithFlags", CUresult,                         \
+    (CUgraphExec*, CUgraph, unsigned long long))                                         \
+  X(cuGraphExecKernelNodeSetParams, "cuGraphExecKernelNodeSetParams_v2", CUresult,       \
+    (CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*))                          \
+  X(cuGraphLaunch, "cuGraphLaunch", CUresult, (CUgraphExec, CUstream))                   \
+  X(cuGraphExecDestroy, "cuGraphExecDestroy", CUresult, (CUgraphExec))                   \
   X(cuGraphDestroy, "cuGraphDestroy", CUresult, (CUgraph))
 
 struct Api {
@@ -205,7 +205,7 @@ struct Api {
   MANIFOLD_CUDA_OPTIONAL_FUNCTIONS(MANIFOLD_CUDA_MEMBER)
 #undef MANIFOLD_CUDA_MEMBER
   bool has_graphs = false;  // every optional graph function is there
-  int driver_version = 0;  // e.g. 13000 for CUDA 13.0
+  int driver_version = 0;   // e.g. 13000 for CUDA 13.0
 };
 
 // The driver's functions, loaded and cuInit'ed once; nullptr (with *why) when no usable driver

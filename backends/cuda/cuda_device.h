@@ -26,7 +26,7 @@ namespace manifold::gpu {
 template <class Api>
 class Staging;
 struct LaunchRecord;
-}
+}  // namespace manifold::gpu
 
 namespace manifold::cuda {
 

@@ -139,7 +139,7 @@ struct Executor {
           break;
         }
         case compiler::ArgKind::Local:
-          shared = (shared + 15) & ~15u;  // 16 bytes: the widest vector access
+          shared = (shared + 15) & ~15u;             // 16 bytes: the widest vector access
           record.add_param(&shared, sizeof shared);  // a u32 parameter
           shared += static_cast<uint32_t>(arg.local_size);
           break;
@@ -224,7 +224,7 @@ int CudaDevice::prepare_launch(Command& command, gpu::LaunchRecord& record) {
   ensure_current();
   try {
     return Executor{*this, nullptr}.prepare(*op, record, /*staged=*/true) ? CL_SUCCESS
-                                                                           : gpu::kNotBatchable;
+                                                                          : gpu::kNotBatchable;
   } catch (const Error& e) {
     log_debug("cuda: launch failed: %s", e.what());
     return e.code();

@@ -192,7 +192,8 @@ class StreamQueue final : public NativeQueue {
         Api::record(s.harvest_event, s.stream);
         s.harvest_through = s.in_stream;  // a staged launch is not in the stream yet
       }
-      if (sequence - std::max(s.completed, s.wanted_through) >= kWaiterAfterBatches * completion_batch())
+      if (sequence - std::max(s.completed, s.wanted_through) >=
+          kWaiterAfterBatches * completion_batch())
         s.wanted_through = sequence;
     }
     const bool wake = s.wanted_through > s.completed && !s.waiter_busy;
@@ -428,7 +429,7 @@ class StreamQueue final : public NativeQueue {
           free_events.push_back(e.start);
           free_events.push_back(e.end);
         }
-        e.command->finish(status != CL_SUCCESS ? status
+        e.command->finish(status != CL_SUCCESS     ? status
                           : e.failed != CL_SUCCESS ? e.failed
                                                    : CL_COMPLETE);
         finished.store(e.sequence, std::memory_order_release);
@@ -506,7 +507,7 @@ class StreamQueue final : public NativeQueue {
     std::unique_ptr<LaunchBatch<Api>> staged;
     std::vector<cl_int> batch_statuses;
     std::chrono::steady_clock::time_point batch_started;
-    bool watching = false;  // the waiter knows a batch waits (it wakes at its deadline)
+    bool watching = false;              // the waiter knows a batch waits (it wakes at its deadline)
     std::atomic<uint64_t> finished{0};  // every command through this sequence has finished
     bool waiter_busy = false;
     bool stop = false;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cuda.h>
 __global__ void empty(float*) {}
+__global__ void empty2(float*, int) {}
 static double now(){return std::chrono::duration<double,std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();}
 int main(int argc,char**argv){
   int n=argc>1?atoi(argv[1]):20000;
@@ -17,6 +18,14 @@ int main(int argc,char**argv){
     cudaStreamSynchronize(s);
     double t2=now();
     printf("native: enqueue loop %.3f us/kernel, total %.3f us/kernel\n",(t1-t0)/n,(t2-t0)/n);
+  }
+  for(int rep=0;rep<3;rep++){
+    double t0=now();
+    for(int i=0;i<n;i++) empty2<<<1,1,0,s>>>(p,i);
+    double t1=now();
+    cudaStreamSynchronize(s);
+    double t2=now();
+    printf("native varying argument: enqueue loop %.3f us/kernel, total %.3f us/kernel\n",(t1-t0)/n,(t2-t0)/n);
   }
   cudaFunction_t rf; cudaGetFuncBySymbol(&rf,(const void*)empty); CUfunction f=(CUfunction)rf;
   CUstream cs=(CUstream)s;
