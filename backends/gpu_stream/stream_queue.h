@@ -23,7 +23,8 @@
 // enqueued while the stream still has work waits in a batch of MANIFOLD_GPU_LAUNCH_BATCH
 // (default 32; 0: off) launches, which goes when full, before any other work into the stream,
 // at every flush or wait (clFlush, clFinish, an event's waiter, callback or status poll, a
-// dependent in another queue), or when it has waited kBatchDeadline (the waiter thread's job):
+// dependent in another queue), or when it has waited MANIFOLD_GPU_LAUNCH_BATCH_US (default 200)
+// microseconds (the waiter thread's job):
 // an application that neither enqueues nor flushes still sees its launches start. A launch into
 // an idle stream, a profiled one, one that waits for other streams or moves memory first goes
 // at once, as before.
@@ -270,8 +271,15 @@ class StreamQueue final : public NativeQueue {
   }
   static constexpr uint64_t kWaiterAfterBatches = 8;
   // How long a launch may wait in a batch that does not fill (the application stopped enqueueing
-  // without a flush): a few times what filling one takes.
-  static constexpr std::chrono::microseconds kBatchDeadline{200};
+  // without a flush): a few times what filling one takes. MANIFOLD_GPU_LAUNCH_BATCH_US.
+  static std::chrono::microseconds batch_deadline() {
+    static const std::chrono::microseconds d{[] {
+      const char* v = std::getenv("MANIFOLD_GPU_LAUNCH_BATCH_US");
+      const long long parsed = v ? std::atoll(v) : 0;
+      return parsed > 0 ? parsed : 200LL;
+    }()};
+    return d;
+  }
   static size_t launch_batch_size() {
     static const size_t n = [] {
       const char* v = std::getenv("MANIFOLD_GPU_LAUNCH_BATCH");
@@ -469,7 +477,7 @@ class StreamQueue final : public NativeQueue {
             continue;
           }
           // A staged batch: launched here if it still waits at its deadline.
-          const auto deadline = batch_started + kBatchDeadline;
+          const auto deadline = batch_started + batch_deadline();
           if (std::chrono::steady_clock::now() < deadline)
             wake.wait_until(lock, deadline);
           else

@@ -431,8 +431,23 @@ struct LaunchStats {
   }
 } g_stats;
 
+// For tests (tests/gpu/null_driver_test.cpp): launch counts, and failures on demand.
+std::atomic<int> g_fail_launches{0};     // that many coming cuLaunchKernel calls fail
+std::atomic<bool> g_fail_graphs{false};  // cuGraphInstantiate fails
+extern "C" __attribute__((visibility("default"))) void null_cuda_launch_counts(uint64_t* kernels,
+                                                                               uint64_t* graphs) {
+  *kernels = g_stats.kernels.load();
+  *graphs = g_stats.graphs.load();
+}
+extern "C" __attribute__((visibility("default"))) void null_cuda_fail(int launches, bool graphs) {
+  g_fail_launches = launches;
+  g_fail_graphs = graphs;
+}
+
 API cuLaunchKernel(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                    void* stream, void**, void**) {
+  for (int n = g_fail_launches.load(); n > 0;)
+    if (g_fail_launches.compare_exchange_weak(n, n - 1)) return kOutOfMemory;
   ++g_stats.kernels;
   of(stream)->push(nullptr, true);  // an ordering point: the kernel computes nothing
   return kSuccess;
@@ -459,6 +474,7 @@ API cuGraphAddKernelNode_v2(void** node, void* graph, const void*, size_t,
   return kSuccess;
 }
 API cuGraphInstantiateWithFlags(void** exec, void* graph, unsigned long long) {
+  if (g_fail_graphs) return kOutOfMemory;
   *exec = graph;  // the executable graph is the graph itself here
   return kSuccess;
 }

@@ -1,0 +1,248 @@
+// The CUDA backend's launch batching (backends/gpu_stream/launch_batch.h) over the simulated
+// driver (null_cuda.cpp), so that it runs everywhere, CI and sanitizers included: which launches
+// wait in a batch, when a batch goes (full, flush, wait, status poll, deadline), that profiled
+// launches never wait, and that a launch the driver refuses fails its own command only. Kernels
+// compute nothing there; the driver counts stream and graph launches.
+#include <CL/cl.h>
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cl_test.h"
+
+namespace {
+
+using namespace cltest;
+
+struct Counts {
+  uint64_t kernels = 0, graphs = 0;
+};
+
+void* null_driver() {
+  static void* handle = dlopen(NULL_CUDA_PATH, RTLD_NOW | RTLD_LOCAL);
+  return handle;
+}
+Counts counts() {
+  using Fn = void (*)(uint64_t*, uint64_t*);
+  static auto fn = reinterpret_cast<Fn>(dlsym(null_driver(), "null_cuda_launch_counts"));
+  Counts c;
+  fn(&c.kernels, &c.graphs);
+  return c;
+}
+void fail_in_driver(int launches, bool graphs) {
+  using Fn = void (*)(int, bool);
+  static auto fn = reinterpret_cast<Fn>(dlsym(null_driver(), "null_cuda_fail"));
+  fn(launches, graphs);
+}
+
+constexpr int kBatch = 32;  // MANIFOLD_GPU_LAUNCH_BATCH's default
+
+class NullCuda : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    // Before Manifold loads (the first OpenCL call): the simulated driver, and a batch deadline
+    // long enough that a slow (sanitized) enqueue loop never meets it by accident.
+    setenv("MANIFOLD_CUDA_DRIVER", NULL_CUDA_PATH, 1);
+    setenv("MANIFOLD_GPU_LAUNCH_BATCH_US", "100000", 1);
+    unsetenv("MANIFOLD_GPU_LAUNCH_BATCH");
+    unsetenv("MANIFOLD_DISABLE_CUDA");
+  }
+
+  void SetUp() override {
+    ASSERT_NE(null_driver(), nullptr) << dlerror();
+    cl_platform_id platform = findPlatform();
+    ASSERT_NE(platform, nullptr);
+    cl_uint n = 0;
+    if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_GPU, 1, &device_, &n) != CL_SUCCESS)
+      GTEST_SKIP() << "no GPU device (the simulated CUDA driver did not load)";
+    char name[256] = {};
+    clGetDeviceInfo(device_, CL_DEVICE_NAME, sizeof name, name, nullptr);
+    ASSERT_NE(std::string(name).find("Simulated"), std::string::npos) << name;
+    cl_int err = CL_SUCCESS;
+    context_.reset(clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err));
+    ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+    queue_ = make_queue(0);
+    const char* source = "kernel void k(int v) {}";
+    program_.reset(clCreateProgramWithSource(context_, 1, &source, nullptr, &err));
+    ASSERT_EQ(Err(CL_SUCCESS), Err(clBuildProgram(program_, 1, &device_, "", nullptr, nullptr)));
+    kernel_.reset(clCreateKernel(program_, "k", &err));
+    ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  }
+  void TearDown() override {
+    fail_in_driver(0, false);
+    if (queue_) clFinish(queue_);
+  }
+
+  Queue make_queue(cl_command_queue_properties properties) {
+    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, properties, 0};
+    cl_int err = CL_SUCCESS;
+    Queue q(clCreateCommandQueueWithProperties(context_, device_, props, &err));
+    EXPECT_EQ(Err(CL_SUCCESS), Err(err));
+    return q;
+  }
+  // One launch of k(v) into `q` (the test's queue by default).
+  void launch(int v, cl_event* event = nullptr, cl_command_queue q = nullptr) {
+    ASSERT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(kernel_, 0, sizeof v, &v)));
+    const size_t global = 64;
+    ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueNDRangeKernel(q ? q : queue_.get(), kernel_, 1, nullptr,
+                                                          &global, nullptr, 0, nullptr, event)));
+  }
+  // Everything done, then one launch that goes at once: the next ones wait in a batch.
+  void idle_then_busy() {
+    ASSERT_EQ(Err(CL_SUCCESS), Err(clFinish(queue_)));
+    const Counts before = counts();
+    launch(100);
+    ASSERT_EQ(since(before).kernels, 1u);
+  }
+  // Launches since `before`.
+  static Counts since(const Counts& before) {
+    const Counts now = counts();
+    return {now.kernels - before.kernels, now.graphs - before.graphs};
+  }
+  static cl_int status_of(cl_event e) {
+    cl_int status = 1;
+    EXPECT_EQ(Err(CL_SUCCESS), Err(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                                                  sizeof status, &status, nullptr)));
+    return status;
+  }
+
+  cl_device_id device_ = nullptr;
+  Context context_;
+  Queue queue_;
+  Program program_;
+  Kernel kernel_;
+};
+
+TEST_F(NullCuda, RunsOfLaunchesGoAsGraphLaunches) {
+  const Counts before = counts();
+  launch(0);  // an idle stream: at once
+  EXPECT_EQ(since(before).kernels, 1u);
+  for (int i = 1; i <= 2 * kBatch + 5; ++i) launch(i % 3);  // a busy stream: batches
+  const Counts staged = since(before);
+  EXPECT_EQ(staged.kernels, 1u);
+  EXPECT_EQ(staged.graphs, 2u);
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clFinish(queue_)));
+  const Counts done = since(before);
+  EXPECT_EQ(done.kernels, 1u + 5u) << "clFinish launches the partial batch, one by one";
+  EXPECT_EQ(done.graphs, 2u);
+}
+
+TEST_F(NullCuda, FlushWaitAndStatusPollLaunchTheBatch) {
+  idle_then_busy();
+  Counts before = counts();
+  launch(1);
+  launch(2);
+  EXPECT_EQ(since(before).kernels, 0u) << "both wait in the batch";
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clFlush(queue_)));
+  EXPECT_EQ(since(before).kernels, 2u);
+
+  Event e;
+  idle_then_busy();
+  before = counts();
+  launch(3, e.out());
+  EXPECT_EQ(since(before).kernels, 0u);
+  cl_event wait = e.get();
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clWaitForEvents(1, &wait)));
+  EXPECT_EQ(since(before).kernels, 1u);
+  EXPECT_EQ(status_of(e), CL_COMPLETE);
+
+  Event polled;
+  idle_then_busy();
+  before = counts();
+  launch(4, polled.out());
+  EXPECT_EQ(since(before).kernels, 0u);
+  // A status poll asks for completion: the launch goes, and the event completes without a wait.
+  cl_int status = status_of(polled);
+  for (int i = 0; i < 5000 && status != CL_COMPLETE; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    status = status_of(polled);
+  }
+  EXPECT_EQ(status, CL_COMPLETE);
+  EXPECT_EQ(since(before).kernels, 1u);
+
+  // Any other command goes after the batch, in order.
+  idle_then_busy();
+  before = counts();
+  launch(5);
+  cl_int err = CL_SUCCESS;
+  Mem m(clCreateBuffer(context_, CL_MEM_READ_WRITE, 256, nullptr, &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  const int zero = 0;
+  ASSERT_EQ(Err(CL_SUCCESS),
+            Err(clEnqueueFillBuffer(queue_, m, &zero, sizeof zero, 0, 256, 0, nullptr, nullptr)));
+  EXPECT_EQ(since(before).kernels, 1u);
+}
+
+TEST_F(NullCuda, BatchLaunchesAtItsDeadlineWithoutFlush) {
+  launch(0);
+  const Counts before = counts();
+  launch(1);
+  launch(2);
+  launch(3);
+  EXPECT_EQ(since(before).kernels, 0u);
+  // No OpenCL call: the queue's waiter thread launches the batch at its deadline (100 ms here).
+  for (int i = 0; i < 100 && since(before).kernels < 3; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(since(before).kernels, 3u);
+}
+
+TEST_F(NullCuda, ProfiledLaunchesGoAtOnce) {
+  Queue profiled = make_queue(CL_QUEUE_PROFILING_ENABLE);
+  const Counts before = counts();
+  for (int i = 0; i < 2 * kBatch; ++i) launch(i, nullptr, profiled);
+  EXPECT_EQ(since(before).kernels, uint64_t(2 * kBatch));
+  EXPECT_EQ(since(before).graphs, 0u);
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clFinish(profiled)));
+}
+
+TEST_F(NullCuda, RefusedLaunchFailsOnlyItsCommand) {
+  launch(0);
+  // The driver refuses graphs: the full batch goes as plain launches, of which the first fails.
+  fail_in_driver(0, true);
+  std::vector<Event> events(kBatch);
+  for (int i = 0; i < kBatch - 1; ++i) launch(i, events[i].out());
+  fail_in_driver(1, true);
+  launch(kBatch, events[kBatch - 1].out());  // fills the batch: it goes now
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clFinish(queue_)));
+  EXPECT_EQ(status_of(events[0]), CL_OUT_OF_RESOURCES);
+  for (int i = 1; i < kBatch; ++i) EXPECT_EQ(status_of(events[i]), CL_COMPLETE) << i;
+  // The queue goes on.
+  Event after;
+  launch(1, after.out());
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clFinish(queue_)));
+  EXPECT_EQ(status_of(after), CL_COMPLETE);
+}
+
+TEST_F(NullCuda, SeveralThreadsLaunchIntoOneQueue) {
+  launch(0);
+  const Counts before = counts();
+  constexpr int kThreads = 4, kEach = 200;
+  std::vector<std::thread> threads;
+  std::vector<Kernel> kernels;
+  for (int t = 0; t < kThreads; ++t) {
+    cl_int err = CL_SUCCESS;
+    kernels.emplace_back(clCreateKernel(program_, "k", &err));
+    ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  }
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      const size_t global = 64;
+      for (int i = 0; i < kEach; ++i) {
+        clSetKernelArg(kernels[t], 0, sizeof i, &i);
+        clEnqueueNDRangeKernel(queue_, kernels[t], 1, nullptr, &global, nullptr, 0, nullptr,
+                               nullptr);
+      }
+    });
+  for (auto& t : threads) t.join();
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clFinish(queue_)));
+  const Counts done = since(before);
+  EXPECT_EQ(done.kernels + kBatch * done.graphs, uint64_t(kThreads * kEach))
+      << "every launch went exactly once";
+}
+
+}  // namespace
