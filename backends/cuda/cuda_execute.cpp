@@ -218,22 +218,32 @@ CUresult launch_record(const gpu::LaunchRecord& record, CUstream stream) {
                               record.block[2], record.shared, stream, params, nullptr);
 }
 
-int CudaDevice::prepare_launch(Command& command, gpu::LaunchRecord& record) {
-  auto* op = std::get_if<KernelOp>(&command.operation());
-  if (!op || !command.transfers().empty()) return gpu::kNotBatchable;
-  ensure_current();
+namespace {
+// What a command's work threw, as the command's status (logged: the event only shows the code).
+template <class Work>
+int status_of_work(const char* what, Work&& work) {
   try {
-    return Executor{*this, nullptr}.prepare(*op, record, /*staged=*/true) ? CL_SUCCESS
-                                                                          : gpu::kNotBatchable;
+    return work();
   } catch (const Error& e) {
-    log_debug("cuda: launch failed: %s", e.what());
+    log_debug("cuda: %s failed: %s", what, e.what());
     return e.code();
   } catch (const std::bad_alloc&) {
     return CL_OUT_OF_HOST_MEMORY;
   } catch (const std::exception& e) {
-    log_debug("cuda: launch failed: %s", e.what());
+    log_debug("cuda: %s failed: %s", what, e.what());
     return CL_OUT_OF_RESOURCES;
   }
+}
+}  // namespace
+
+int CudaDevice::prepare_launch(Command& command, gpu::LaunchRecord& record) {
+  auto* op = std::get_if<KernelOp>(&command.operation());
+  if (!op || !command.transfers().empty()) return gpu::kNotBatchable;
+  ensure_current();
+  return status_of_work("launch", [&] {
+    return Executor{*this, nullptr}.prepare(*op, record, /*staged=*/true) ? CL_SUCCESS
+                                                                          : gpu::kNotBatchable;
+  });
 }
 
 cl_int CudaDevice::execute(Command& command, CUstream stream) {
@@ -243,22 +253,14 @@ cl_int CudaDevice::execute(Command& command, CUstream stream) {
     ensure_current();
   else
     make_current();
-  try {
+  return status_of_work("command", [&] {
     if (!command.transfers().empty()) {
       for (const Transfer& t : command.transfers()) transfer(t, stream);
       make_current();  // a copy from another GPU may have switched the thread's context
     }
     std::visit(Executor{*this, stream}, command.operation());
     return CL_SUCCESS;
-  } catch (const Error& e) {
-    log_debug("cuda: command failed: %s", e.what());
-    return e.code();
-  } catch (const std::bad_alloc&) {
-    return CL_OUT_OF_HOST_MEMORY;
-  } catch (const std::exception& e) {
-    log_debug("cuda: command failed: %s", e.what());
-    return CL_OUT_OF_RESOURCES;
-  }
+  });
 }
 
 }  // namespace manifold::cuda

@@ -29,6 +29,27 @@ static double now() {
     }                                                                                              \
   } while (0)
 
+// A launch of one thread.
+static CUDA_KERNEL_NODE_PARAMS one_thread(CUfunction f, void** params) {
+  CUDA_KERNEL_NODE_PARAMS kp{};
+  kp.func = f;
+  kp.gridDimX = kp.gridDimY = kp.gridDimZ = 1;
+  kp.blockDimX = kp.blockDimY = kp.blockDimZ = 1;
+  kp.kernelParams = params;
+  return kp;
+}
+// A graph of K such launches, each after the one before; instantiated.
+static CUgraphExec make_chain(const CUDA_KERNEL_NODE_PARAMS& kp, int K, CUgraph& g,
+                              std::vector<CUgraphNode>& nodes) {
+  CK(cuGraphCreate(&g, 0));
+  nodes.assign(K, nullptr);
+  for (int i = 0; i < K; i++)
+    CK(cuGraphAddKernelNode(&nodes[i], g, i ? &nodes[i - 1] : nullptr, i ? 1 : 0, &kp));
+  CUgraphExec ge;
+  CK(cuGraphInstantiate(&ge, g, 0));
+  return ge;
+}
+
 int main(int argc, char** argv) {
   int n = argc > 1 ? atoi(argv[1]) : 20000;
   float* p;
@@ -99,17 +120,10 @@ int main(int argc, char** argv) {
     }
     // cached chain + set params
     {
+      CUDA_KERNEL_NODE_PARAMS kp = one_thread(f, params);
       CUgraph g;
-      CK(cuGraphCreate(&g, 0));
-      std::vector<CUgraphNode> nodes(K);
-      CUDA_KERNEL_NODE_PARAMS kp{};
-      kp.func = f;
-      kp.gridDimX = kp.gridDimY = kp.gridDimZ = 1;
-      kp.blockDimX = kp.blockDimY = kp.blockDimZ = 1;
-      kp.kernelParams = params;
-      for (int i = 0; i < K; i++) CK(cuGraphAddKernelNode(&nodes[i], g, i ? &nodes[i - 1] : nullptr, i ? 1 : 0, &kp));
-      CUgraphExec ge;
-      CK(cuGraphInstantiate(&ge, g, 0));
+      std::vector<CUgraphNode> nodes;
+      CUgraphExec ge = make_chain(kp, K, g, nodes);
       for (int rep = 0; rep < 2; rep++) {
         double t0 = now();
         for (int b = 0; b < batches; b++) {
@@ -144,17 +158,10 @@ int main(int argc, char** argv) {
     long long cycles = 100000;
     void* sp[2] = {&p, &cycles};
     const int K = 32;
+    CUDA_KERNEL_NODE_PARAMS kp = one_thread(fs, sp);
     CUgraph g;
-    CK(cuGraphCreate(&g, 0));
-    std::vector<CUgraphNode> nodes(K);
-    CUDA_KERNEL_NODE_PARAMS kp{};
-    kp.func = fs;
-    kp.gridDimX = kp.gridDimY = kp.gridDimZ = 1;
-    kp.blockDimX = kp.blockDimY = kp.blockDimZ = 1;
-    kp.kernelParams = sp;
-    for (int i = 0; i < K; i++) CK(cuGraphAddKernelNode(&nodes[i], g, i ? &nodes[i - 1] : nullptr, i ? 1 : 0, &kp));
-    CUgraphExec ge;
-    CK(cuGraphInstantiate(&ge, g, 0));
+    std::vector<CUgraphNode> nodes;
+    CUgraphExec ge = make_chain(kp, K, g, nodes);
     double t0 = now();
     CK(cuGraphLaunch(ge, s));
     CK(cuStreamSynchronize(s));
