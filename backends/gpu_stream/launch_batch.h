@@ -12,7 +12,7 @@
 //
 // Api must provide (all static), besides what stream_queue.h asks for:
 //   using Chain;                                   // an executable graph: a chain of kernel nodes
-//   bool has_graphs(Device&);
+//   bool has_graphs(Device&);                      // the queue makes no batch without
 //   int prepare_launch(Device&, Command&, LaunchRecord&);  // CL_SUCCESS, kNotBatchable or error
 //   cl_int launch(Device&, const LaunchRecord&, Stream);
 //   cl_int make_chain(Device&, std::span<const LaunchRecord>, Chain&);   // instantiated
@@ -94,7 +94,7 @@ class LaunchBatch {
   void launch(Device& device, Stream stream, std::span<cl_int> statuses) {
     const size_t n = count_;
     count_ = 0;
-    if (n == slots_.size() && Api::has_graphs(device) && launch_as_graph(device, stream)) {
+    if (n == slots_.size() && launch_as_graph(device, stream)) {
       for (size_t i = 0; i < n; ++i) statuses[i] = CL_SUCCESS;
       return;
     }

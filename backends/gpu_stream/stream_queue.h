@@ -137,7 +137,7 @@ class StreamQueue final : public NativeQueue {
         return;
       }
     }
-    if (s.staged) s.launch_staged();
+    s.launch_staged();
     if (profiling) {
       Api::make_current(s.device);
       entry.start = s.take_event(true);
@@ -215,7 +215,7 @@ class StreamQueue final : public NativeQueue {
   uint64_t make_wait(Stream waiting) {
     State& s = *state_;
     std::lock_guard lock(s.mutex);
-    if (s.staged) s.launch_staged();
+    s.launch_staged();
     Api::make_current(s.device);
     if (!s.cross_event) s.cross_event = Api::create_event(s.device, false, false);
     // The wait takes the event's state at this call: the event can be recorded again at once.
@@ -230,7 +230,7 @@ class StreamQueue final : public NativeQueue {
     bool wake;
     {
       std::lock_guard lock(s.mutex);
-      if (s.staged) s.launch_staged();
+      s.launch_staged();
       if (s.pending.empty()) return;
       s.wanted_through = s.submitted;
       wake = !s.waiter_busy;
@@ -246,7 +246,7 @@ class StreamQueue final : public NativeQueue {
     uint64_t covered;
     {
       std::lock_guard lock(s.mutex);
-      if (s.staged) s.launch_staged();
+      s.launch_staged();
       if (s.pending.empty()) return;
       covered = s.submitted;
     }
@@ -367,7 +367,7 @@ class StreamQueue final : public NativeQueue {
       }
     }
     ~State() {
-      if (staged) launch_staged();  // normally empty: staged commands hold the queue
+      launch_staged();  // normally nothing: staged commands hold the queue
       Api::make_current(device);
       Api::synchronize_stream(stream);
       if (staged) staged->destroy(device);
@@ -378,9 +378,10 @@ class StreamQueue final : public NativeQueue {
       Api::destroy_stream(device, stream);
     }
 
-    // Puts the staged launches into the stream (the newest entries of `pending`). Lock held.
+    // Puts the staged launches, if any, into the stream (the newest entries of `pending`). Lock
+    // held.
     void launch_staged() {
-      const size_t n = staged->size();
+      const size_t n = staged ? staged->size() : 0;
       if (n == 0) return;
       Api::make_current(device);
       staged->launch(device, stream, batch_statuses);
@@ -485,7 +486,7 @@ class StreamQueue final : public NativeQueue {
           continue;
         }
         const uint64_t sequence = submitted;
-        if (staged) launch_staged();
+        launch_staged();
         Api::make_current(device);
         Api::record(sync_event, stream);  // under the lock: after every command up to sequence
         lock.unlock();
