@@ -321,6 +321,54 @@ void flush_denormals_while_running(llvm::Function& wg, llvm::Attribute denormal_
   }
 }
 
+// x86's div and idiv trap on a zero divisor and on INT_MIN / -1, and the SIGFPE would kill the
+// application; OpenCL C only leaves the result undefined. Where a divisor may trap it becomes 1
+// (a select, which vectorizes like the division around it): x / 0 gives x, INT_MIN / -1 gives
+// INT_MIN (the wrapped value), and the remainders give 0.
+bool divisor_may_trap(const llvm::Value* divisor, bool is_signed) {
+  auto element_traps = [is_signed](const llvm::Constant* c) {
+    const auto* value = llvm::dyn_cast_or_null<llvm::ConstantInt>(c);
+    return !value || value->isZero() || (is_signed && value->isMinusOne());
+  };
+  const auto* constant = llvm::dyn_cast<llvm::Constant>(divisor);
+  if (!constant) return true;
+  if (auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(constant->getType())) {
+    for (unsigned i = 0; i < vector->getNumElements(); ++i)
+      if (element_traps(constant->getAggregateElement(i))) return true;
+    return false;
+  }
+  return element_traps(constant);
+}
+
+void guard_integer_division(llvm::Module& module) {
+  for (llvm::Function& function : module)
+    for (llvm::BasicBlock& block : function)
+      for (llvm::Instruction& inst : block) {
+        const unsigned opcode = inst.getOpcode();
+        const bool is_signed =
+            opcode == llvm::Instruction::SDiv || opcode == llvm::Instruction::SRem;
+        if (!is_signed && opcode != llvm::Instruction::UDiv && opcode != llvm::Instruction::URem)
+          continue;
+        llvm::Value* divisor = inst.getOperand(1);
+        if (!divisor_may_trap(divisor, is_signed)) continue;
+        llvm::IRBuilder<> b(&inst);
+        llvm::Type* type = divisor->getType();
+        divisor = b.CreateFreeze(divisor);  // a poison divisor must not make the guard poison
+        llvm::Value* traps = b.CreateICmpEQ(divisor, llvm::Constant::getNullValue(type));
+        if (is_signed) {
+          const unsigned bits = type->getScalarSizeInBits();
+          llvm::Value* dividend = b.CreateFreeze(inst.getOperand(0));
+          llvm::Value* overflows = b.CreateAnd(
+              b.CreateICmpEQ(dividend,
+                             llvm::ConstantInt::get(type, llvm::APInt::getSignedMinValue(bits))),
+              b.CreateICmpEQ(divisor, llvm::Constant::getAllOnesValue(type)));
+          traps = b.CreateOr(traps, overflows);
+          inst.setOperand(0, dividend);
+        }
+        inst.setOperand(1, b.CreateSelect(traps, llvm::ConstantInt::get(type, 1), divisor));
+      }
+}
+
 }  // namespace
 
 // Builtin library functions named so stay out of line (compiler/builtins/image.cl: the general
@@ -370,6 +418,8 @@ bool finalize_executable(llvm::Module& module, std::vector<KernelInfo>& kernels,
     cleanup.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
     passes.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(cleanup)));
   });
+
+  guard_integer_division(module);
 
   // Kernels to run with denormals flushed, noted now: the work-group pass replaces them.
   std::vector<std::pair<size_t, llvm::Attribute>> flushing_kernels;

@@ -566,6 +566,45 @@ TEST(CpuRun, ConcurrentRuns) {
 }
 
 // The same barrier kernel under the options that change the pipeline the most.
+// CTS integer_ops quick_long_math: x86's div traps on a zero divisor and on MIN / -1 (SIGFPE).
+// OpenCL C leaves those results undefined; the process must live, and every other lane of the
+// vectorized division must still be right.
+TEST(CpuRun, IntegerDivisionByZeroAndOverflowDoNotTrap) {
+  auto exe = build_and_load(R"(
+    __kernel void divide(__global const int* a, __global const int* b, __global int* q,
+                         __global int* r, __global const ulong* c, __global const ulong* d,
+                         __global ulong* uq, __global long4* vq) {
+      size_t i = get_global_id(0);
+      q[i] = a[i] / b[i];
+      r[i] = a[i] % b[i];
+      uq[i] = c[i] / d[i] + c[i] % d[i];
+      long4 v = (long4)(a[i], b[i], -1, LONG_MIN);
+      vq[i] = v / (long4)(b[i], a[i], 0, -1) + v % (long4)(b[i], 0, a[i], -1);
+    })");
+  ASSERT_NE(exe, nullptr);
+  const size_t n = 256;
+  std::vector<int32_t> a(n), b(n), q(n), r(n);
+  std::vector<uint64_t> c(n), d(n), uq(n);
+  std::vector<int64_t> vq(4 * n);
+  for (size_t i = 0; i < n; ++i) {
+    a[i] = i % 7 == 0 ? INT32_MIN : int32_t(i * 37) - 2000;
+    b[i] = i % 3 == 0 ? 0 : (i % 5 == 0 ? -1 : int32_t(i % 11) - 5);
+    c[i] = i * 1000003u;
+    d[i] = i % 4;
+  }
+  void* p[] = {a.data(), b.data(), q.data(), r.data(), c.data(), d.data(), uq.data(), vq.data()};
+  const void* args[] = {&p[0], &p[1], &p[2], &p[3], &p[4], &p[5], &p[6], &p[7]};
+  exe->run("divide", range_1d(n, 64), args, nullptr);
+  for (size_t i = 0; i < n; ++i) {
+    const bool traps = b[i] == 0 || (a[i] == INT32_MIN && b[i] == -1);
+    if (!traps) {
+      ASSERT_EQ(q[i], a[i] / b[i]) << i;
+      ASSERT_EQ(r[i], a[i] % b[i]) << i;
+    }
+    if (d[i] != 0) ASSERT_EQ(uq[i], c[i] / d[i] + c[i] % d[i]) << i;
+  }
+}
+
 TEST(CpuRun, OptimizationAndMathOptions) {
   const char* source = R"(
     __kernel void k(__global float* data, __local float* tile) {
