@@ -87,31 +87,15 @@ MemObject::MemObject(MemObject& parent, cl_mem_flags flags, size_t origin, size_
 }
 
 MemObject::~MemObject() {
-  // USE_HOST_PTR: the application's memory holds the final contents before the callbacks tell
-  // it that the buffer is gone.
-  if (!parent_ && (flags_ & CL_MEM_USE_HOST_PTR)) write_back_to_host();
+  // Nothing is written to a USE_HOST_PTR region here: the spec makes its contents current only
+  // through a map (or a read into it), and applications free that memory before releasing the
+  // buffer (the Khronos CTS does): a write-back at release corrupted their heap.
   // The spec: destructor callbacks run in the reverse order of registration, before the
   // memory is freed, once no command uses the object any more.
   for (auto it = destructor_callbacks_.rbegin(); it != destructor_callbacks_.rend(); ++it)
     it->first(handle(), it->second);
   backings_.clear();  // first: a backing may have page-locked the host memory
   if (owns_data_) std::free(data_);
-}
-
-void MemObject::write_back_to_host() {
-  std::lock_guard lock(residency_mutex_);
-  residency_.for_each_missing(0, size_, kHostPlace, [&](size_t offset, size_t size, Residency::Places at) {
-    for (auto& b : backings_)
-      if (at & Residency::bit(b->place())) {
-        try {
-          b->read_to_host(data_ + offset, offset, size);
-        } catch (const std::exception&) {
-          // Nothing to report it to: the buffer is being destroyed. The host keeps older bytes.
-        }
-        return;
-      }
-  });
-  residency_.add(0, size_, kHostPlace);
 }
 
 size_t ImageInfo::size() const {

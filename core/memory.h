@@ -197,9 +197,6 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
       if (b->place() == place) return b.get();
     return nullptr;
   }
-  // Before the host memory goes: bytes current only in a device backing come back to it when
-  // the application will look at them (USE_HOST_PTR).
-  void write_back_to_host();
   // Own memory for the bytes, or the application's (USE_HOST_PTR); COPY_HOST_PTR is the caller's.
   void allocate(void* host_ptr);
 

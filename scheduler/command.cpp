@@ -60,8 +60,7 @@ void Command::submit(bool direct) {
 
 void Command::finish(cl_int status) {
   // The operation's objects go first: a buffer released by the application meanwhile is
-  // deleted here (its destructor callbacks run, a USE_HOST_PTR buffer writes its contents
-  // back), before the event completes and before clFinish or a wait for this event returns.
+  // deleted here (its destructor callbacks run), before the event completes and before clFinish or a wait for this event returns.
   op_ = NoOp{};
   transfers_.clear();
   event_->set_status(status);

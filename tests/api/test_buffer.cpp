@@ -307,7 +307,8 @@ TEST_F(BufferApi, DestructorCallbacksRunOnceInReverseOrder) {
 }
 
 TEST_F(BufferApi, DestructorCallbackUseHostPtrMemoryReusableAfterwards) {
-  // The spec: the callback is the point from which a USE_HOST_PTR region may be reused.
+  // The spec: the callback is the point from which a USE_HOST_PTR region may be reused; a map
+  // makes its contents current.
   struct State {
     std::vector<unsigned char>* host;
     bool ok = false;
@@ -318,6 +319,11 @@ TEST_F(BufferApi, DestructorCallbackUseHostPtrMemoryReusableAfterwards) {
   std::vector<unsigned char> data(256, 0x42);
   ASSERT_CL(CL_SUCCESS,
             clEnqueueWriteBuffer(queue_, m, CL_FALSE, 0, 256, data.data(), 0, nullptr, nullptr));
+  cl_int err = CL_SUCCESS;
+  void* mapped = clEnqueueMapBuffer(queue_, m, CL_FALSE, CL_MAP_READ, 0, 256, 0, nullptr,
+                                    nullptr, &err);
+  ASSERT_CL(CL_SUCCESS, err);
+  ASSERT_CL(CL_SUCCESS, clEnqueueUnmapMemObject(queue_, m, mapped, 0, nullptr, nullptr));
   EXPECT_CL_OK(clSetMemObjectDestructorCallback(
       m,
       [](cl_mem, void* user) {
@@ -325,10 +331,30 @@ TEST_F(BufferApi, DestructorCallbackUseHostPtrMemoryReusableAfterwards) {
         s->ok = (*s->host)[0] == 0x42 && (*s->host)[255] == 0x42;
       },
       &st));
-  // Released while the write may still be queued: the callback runs once it has finished.
+  // Released while the commands may still be queued: the callback runs once they have finished.
   EXPECT_CL_OK(clReleaseMemObject(m));
   EXPECT_CL_OK(clFinish(queue_));
   EXPECT_TRUE(st.ok);
+}
+
+// CTS mem_host_flags and buffers free a USE_HOST_PTR region before they release its buffer;
+// the release must not write into it (on GPUs a write-back of the device copy corrupted the
+// heap). The region is reused here with other bytes, which must stay.
+TEST_F(BufferApi, ReleaseWritesNothingIntoAUseHostPtrRegion) {
+  for (cl_bool blocking : {CL_TRUE, CL_FALSE}) {
+    std::vector<unsigned char> host(4096, 0);
+    cl_mem m = makeBuffer(host.size(), CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR | CL_MEM_HOST_WRITE_ONLY,
+                          host.data())
+                   .take();
+    std::vector<unsigned char> data(host.size(), 0x42);
+    ASSERT_CL(CL_SUCCESS, clEnqueueWriteBuffer(queue_, m, blocking, 0, data.size(), data.data(), 0,
+                                               nullptr, nullptr));
+    ASSERT_CL(CL_SUCCESS, clFinish(queue_));
+    std::fill(host.begin(), host.end(), 0x17);  // the application reuses its memory
+    EXPECT_CL_OK(clReleaseMemObject(m));
+    EXPECT_CL_OK(clFinish(queue_));
+    EXPECT_EQ(std::count(host.begin(), host.end(), 0x17), ptrdiff_t(host.size()));
+  }
 }
 
 TEST_F(BufferApi, DestructorCallbackInvalidArguments) {
