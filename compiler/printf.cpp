@@ -13,16 +13,73 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
 
+#include <cctype>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "compiler/cpu_pipeline.h"
 
 namespace manifold::compiler {
+
+namespace {
+
+// What a vector conversion (%v4hlf) of the format string says of its argument: the frontend
+// passes vectors as the x86-64 ABI wants them (uchar2 as an i16, uint2 as an i64, float8 through
+// a byval pointer without AVX), so the lanes and their width come from the format.
+struct VectorConversion {
+  unsigned lanes = 0;  // 0: not a vector conversion
+  unsigned element_bytes = 0;
+  char kind = 'i';
+};
+
+std::vector<VectorConversion> vector_conversions(llvm::StringRef format) {
+  std::vector<VectorConversion> out;
+  for (size_t i = 0; i < format.size(); ++i) {
+    if (format[i] != '%') continue;
+    if (i + 1 < format.size() && format[i + 1] == '%') {
+      ++i;
+      continue;
+    }
+    ++i;
+    while (i < format.size() && std::strchr("-+ #0", format[i])) ++i;
+    while (i < format.size() &&
+           (std::isdigit(static_cast<unsigned char>(format[i])) || format[i] == '.'))
+      ++i;
+    VectorConversion v;
+    if (i < format.size() && format[i] == 'v') {
+      ++i;
+      while (i < format.size() && std::isdigit(static_cast<unsigned char>(format[i])))
+        v.lanes = v.lanes * 10 + unsigned(format[i++] - '0');
+    }
+    std::string length;
+    while (i < format.size() && (format[i] == 'h' || format[i] == 'l')) length += format[i++];
+    const char conversion = i < format.size() ? format[i] : 0;
+    v.kind = conversion && std::strchr("fFeEgGaA", conversion) ? 'f' : 'i';
+    v.element_bytes = length == "hh"   ? 1
+                      : length == "h"  ? 2
+                      : length == "hl" ? 4
+                      : length == "l"  ? 8
+                                       : 0;
+    if (!v.element_bytes) v.lanes = 0;  // a vector conversion needs a length modifier
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::string constant_string(llvm::Value* value) {
+  auto* global = llvm::dyn_cast<llvm::GlobalVariable>(value->stripPointerCasts());
+  if (!global || !global->hasInitializer()) return {};
+  auto* data = llvm::dyn_cast<llvm::ConstantDataSequential>(global->getInitializer());
+  if (!data || !data->isString()) return {};
+  return data->getAsString().str();
+}
+
+}  // namespace
 
 void lower_printf_calls(llvm::Module& module) {
   llvm::Function* printf_fn = module.getFunction("printf");
@@ -39,14 +96,36 @@ void lower_printf_calls(llvm::Module& module) {
     if (auto* call = llvm::dyn_cast<llvm::CallInst>(user)) calls.push_back(call);
   for (llvm::CallInst* call : calls) {
     llvm::IRBuilder<> b(call);
+    const std::vector<VectorConversion> conversions =
+        vector_conversions(constant_string(call->getArgOperand(0)));
+    // Each argument's field in the record, and what it holds: a vector conversion's argument
+    // is kept as its raw bytes (whatever type the ABI passed it as), as the format describes it.
     std::vector<llvm::Type*> fields;
-    for (unsigned i = 1; i < call->arg_size(); ++i)
-      fields.push_back(call->getArgOperand(i)->getType());
+    std::vector<VectorConversion> as_vector;
+    for (unsigned i = 1; i < call->arg_size(); ++i) {
+      llvm::Value* arg = call->getArgOperand(i);
+      VectorConversion v = i - 1 < conversions.size() ? conversions[i - 1] : VectorConversion{};
+      const uint64_t bytes = uint64_t(v.element_bytes) * (v.lanes == 3 ? 4 : v.lanes);
+      llvm::Type* passed = call->getParamByValType(i) ? call->getParamByValType(i) : arg->getType();
+      if (v.lanes && layout.getTypeStoreSize(passed).getFixedValue() == bytes) {
+        fields.push_back(llvm::ArrayType::get(b.getInt8Ty(), bytes));
+      } else {
+        v.lanes = 0;
+        fields.push_back(arg->getType());
+      }
+      as_vector.push_back(v);
+    }
     llvm::StructType* record = llvm::StructType::get(c, fields);
     const llvm::StructLayout* record_layout = layout.getStructLayout(record);
 
     std::string descriptor;
     for (unsigned i = 0; i < fields.size(); ++i) {
+      const uint64_t offset = record_layout->getElementOffset(i).getFixedValue();
+      if (as_vector[i].lanes) {
+        descriptor += as_vector[i].kind + std::to_string(as_vector[i].element_bytes) + "x" +
+                      std::to_string(as_vector[i].lanes) + "@" + std::to_string(offset) + ";";
+        continue;
+      }
       llvm::Type* type = fields[i];
       unsigned lanes = 0;
       if (auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(type)) {
@@ -57,15 +136,24 @@ void lower_printf_calls(llvm::Module& module) {
       descriptor += kind;
       descriptor += std::to_string(layout.getTypeStoreSize(type).getFixedValue());
       if (lanes) descriptor += "x" + std::to_string(lanes);
-      descriptor += "@" + std::to_string(record_layout->getElementOffset(i).getFixedValue()) + ";";
+      descriptor += "@" + std::to_string(offset) + ";";
     }
 
     // The record lives in the entry block so the work-group pass treats it as private memory.
     llvm::Function* function = call->getFunction();
     llvm::IRBuilder<> entry(&function->getEntryBlock(), function->getEntryBlock().begin());
     llvm::AllocaInst* values = entry.CreateAlloca(record, nullptr, "printf.args");
-    for (unsigned i = 0; i < fields.size(); ++i)
-      b.CreateStore(call->getArgOperand(i + 1), b.CreateStructGEP(record, values, i));
+    for (unsigned i = 0; i < fields.size(); ++i) {
+      llvm::Value* arg = call->getArgOperand(i + 1);
+      llvm::Value* field = b.CreateStructGEP(record, values, i);
+      if (as_vector[i].lanes && call->getParamByValType(i + 1))
+        b.CreateMemCpy(field, llvm::MaybeAlign(1), arg, llvm::MaybeAlign(1),
+                       layout.getTypeStoreSize(fields[i]).getFixedValue());
+      else if (as_vector[i].lanes)  // raw bytes: the field is not aligned for the passed type
+        b.CreateAlignedStore(arg, field, llvm::MaybeAlign(1));
+      else
+        b.CreateStore(arg, field);
+    }
     llvm::Value* format = call->getArgOperand(0);
     if (format->getType() != ptr) format = b.CreateAddrSpaceCast(format, ptr);
     llvm::Value* descriptor_string = b.CreateGlobalString(descriptor, "printf.descriptor");

@@ -320,8 +320,8 @@ TEST_F(BufferApi, DestructorCallbackUseHostPtrMemoryReusableAfterwards) {
   ASSERT_CL(CL_SUCCESS,
             clEnqueueWriteBuffer(queue_, m, CL_FALSE, 0, 256, data.data(), 0, nullptr, nullptr));
   cl_int err = CL_SUCCESS;
-  void* mapped = clEnqueueMapBuffer(queue_, m, CL_FALSE, CL_MAP_READ, 0, 256, 0, nullptr,
-                                    nullptr, &err);
+  void* mapped =
+      clEnqueueMapBuffer(queue_, m, CL_FALSE, CL_MAP_READ, 0, 256, 0, nullptr, nullptr, &err);
   ASSERT_CL(CL_SUCCESS, err);
   ASSERT_CL(CL_SUCCESS, clEnqueueUnmapMemObject(queue_, m, mapped, 0, nullptr, nullptr));
   EXPECT_CL_OK(clSetMemObjectDestructorCallback(
@@ -343,9 +343,10 @@ TEST_F(BufferApi, DestructorCallbackUseHostPtrMemoryReusableAfterwards) {
 TEST_F(BufferApi, ReleaseWritesNothingIntoAUseHostPtrRegion) {
   for (cl_bool blocking : {CL_TRUE, CL_FALSE}) {
     std::vector<unsigned char> host(4096, 0);
-    cl_mem m = makeBuffer(host.size(), CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR | CL_MEM_HOST_WRITE_ONLY,
-                          host.data())
-                   .take();
+    cl_mem m =
+        makeBuffer(host.size(), CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR | CL_MEM_HOST_WRITE_ONLY,
+                   host.data())
+            .take();
     std::vector<unsigned char> data(host.size(), 0x42);
     ASSERT_CL(CL_SUCCESS, clEnqueueWriteBuffer(queue_, m, blocking, 0, data.size(), data.data(), 0,
                                                nullptr, nullptr));

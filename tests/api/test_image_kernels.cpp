@@ -69,7 +69,8 @@ class ImageKernels : public ContextTest {
   }
   void run(cl_kernel k, size_t x, size_t y = 1, size_t z = 1) {
     const size_t global[3] = {x, y, z};
-    ASSERT_CL(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, k, 3, nullptr, global, nullptr, 0, nullptr, nullptr));
+    ASSERT_CL(CL_SUCCESS,
+              clEnqueueNDRangeKernel(queue_, k, 3, nullptr, global, nullptr, 0, nullptr, nullptr));
     ASSERT_CL(CL_SUCCESS, clFinish(queue_));
   }
 
@@ -82,7 +83,8 @@ TEST_F(ImageKernels, DeviceAdvertisesImageFeatures) {
   size_t n = 0;
   ASSERT_CL(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_OPENCL_C_FEATURES, 0, nullptr, &n));
   std::vector<cl_name_version> f(n / sizeof(cl_name_version));
-  ASSERT_CL(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_OPENCL_C_FEATURES, n, f.data(), nullptr));
+  ASSERT_CL(CL_SUCCESS,
+            clGetDeviceInfo(device_, CL_DEVICE_OPENCL_C_FEATURES, n, f.data(), nullptr));
   bool images = false, rw = false;
   for (auto& x : f) {
     images = images || std::string(x.name) == "__opencl_c_images";
@@ -100,12 +102,14 @@ TEST_F(ImageKernels, WriteImagefThenReadOnTheHost) {
     })CLC";
   Kernel k = build(src, "w");
   ASSERT_TRUE(k);
-  Mem img = image(makeDesc(CL_MEM_OBJECT_IMAGE2D, 13, 7), {CL_RGBA, CL_UNORM_INT8}, CL_MEM_WRITE_ONLY);
+  Mem img =
+      image(makeDesc(CL_MEM_OBJECT_IMAGE2D, 13, 7), {CL_RGBA, CL_UNORM_INT8}, CL_MEM_WRITE_ONLY);
   setMem(k, 0, img);
   run(k, 13, 7);
   std::vector<unsigned char> got(13 * 7 * 4);
   const size_t o[3] = {0, 0, 0}, r[3] = {13, 7, 1};
-  ASSERT_CL(CL_SUCCESS, clEnqueueReadImage(queue_, img, CL_TRUE, o, r, 0, 0, got.data(), 0, nullptr, nullptr));
+  ASSERT_CL(CL_SUCCESS,
+            clEnqueueReadImage(queue_, img, CL_TRUE, o, r, 0, 0, got.data(), 0, nullptr, nullptr));
   for (size_t y = 0; y < 7; ++y)
     for (size_t x = 0; x < 13; ++x) {
       const unsigned char* p = &got[(y * 13 + x) * 4];
@@ -140,7 +144,8 @@ TEST_F(ImageKernels, ReadImagefWithASamplerArgument) {
   ASSERT_CL(CL_SUCCESS, clSetKernelArg(k, 3, sizeof(w), &w));
   run(k, 6, 4);
   std::vector<float> got(px.size());
-  ASSERT_CL(CL_SUCCESS, clEnqueueReadBuffer(queue_, out, CL_TRUE, 0, got.size() * 4, got.data(), 0, nullptr, nullptr));
+  ASSERT_CL(CL_SUCCESS, clEnqueueReadBuffer(queue_, out, CL_TRUE, 0, got.size() * 4, got.data(), 0,
+                                            nullptr, nullptr));
   for (size_t y = 0; y < 4; ++y)
     for (size_t x = 0; x < 6; ++x)
       for (size_t c = 0; c < 4; ++c) {
@@ -161,13 +166,15 @@ TEST_F(ImageKernels, SamplerFromTheSourceAndLinearFiltering) {
   Kernel k = build(src, "r");
   ASSERT_TRUE(k);
   float px[8] = {0.0f, 1.0f, 2.0f, 3.0f, 10.0f, 11.0f, 12.0f, 13.0f};
-  Mem img = image(makeDesc(CL_MEM_OBJECT_IMAGE2D, 4, 2), {CL_R, CL_FLOAT}, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, px);
+  Mem img = image(makeDesc(CL_MEM_OBJECT_IMAGE2D, 4, 2), {CL_R, CL_FLOAT},
+                  CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, px);
   Mem out = makeBuffer(3 * sizeof(float));
   setMem(k, 0, img);
   setMem(k, 1, out);
   run(k, 1);
   float got[3] = {};
-  ASSERT_CL(CL_SUCCESS, clEnqueueReadBuffer(queue_, out, CL_TRUE, 0, sizeof(got), got, 0, nullptr, nullptr));
+  ASSERT_CL(CL_SUCCESS,
+            clEnqueueReadBuffer(queue_, out, CL_TRUE, 0, sizeof(got), got, 0, nullptr, nullptr));
   EXPECT_NEAR(0.5f, got[0], 1e-4f);
   EXPECT_NEAR(3.0f, got[1], 1e-4f);
   EXPECT_NEAR(3.0f, got[2], 1e-4f);
@@ -204,7 +211,8 @@ TEST_F(ImageKernels, ImageQueriesOfEveryType) {
   for (cl_uint i = 0; i < 7; ++i) setMem(k, i, args[i]);
   run(k, 1);
   int got[14] = {};
-  ASSERT_CL(CL_SUCCESS, clEnqueueReadBuffer(queue_, out, CL_TRUE, 0, sizeof(got), got, 0, nullptr, nullptr));
+  ASSERT_CL(CL_SUCCESS,
+            clEnqueueReadBuffer(queue_, out, CL_TRUE, 0, sizeof(got), got, 0, nullptr, nullptr));
   const int want[14] = {11, 12, 3, 13, 4, 5, 6, 7, 7, 16, 1, 1, 1, 1};
   for (int i = 0; i < 14; ++i) EXPECT_EQ(want[i], got[i]) << "out[" << i << "]";
 }
@@ -233,11 +241,13 @@ TEST_F(ImageKernels, IntegerImagesIn3DWritesAndReads) {
   setMem(kr, 1, out);
   run(kr, 5, 4, 3);
   std::vector<cl_uint> got(60);
-  ASSERT_CL(CL_SUCCESS, clEnqueueReadBuffer(queue_, out, CL_TRUE, 0, 240, got.data(), 0, nullptr, nullptr));
+  ASSERT_CL(CL_SUCCESS,
+            clEnqueueReadBuffer(queue_, out, CL_TRUE, 0, 240, got.data(), 0, nullptr, nullptr));
   for (cl_uint z = 0; z < 3; ++z)
     for (cl_uint y = 0; y < 4; ++y)
       for (cl_uint x = 0; x < 5; ++x)
-        EXPECT_EQ((x + 10 * y + 100 * z) * 100 + 7, got[(z * 4 + y) * 5 + x]) << x << "," << y << "," << z;
+        EXPECT_EQ((x + 10 * y + 100 * z) * 100 + 7, got[(z * 4 + y) * 5 + x])
+            << x << "," << y << "," << z;
 }
 
 TEST_F(ImageKernels, ReadWriteImageAndImageFromABuffer) {
@@ -254,7 +264,8 @@ TEST_F(ImageKernels, ReadWriteImageAndImageFromABuffer) {
   std::vector<int8_t> d(64 * 4);
   for (size_t i = 0; i < d.size(); ++i) d[i] = static_cast<int8_t>(i % 100);
   Mem buf = makeBuffer(d.size(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, d.data());
-  Mem img = image(makeDesc(CL_MEM_OBJECT_IMAGE1D_BUFFER, 64, 0, 0, 0, buf), {CL_RGBA, CL_SIGNED_INT8}, 0);
+  Mem img =
+      image(makeDesc(CL_MEM_OBJECT_IMAGE1D_BUFFER, 64, 0, 0, 0, buf), {CL_RGBA, CL_SIGNED_INT8}, 0);
   setMem(k, 0, img);
   run(k, 64);
   auto got = read(buf, d.size());
@@ -268,7 +279,9 @@ TEST_F(ImageKernels, KernelsOnTwoDevicesShareAnImage) {
   cl_uint n = 0;
   ASSERT_CL(CL_SUCCESS, clGetDeviceIDs(platform_, CL_DEVICE_TYPE_GPU, 0, nullptr, &n));
   std::vector<cl_device_id> gpus(n);
-  if (n) ASSERT_CL(CL_SUCCESS, clGetDeviceIDs(platform_, CL_DEVICE_TYPE_GPU, n, gpus.data(), nullptr));
+  if (n) {
+    ASSERT_CL(CL_SUCCESS, clGetDeviceIDs(platform_, CL_DEVICE_TYPE_GPU, n, gpus.data(), nullptr));
+  }
   cl_device_id gpu = nullptr;
   for (cl_device_id d : gpus)
     if (deviceInfo<cl_bool>(d, CL_DEVICE_IMAGE_SUPPORT)) gpu = d;
@@ -311,15 +324,20 @@ TEST_F(ImageKernels, KernelsOnTwoDevicesShareAnImage) {
   const size_t global[2] = {16, 8};
   for (cl_uint round = 0; round < 3; ++round) {
     // Written on one device, read on the other, in turn.
-    cl_command_queue writer = round % 2 ? qc.get() : qg.get(), reader = round % 2 ? qg.get() : qc.get();
+    cl_command_queue writer = round % 2 ? qc.get() : qg.get(),
+                     reader = round % 2 ? qg.get() : qc.get();
     ASSERT_CL(CL_SUCCESS, clSetKernelArg(kw, 1, sizeof(round), &round));
-    ASSERT_CL(CL_SUCCESS, clEnqueueNDRangeKernel(writer, kw, 2, nullptr, global, nullptr, 0, nullptr, nullptr));
+    ASSERT_CL(CL_SUCCESS,
+              clEnqueueNDRangeKernel(writer, kw, 2, nullptr, global, nullptr, 0, nullptr, nullptr));
     ASSERT_CL(CL_SUCCESS, clFinish(writer));
-    ASSERT_CL(CL_SUCCESS, clEnqueueNDRangeKernel(reader, kr, 2, nullptr, global, nullptr, 0, nullptr, nullptr));
+    ASSERT_CL(CL_SUCCESS,
+              clEnqueueNDRangeKernel(reader, kr, 2, nullptr, global, nullptr, 0, nullptr, nullptr));
     std::vector<cl_uint> got(16 * 8);
-    ASSERT_CL(CL_SUCCESS, clEnqueueReadBuffer(reader, out, CL_TRUE, 0, got.size() * 4, got.data(), 0, nullptr, nullptr));
+    ASSERT_CL(CL_SUCCESS, clEnqueueReadBuffer(reader, out, CL_TRUE, 0, got.size() * 4, got.data(),
+                                              0, nullptr, nullptr));
     for (cl_uint y = 0; y < 8; ++y)
-      for (cl_uint x = 0; x < 16; ++x) ASSERT_EQ(x + 100 * y + round, got[y * 16 + x]) << x << "," << y << " round " << round;
+      for (cl_uint x = 0; x < 16; ++x)
+        ASSERT_EQ(x + 100 * y + round, got[y * 16 + x]) << x << "," << y << " round " << round;
   }
 }
 

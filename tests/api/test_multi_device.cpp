@@ -50,7 +50,8 @@ class MultiDevice : public ::testing::Test {
                      [&](cl_device_id a, cl_device_id b) { return rank(a) < rank(b); });
     if (::testing::UnitTest::GetInstance()->current_test_info()->name() ==
         std::string("ChainAcrossEveryDeviceSeesEachWrite"))
-      for (cl_device_id d : devices_) std::printf("device: %s\n", deviceString(d, CL_DEVICE_NAME).c_str());
+      for (cl_device_id d : devices_)
+        std::printf("device: %s\n", deviceString(d, CL_DEVICE_NAME).c_str());
     cl_int err = -1;
     context_ = Context(clCreateContext(nullptr, n, devices_.data(), nullptr, nullptr, &err));
     ASSERT_ERR(CL_SUCCESS, err);
@@ -61,6 +62,11 @@ class MultiDevice : public ::testing::Test {
     program_ = Program(clCreateProgramWithSource(context_, 1, &kSource, nullptr, &err));
     ASSERT_ERR(CL_SUCCESS, err);
     ASSERT_CL(CL_SUCCESS, clBuildProgram(program_, 0, nullptr, nullptr, nullptr, nullptr));
+  }
+
+  // Tests that check what kernels computed skip where a device is the simulated CUDA driver.
+  bool aDeviceComputesNothing() const {
+    return std::any_of(devices_.begin(), devices_.end(), kernelsComputeNothing);
   }
 
   Kernel kernel(const char* name) {
@@ -109,6 +115,7 @@ std::vector<int> iota(size_t n, int start = 0) {
 }
 
 TEST_F(MultiDevice, ChainAcrossEveryDeviceSeesEachWrite) {
+  if (aDeviceComputesNothing()) GTEST_SKIP() << "the simulated CUDA driver runs no kernel code";
   const size_t n = 4096;
   std::vector<int> host = iota(n);
   Mem m = buffer(n * sizeof(int), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, host.data());
@@ -138,6 +145,7 @@ TEST_F(MultiDevice, WriteOnOneDeviceReadOnAnother) {
 }
 
 TEST_F(MultiDevice, SubBuffersWrittenOnTwoDevicesAtOnce) {
+  if (aDeviceComputesNothing()) GTEST_SKIP() << "the simulated CUDA driver runs no kernel code";
   const size_t n = 2048, half = n / 2;
   std::vector<int> host = iota(n);
   Mem m = buffer(n * sizeof(int), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, host.data());
@@ -156,6 +164,7 @@ TEST_F(MultiDevice, SubBuffersWrittenOnTwoDevicesAtOnce) {
 }
 
 TEST_F(MultiDevice, ReadOnlyArgumentsAndCopies) {
+  if (aDeviceComputesNothing()) GTEST_SKIP() << "the simulated CUDA driver runs no kernel code";
   const size_t n = 512;
   std::vector<int> host = iota(n, 100);
   Mem in = buffer(n * sizeof(int), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, host.data());
@@ -241,29 +250,33 @@ TEST_F(MultiDevice, MigrateAheadOfTime) {
   EXPECT_EQ(std::vector<int>(n, 42), read(2, m, n));
 }
 
-TEST_F(MultiDevice, UseHostPtrHoldsResultBeforeDestructorCallback) {
+// A USE_HOST_PTR region shows what a GPU wrote once it is mapped (the spec's way); a release
+// writes nothing into it (applications, the Khronos CTS among them, free it first).
+TEST_F(MultiDevice, UseHostPtrRegionIsCurrentAfterAMapAndUntouchedByRelease) {
+  if (aDeviceComputesNothing()) GTEST_SKIP() << "the simulated CUDA driver runs no kernel code";
   const size_t n = 128;
   std::vector<int> host = iota(n);
-  struct Seen {
-    std::vector<int>* host;
-    std::vector<int> at_callback;
-  } seen{&host, {}};
   {
     Mem m = buffer(n * sizeof(int), CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, host.data());
-    ASSERT_CL(CL_SUCCESS, clSetMemObjectDestructorCallback(
-                              m,
-                              [](cl_mem, void* p) {
-                                auto* s = static_cast<Seen*>(p);
-                                s->at_callback = *s->host;
-                              },
-                              &seen));
-    Event e = scale_add(2, m, 2, 0, n);
+    const size_t last = queues_.size() - 1;  // a GPU (emulated or real)
+    Event e = scale_add(last, m, 2, 0, n);
     cl_event done = e;
-    ASSERT_CL(CL_SUCCESS, clWaitForEvents(1, &done));
+    cl_int err = -1;
+    void* p = clEnqueueMapBuffer(queues_[last], m, CL_TRUE, CL_MAP_READ, 0, n * sizeof(int), 1,
+                                 &done, nullptr, &err);
+    ASSERT_ERR(CL_SUCCESS, err);
+    EXPECT_EQ(static_cast<void*>(host.data()), p);
+    std::vector<int> expected = iota(n);
+    for (int& v : expected) v *= 2;
+    EXPECT_EQ(expected, host);
+    ASSERT_CL(CL_SUCCESS, clEnqueueUnmapMemObject(queues_[last], m, p, 0, nullptr, nullptr));
+    // Written on the GPU again, not mapped: the application's region is reused meanwhile.
+    Event again = scale_add(last, m, 3, 0, n);
+    cl_event done_again = again;
+    ASSERT_CL(CL_SUCCESS, clWaitForEvents(1, &done_again));
+    std::fill(host.begin(), host.end(), -5);
   }
-  std::vector<int> expected = iota(n);
-  for (int& v : expected) v *= 2;
-  EXPECT_EQ(expected, seen.at_callback);
+  EXPECT_EQ(std::vector<int>(n, -5), host);
 }
 
 TEST_F(MultiDevice, FailedUserEventFailsDependentsOnEveryDevice) {
@@ -293,6 +306,7 @@ TEST_F(MultiDevice, FailedUserEventFailsDependentsOnEveryDevice) {
 }
 
 TEST_F(MultiDevice, ManyThreadsPingPongBuffersBetweenDevices) {
+  if (aDeviceComputesNothing()) GTEST_SKIP() << "the simulated CUDA driver runs no kernel code";
   // Each thread owns a buffer and moves it round the devices; threads share the devices.
   const size_t n = 256;
   const int rounds = 30;
@@ -338,32 +352,39 @@ TEST_F(MultiDevice, ImageCommandsMoveImageBytesBetweenDevices) {
       if (a == b) continue;
       SCOPED_TRACE(testing::Message() << "devices " << a << " -> " << b);
       for (cl_uint& v : want) v += 3;
-      ASSERT_CL(CL_SUCCESS, clEnqueueWriteImage(queues_[a], img, CL_TRUE, o, full, 0, 0, want.data(), 0, nullptr, nullptr));
+      ASSERT_CL(CL_SUCCESS, clEnqueueWriteImage(queues_[a], img, CL_TRUE, o, full, 0, 0,
+                                                want.data(), 0, nullptr, nullptr));
       // A fill of a block on device b, then the whole image read on device a.
       const cl_uint color[4] = {0xABCD, 0, 0, 0};
       const size_t fo[3] = {4, 2, 0}, fr[3] = {8, 3, 1};
-      ASSERT_CL(CL_SUCCESS, clEnqueueFillImage(queues_[b], img, color, fo, fr, 0, nullptr, nullptr));
+      ASSERT_CL(CL_SUCCESS,
+                clEnqueueFillImage(queues_[b], img, color, fo, fr, 0, nullptr, nullptr));
       ASSERT_CL(CL_SUCCESS, clFinish(queues_[b]));
       for (size_t y = 2; y < 5; ++y)
         for (size_t x = 4; x < 12; ++x) want[y * 32 + x] = 0xABCD;
       std::vector<cl_uint> got(want.size());
-      ASSERT_CL(CL_SUCCESS, clEnqueueReadImage(queues_[a], img, CL_TRUE, o, full, 0, 0, got.data(), 0, nullptr, nullptr));
+      ASSERT_CL(CL_SUCCESS, clEnqueueReadImage(queues_[a], img, CL_TRUE, o, full, 0, 0, got.data(),
+                                               0, nullptr, nullptr));
       ASSERT_EQ(want, got);
       // Image -> buffer on device b, buffer read on device a.
-      ASSERT_CL(CL_SUCCESS, clEnqueueCopyImageToBuffer(queues_[b], img, buf, o, full, 0, 0, nullptr, nullptr));
+      ASSERT_CL(CL_SUCCESS,
+                clEnqueueCopyImageToBuffer(queues_[b], img, buf, o, full, 0, 0, nullptr, nullptr));
       ASSERT_CL(CL_SUCCESS, clFinish(queues_[b]));
       std::vector<cl_uint> via(want.size());
-      ASSERT_CL(CL_SUCCESS, clEnqueueReadBuffer(queues_[a], buf, CL_TRUE, 0, via.size() * 4, via.data(), 0, nullptr, nullptr));
+      ASSERT_CL(CL_SUCCESS, clEnqueueReadBuffer(queues_[a], buf, CL_TRUE, 0, via.size() * 4,
+                                                via.data(), 0, nullptr, nullptr));
       ASSERT_EQ(want, via);
       // A map for writing on device b: the bytes are current on device a afterwards.
       size_t rp = 0;
       const size_t mo[3] = {0, 7, 0}, mr[3] = {32, 1, 1};
-      auto* p = static_cast<cl_uint*>(clEnqueueMapImage(queues_[b], img, CL_TRUE, CL_MAP_WRITE, mo, mr, &rp, nullptr, 0, nullptr, nullptr, &err));
+      auto* p = static_cast<cl_uint*>(clEnqueueMapImage(
+          queues_[b], img, CL_TRUE, CL_MAP_WRITE, mo, mr, &rp, nullptr, 0, nullptr, nullptr, &err));
       ASSERT_ERR(CL_SUCCESS, err);
       for (size_t x = 0; x < 32; ++x) p[x] = want[7 * 32 + x] = cl_uint(x * 11);
       ASSERT_CL(CL_SUCCESS, clEnqueueUnmapMemObject(queues_[b], img, p, 0, nullptr, nullptr));
       ASSERT_CL(CL_SUCCESS, clFinish(queues_[b]));
-      ASSERT_CL(CL_SUCCESS, clEnqueueReadImage(queues_[a], img, CL_TRUE, o, full, 0, 0, got.data(), 0, nullptr, nullptr));
+      ASSERT_CL(CL_SUCCESS, clEnqueueReadImage(queues_[a], img, CL_TRUE, o, full, 0, 0, got.data(),
+                                               0, nullptr, nullptr));
       ASSERT_EQ(want, got);
     }
 }

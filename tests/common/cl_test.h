@@ -138,7 +138,9 @@ struct Err {
   explicit Err(cl_int c) : code(c) {}
   bool operator==(const Err& o) const { return code == o.code; }
 };
-inline void PrintTo(const Err& e, std::ostream* os) { *os << errorName(e.code) << " (" << e.code << ")"; }
+inline void PrintTo(const Err& e, std::ostream* os) {
+  *os << errorName(e.code) << " (" << e.code << ")";
+}
 inline std::ostream& operator<<(std::ostream& os, const Err& e) {
   return os << errorName(e.code) << " (" << e.code << ")";
 }
@@ -163,20 +165,25 @@ inline const char* statusName(cl_int s) {
       return s < 0 ? errorName(s) : "<unknown status>";
   }
 }
-inline void PrintTo(const Status& s, std::ostream* os) { *os << statusName(s.code) << " (" << s.code << ")"; }
+inline void PrintTo(const Status& s, std::ostream* os) {
+  *os << statusName(s.code) << " (" << s.code << ")";
+}
 
 }  // namespace cltest
 
 // CHECK_CL(expr): the call must return CL_SUCCESS; stops the test otherwise (ASSERT).
 #define CHECK_CL(expr) ASSERT_EQ(::cltest::Err(CL_SUCCESS), ::cltest::Err(expr)) << "  in: " #expr
 // EXPECT_CL_OK(expr): same, but the test goes on.
-#define EXPECT_CL_OK(expr) EXPECT_EQ(::cltest::Err(CL_SUCCESS), ::cltest::Err(expr)) << "  in: " #expr
+#define EXPECT_CL_OK(expr) \
+  EXPECT_EQ(::cltest::Err(CL_SUCCESS), ::cltest::Err(expr)) << "  in: " #expr
 // EXPECT_CL(code, expr) / ASSERT_CL(code, expr): the call must return exactly `code`.
 #define EXPECT_CL(code, expr) EXPECT_EQ(::cltest::Err(code), ::cltest::Err(expr)) << "  in: " #expr
 #define ASSERT_CL(code, expr) ASSERT_EQ(::cltest::Err(code), ::cltest::Err(expr)) << "  in: " #expr
 // For error codes returned through an errcode_ret out-parameter.
-#define EXPECT_ERR(code, var) EXPECT_EQ(::cltest::Err(code), ::cltest::Err(var)) << "  errcode_ret of the call above"
-#define ASSERT_ERR(code, var) ASSERT_EQ(::cltest::Err(code), ::cltest::Err(var)) << "  errcode_ret of the call above"
+#define EXPECT_ERR(code, var) \
+  EXPECT_EQ(::cltest::Err(code), ::cltest::Err(var)) << "  errcode_ret of the call above"
+#define ASSERT_ERR(code, var) \
+  ASSERT_EQ(::cltest::Err(code), ::cltest::Err(var)) << "  errcode_ret of the call above"
 #define EXPECT_STATUS(st, val) EXPECT_EQ(::cltest::Status(st), ::cltest::Status(val))
 #define ASSERT_STATUS(st, val) ASSERT_EQ(::cltest::Status(st), ::cltest::Status(val))
 
@@ -241,23 +248,25 @@ T info(cl_int(CL_API_CALL* fn)(H, P, size_t, void*, size_t*), std::type_identity
   size_t ret = 0;
   cl_int err = fn(h, param, sizeof(T), &value, &ret);
   if (err != CL_SUCCESS) {
-    ADD_FAILURE() << "info query 0x" << std::hex << param << std::dec << " failed: " << errorName(err);
+    ADD_FAILURE() << "info query 0x" << std::hex << param << std::dec
+                  << " failed: " << errorName(err);
     return T{};
   }
   if (ret != sizeof(T)) {
-    ADD_FAILURE() << "info query 0x" << std::hex << param << std::dec << ": param_value_size_ret " << ret
-                  << " != sizeof(return type) " << sizeof(T);
+    ADD_FAILURE() << "info query 0x" << std::hex << param << std::dec << ": param_value_size_ret "
+                  << ret << " != sizeof(return type) " << sizeof(T);
   }
   return value;
 }
 
 template <typename T, typename H, typename P>
-std::vector<T> infoVector(cl_int(CL_API_CALL* fn)(H, P, size_t, void*, size_t*), std::type_identity_t<H> h,
-                          std::type_identity_t<P> param) {
+std::vector<T> infoVector(cl_int(CL_API_CALL* fn)(H, P, size_t, void*, size_t*),
+                          std::type_identity_t<H> h, std::type_identity_t<P> param) {
   size_t size = 0;
   cl_int err = fn(h, param, 0, nullptr, &size);
   if (err != CL_SUCCESS) {
-    ADD_FAILURE() << "size query 0x" << std::hex << param << std::dec << " failed: " << errorName(err);
+    ADD_FAILURE() << "size query 0x" << std::hex << param << std::dec
+                  << " failed: " << errorName(err);
     return {};
   }
   if (size % sizeof(T) != 0) {
@@ -269,22 +278,25 @@ std::vector<T> infoVector(cl_int(CL_API_CALL* fn)(H, P, size_t, void*, size_t*),
   size_t ret = 0;
   err = fn(h, param, size, v.data(), &ret);
   if (err != CL_SUCCESS) {
-    ADD_FAILURE() << "info query 0x" << std::hex << param << std::dec << " failed: " << errorName(err);
+    ADD_FAILURE() << "info query 0x" << std::hex << param << std::dec
+                  << " failed: " << errorName(err);
     return {};
   }
-  if (ret != size) ADD_FAILURE() << "info query 0x" << std::hex << param << std::dec << ": size changed";
+  if (ret != size)
+    ADD_FAILURE() << "info query 0x" << std::hex << param << std::dec << ": size changed";
   return v;
 }
 
 // char[] queries. Checks that the value is NUL-terminated and that the reported size includes
 // the terminator.
 template <typename H, typename P>
-std::string infoString(cl_int(CL_API_CALL* fn)(H, P, size_t, void*, size_t*), std::type_identity_t<H> h,
-                       std::type_identity_t<P> param) {
+std::string infoString(cl_int(CL_API_CALL* fn)(H, P, size_t, void*, size_t*),
+                       std::type_identity_t<H> h, std::type_identity_t<P> param) {
   size_t size = 0;
   cl_int err = fn(h, param, 0, nullptr, &size);
   if (err != CL_SUCCESS) {
-    ADD_FAILURE() << "size query 0x" << std::hex << param << std::dec << " failed: " << errorName(err);
+    ADD_FAILURE() << "size query 0x" << std::hex << param << std::dec
+                  << " failed: " << errorName(err);
     return {};
   }
   if (size == 0) {
@@ -296,10 +308,12 @@ std::string infoString(cl_int(CL_API_CALL* fn)(H, P, size_t, void*, size_t*), st
   size_t ret = 0;
   err = fn(h, param, size, s.data(), &ret);
   if (err != CL_SUCCESS) {
-    ADD_FAILURE() << "string query 0x" << std::hex << param << std::dec << " failed: " << errorName(err);
+    ADD_FAILURE() << "string query 0x" << std::hex << param << std::dec
+                  << " failed: " << errorName(err);
     return {};
   }
-  if (ret != size) ADD_FAILURE() << "string query 0x" << std::hex << param << std::dec << ": size changed";
+  if (ret != size)
+    ADD_FAILURE() << "string query 0x" << std::hex << param << std::dec << ": size changed";
   if (s[size - 1] != '\0') {
     ADD_FAILURE() << "string query 0x" << std::hex << param << std::dec << " is not NUL-terminated";
   }
@@ -310,7 +324,9 @@ std::string infoString(cl_int(CL_API_CALL* fn)(H, P, size_t, void*, size_t*), st
 inline std::string platformString(cl_platform_id p, cl_platform_info param) {
   return infoString(clGetPlatformInfo, p, param);
 }
-inline std::string deviceString(cl_device_id d, cl_device_info param) { return infoString(clGetDeviceInfo, d, param); }
+inline std::string deviceString(cl_device_id d, cl_device_info param) {
+  return infoString(clGetDeviceInfo, d, param);
+}
 template <typename T>
 T deviceInfo(cl_device_id d, cl_device_info param) {
   return info<T>(clGetDeviceInfo, d, param);
@@ -334,8 +350,12 @@ T contextInfo(cl_context c, cl_context_info param) {
 
 inline cl_uint refCount(cl_mem m) { return memInfo<cl_uint>(m, CL_MEM_REFERENCE_COUNT); }
 inline cl_uint refCount(cl_event e) { return eventInfo<cl_uint>(e, CL_EVENT_REFERENCE_COUNT); }
-inline cl_uint refCount(cl_command_queue q) { return queueInfo<cl_uint>(q, CL_QUEUE_REFERENCE_COUNT); }
-inline cl_uint refCount(cl_context c) { return contextInfo<cl_uint>(c, CL_CONTEXT_REFERENCE_COUNT); }
+inline cl_uint refCount(cl_command_queue q) {
+  return queueInfo<cl_uint>(q, CL_QUEUE_REFERENCE_COUNT);
+}
+inline cl_uint refCount(cl_context c) {
+  return contextInfo<cl_uint>(c, CL_CONTEXT_REFERENCE_COUNT);
+}
 
 inline cl_int eventStatus(cl_event e) {
   cl_int s = 0;
@@ -400,7 +420,8 @@ inline std::vector<cl_platform_id> allPlatforms() {
 
 inline std::string rawPlatformName(cl_platform_id p) {
   size_t size = 0;
-  if (clGetPlatformInfo(p, CL_PLATFORM_NAME, 0, nullptr, &size) != CL_SUCCESS || size == 0) return {};
+  if (clGetPlatformInfo(p, CL_PLATFORM_NAME, 0, nullptr, &size) != CL_SUCCESS || size == 0)
+    return {};
   std::string s(size, '\0');
   if (clGetPlatformInfo(p, CL_PLATFORM_NAME, size, s.data(), nullptr) != CL_SUCCESS) return {};
   s.resize(std::strlen(s.c_str()));
@@ -423,7 +444,8 @@ inline cl_platform_id findPlatform(std::string* why = nullptr) {
   if (why) {
     std::string names;
     for (auto p : platforms) names += " '" + rawPlatformName(p) + "'";
-    *why = "no platform named '" + want + "' (set MANIFOLD_TEST_PLATFORM, or 'any'); platforms:" + names;
+    *why = "no platform named '" + want +
+           "' (set MANIFOLD_TEST_PLATFORM, or 'any'); platforms:" + names;
   }
   return nullptr;
 }
@@ -441,6 +463,20 @@ inline bool isCpuDevice(cl_device_id d) {
   clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof(t), &t, nullptr);
   return (t & CL_DEVICE_TYPE_CPU) != 0;
 }
+
+// The simulated CUDA driver (tests/gpu/null_cuda.cpp) runs no kernel code: the API suites run
+// over it (CI, sanitizers) for everything host-side, and a test that checks what a kernel
+// computed skips there with SKIP_IF_KERNELS_COMPUTE_NOTHING.
+inline bool kernelsComputeNothing(cl_device_id d) {
+  char name[256] = {};
+  clGetDeviceInfo(d, CL_DEVICE_NAME, sizeof(name) - 1, name, nullptr);
+  return std::strstr(name, "null CUDA driver") != nullptr;
+}
+#define SKIP_IF_KERNELS_COMPUTE_NOTHING(device)                        \
+  do {                                                                 \
+    if (::cltest::kernelsComputeNothing(device))                       \
+      GTEST_SKIP() << "the simulated CUDA driver runs no kernel code"; \
+  } while (0)
 
 // Device capabilities that decide whether optional-feature tests run.
 struct Caps {
@@ -464,18 +500,27 @@ inline Caps queryCaps(cl_device_id d) {
   if (clGetDeviceInfo(d, CL_DEVICE_VERSION, sizeof(buf) - 1, buf, nullptr) == CL_SUCCESS)
     parseVersion(buf, "OpenCL ", c.major, c.minor);
   cl_bool b = CL_FALSE;
-  if (clGetDeviceInfo(d, CL_DEVICE_IMAGE_SUPPORT, sizeof(b), &b, nullptr) == CL_SUCCESS) c.images = b;
-  if (clGetDeviceInfo(d, CL_DEVICE_SVM_CAPABILITIES, sizeof(c.svm), &c.svm, nullptr) != CL_SUCCESS) c.svm = 0;
+  if (clGetDeviceInfo(d, CL_DEVICE_IMAGE_SUPPORT, sizeof(b), &b, nullptr) == CL_SUCCESS)
+    c.images = b;
+  if (clGetDeviceInfo(d, CL_DEVICE_SVM_CAPABILITIES, sizeof(c.svm), &c.svm, nullptr) != CL_SUCCESS)
+    c.svm = 0;
   b = CL_FALSE;
-  if (clGetDeviceInfo(d, CL_DEVICE_PIPE_SUPPORT, sizeof(b), &b, nullptr) == CL_SUCCESS) c.pipes = b;
-  else if (c.major == 2) c.pipes = true;  // 2.x devices always support pipes
-  clGetDeviceInfo(d, CL_DEVICE_PARTITION_MAX_SUB_DEVICES, sizeof(c.maxSubDevices), &c.maxSubDevices, nullptr);
+  if (clGetDeviceInfo(d, CL_DEVICE_PIPE_SUPPORT, sizeof(b), &b, nullptr) == CL_SUCCESS)
+    c.pipes = b;
+  else if (c.major == 2)
+    c.pipes = true;  // 2.x devices always support pipes
+  clGetDeviceInfo(d, CL_DEVICE_PARTITION_MAX_SUB_DEVICES, sizeof(c.maxSubDevices), &c.maxSubDevices,
+                  nullptr);
   b = CL_FALSE;
-  if (clGetDeviceInfo(d, CL_DEVICE_COMPILER_AVAILABLE, sizeof(b), &b, nullptr) == CL_SUCCESS) c.compiler = b;
+  if (clGetDeviceInfo(d, CL_DEVICE_COMPILER_AVAILABLE, sizeof(b), &b, nullptr) == CL_SUCCESS)
+    c.compiler = b;
   b = CL_FALSE;
-  if (clGetDeviceInfo(d, CL_DEVICE_LINKER_AVAILABLE, sizeof(b), &b, nullptr) == CL_SUCCESS) c.linker = b;
-  clGetDeviceInfo(d, CL_DEVICE_QUEUE_ON_HOST_PROPERTIES, sizeof(c.hostQueueProps), &c.hostQueueProps, nullptr);
-  clGetDeviceInfo(d, CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES, sizeof(c.deviceEnqueue), &c.deviceEnqueue, nullptr);
+  if (clGetDeviceInfo(d, CL_DEVICE_LINKER_AVAILABLE, sizeof(b), &b, nullptr) == CL_SUCCESS)
+    c.linker = b;
+  clGetDeviceInfo(d, CL_DEVICE_QUEUE_ON_HOST_PROPERTIES, sizeof(c.hostQueueProps),
+                  &c.hostQueueProps, nullptr);
+  clGetDeviceInfo(d, CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES, sizeof(c.deviceEnqueue),
+                  &c.deviceEnqueue, nullptr);
   size_t n = 0;
   if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, nullptr, &n) == CL_SUCCESS && n) {
     std::string s(n, '\0');
@@ -528,8 +573,10 @@ class Watchdog : public ::testing::EmptyTestEventListener {
           continue;
         }
         if (std::chrono::steady_clock::now() >= deadline) {
-          std::fprintf(stderr, "\n[  WATCHDOG ] %s did not finish within %d s (MANIFOLD_TEST_TIMEOUT): aborting\n",
-                       name.c_str(), seconds);
+          std::fprintf(
+              stderr,
+              "\n[  WATCHDOG ] %s did not finish within %d s (MANIFOLD_TEST_TIMEOUT): aborting\n",
+              name.c_str(), seconds);
           std::fflush(stderr);
           std::_Exit(3);
         }
@@ -568,7 +615,8 @@ class DeviceTest : public ::testing::Test {
     cl_int err = clGetDeviceIDs(platform_, type, 0, nullptr, &n);
     if (err == CL_DEVICE_NOT_FOUND || n == 0) {
       if (type == CL_DEVICE_TYPE_CPU) {
-        FAIL() << "the platform reports no CPU device (clGetDeviceIDs returned " << errorName(err) << ")";
+        FAIL() << "the platform reports no CPU device (clGetDeviceIDs returned " << errorName(err)
+               << ")";
       }
       GTEST_SKIP() << "the platform has no device of the requested MANIFOLD_TEST_DEVICE_TYPE";
     }
@@ -607,14 +655,16 @@ class ContextTest : public DeviceTest {
   Mem makeBuffer(size_t size, cl_mem_flags flags = CL_MEM_READ_WRITE, void* host = nullptr) {
     cl_int err = CL_SUCCESS;
     cl_mem m = clCreateBuffer(context_, flags, size, host, &err);
-    EXPECT_EQ(Err(CL_SUCCESS), Err(err)) << "clCreateBuffer(size=" << size << ", flags=0x" << std::hex << flags << ")";
+    EXPECT_EQ(Err(CL_SUCCESS), Err(err))
+        << "clCreateBuffer(size=" << size << ", flags=0x" << std::hex << flags << ")";
     return Mem(m);
   }
   Queue makeQueue(cl_command_queue_properties props) {
     cl_int err = CL_SUCCESS;
     cl_queue_properties p[] = {CL_QUEUE_PROPERTIES, props, 0};
     cl_command_queue q = clCreateCommandQueueWithProperties(context_, device_, p, &err);
-    EXPECT_EQ(Err(CL_SUCCESS), Err(err)) << "clCreateCommandQueueWithProperties(props=0x" << std::hex << props << ")";
+    EXPECT_EQ(Err(CL_SUCCESS), Err(err))
+        << "clCreateCommandQueueWithProperties(props=0x" << std::hex << props << ")";
     return Queue(q);
   }
   Event makeUserEvent() {
@@ -625,13 +675,13 @@ class ContextTest : public DeviceTest {
   }
   // Blocking write of `data` into `buf` at `offset` on the fixture queue.
   void write(cl_mem buf, const void* data, size_t size, size_t offset = 0) {
-    ASSERT_EQ(Err(CL_SUCCESS),
-              Err(clEnqueueWriteBuffer(queue_, buf, CL_TRUE, offset, size, data, 0, nullptr, nullptr)));
+    ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueWriteBuffer(queue_, buf, CL_TRUE, offset, size, data, 0,
+                                                        nullptr, nullptr)));
   }
   std::vector<unsigned char> read(cl_mem buf, size_t size, size_t offset = 0) {
     std::vector<unsigned char> v(size);
-    EXPECT_EQ(Err(CL_SUCCESS),
-              Err(clEnqueueReadBuffer(queue_, buf, CL_TRUE, offset, size, v.data(), 0, nullptr, nullptr)));
+    EXPECT_EQ(Err(CL_SUCCESS), Err(clEnqueueReadBuffer(queue_, buf, CL_TRUE, offset, size, v.data(),
+                                                       0, nullptr, nullptr)));
     return v;
   }
 

@@ -234,6 +234,33 @@ TEST(CpuRun, Printf) {
   EXPECT_NE(output.find("value=42 hex=0x2a long=42000000000\n"), std::string::npos) << output;
 }
 
+// CTS printf "vector": the x86-64 ABI passes small vectors as integers (uchar2 as an i16, uint2
+// as an i64), 3-element ones padded, and wide ones through memory; %vN with its length modifier
+// still prints every lane.
+TEST(CpuRun, PrintfVectorsOfEveryWidthAndLength) {
+  auto exe = build_and_load(R"(
+    __kernel void vectors(void) {
+      printf("A %#v2hhx\n", (uchar2)(0xFA, 0xFB));
+      printf("B %#v2hx\n", (ushort2)(0x1234, 0x8765));
+      printf("C %#v2hlx\n", (uint2)(0x12345678, 0x87654321));
+      printf("D %v8hlg\n", (float8)(1.f, 2.f, 3.f, 4.f, 1.5f, 3.14f, 2.5f, 3.5f));
+      printf("E %v16hlo\n", (uint16)(1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 32, 64, 128, 256, 512, 1024));
+      printf("F %+v8hli\n", (int8)(1, -2, 3, -4, 5, -6, 7, -8));
+      printf("G %v3hd|%v2ld\n", (short3)(-1, 2, -3), (long2)(12345678, -98765432));
+      printf("H %v4hhu %v2lf\n", (uchar4)(1, 2, 3, 255), (double2)(0.5, -2.25));
+    })");
+  ASSERT_NE(exe, nullptr);
+  testing::internal::CaptureStdout();
+  exe->run("vectors", range_1d(1, 1), nullptr, nullptr);
+  const std::string output = testing::internal::GetCapturedStdout();
+  for (const char* line :
+       {"A 0xfa,0xfb\n", "B 0x1234,0x8765\n", "C 0x12345678,0x87654321\n",
+        "D 1,2,3,4,1.5,3.14,2.5,3.5\n", "E 1,2,3,4,5,6,7,10,11,0,40,100,200,400,1000,2000\n",
+        "F +1,-2,+3,-4,+5,-6,+7,-8\n", "G -1,2,-3|12345678,-98765432\n",
+        "H 1,2,3,255 0.500000,-2.250000\n"})
+    EXPECT_NE(output.find(line), std::string::npos) << line << " in:\n" << output;
+}
+
 // Global size not a multiple of the local size (OpenCL 2.0+): the last group is smaller, and
 // get_local_size / get_enqueued_local_size tell them apart.
 TEST(CpuRun, NonUniformNDRange) {
@@ -601,7 +628,9 @@ TEST(CpuRun, IntegerDivisionByZeroAndOverflowDoNotTrap) {
       ASSERT_EQ(q[i], a[i] / b[i]) << i;
       ASSERT_EQ(r[i], a[i] % b[i]) << i;
     }
-    if (d[i] != 0) ASSERT_EQ(uq[i], c[i] / d[i] + c[i] % d[i]) << i;
+    if (d[i] != 0) {
+      ASSERT_EQ(uq[i], c[i] / d[i] + c[i] % d[i]) << i;
+    }
   }
 }
 
