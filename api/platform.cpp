@@ -13,7 +13,8 @@ namespace {
 void list_platforms(cl_uint num_entries, cl_platform_id* platforms, cl_uint* num_platforms) {
   // The spec: CL_INVALID_VALUE if num_entries is 0 and platforms is not NULL, or if both
   // num_platforms and platforms are NULL.
-  check(!(num_entries == 0 && platforms), CL_INVALID_VALUE, "num_entries is 0 but platforms is not NULL");
+  check(!(num_entries == 0 && platforms), CL_INVALID_VALUE,
+        "num_entries is 0 but platforms is not NULL");
   check(platforms || num_platforms, CL_INVALID_VALUE, "platforms and num_platforms are both NULL");
   Platform& p = Platform::get();
   if (platforms) platforms[0] = p.handle();
@@ -33,48 +34,62 @@ void clGetPlatformIDs(cl_uint num_entries, cl_platform_id* platforms, cl_uint* n
   list_platforms(num_entries, platforms, num_platforms);
 }
 
-void clIcdGetPlatformIDsKHR(cl_uint num_entries, cl_platform_id* platforms, cl_uint* num_platforms) {
+void clIcdGetPlatformIDsKHR(cl_uint num_entries, cl_platform_id* platforms,
+                            cl_uint* num_platforms) {
   list_platforms(num_entries, platforms, num_platforms);
 }
 
-void clGetPlatformInfo(cl_platform_id platform, cl_platform_info param_name, size_t param_value_size,
-                       void* param_value, size_t* param_value_size_ret) {
+void clGetPlatformInfo(cl_platform_id platform, cl_platform_info param_name,
+                       size_t param_value_size, void* param_value, size_t* param_value_size_ret) {
   Platform& p = platform_or_default(platform);
   InfoWriter out(param_value_size, param_value, param_value_size_ret);
   switch (param_name) {
-    case CL_PLATFORM_PROFILE: return out.string("FULL_PROFILE");
-    case CL_PLATFORM_VERSION: return out.string("OpenCL 3.0 Manifold " MANIFOLD_VERSION);
-    case CL_PLATFORM_NUMERIC_VERSION: return out.value<cl_version>(CL_MAKE_VERSION(3, 0, 0));
-    case CL_PLATFORM_NAME: return out.string(Platform::kName);
-    case CL_PLATFORM_VENDOR: return out.string(Platform::kVendor);
-    case CL_PLATFORM_EXTENSIONS: return out.string(p.extensions_string());
-    case CL_PLATFORM_EXTENSIONS_WITH_VERSION: return out.array(p.extensions());
-    case CL_PLATFORM_HOST_TIMER_RESOLUTION: return out.value<cl_ulong>(1);
-    case CL_PLATFORM_ICD_SUFFIX_KHR: return out.string(Platform::kIcdSuffix);
-    default: unknown_param("platform");
+    case CL_PLATFORM_PROFILE:
+      return out.string("FULL_PROFILE");
+    case CL_PLATFORM_VERSION:
+      return out.string("OpenCL 3.0 Manifold " MANIFOLD_VERSION);
+    case CL_PLATFORM_NUMERIC_VERSION:
+      return out.value<cl_version>(CL_MAKE_VERSION(3, 0, 0));
+    case CL_PLATFORM_NAME:
+      return out.string(Platform::kName);
+    case CL_PLATFORM_VENDOR:
+      return out.string(Platform::kVendor);
+    case CL_PLATFORM_EXTENSIONS:
+      return out.string(p.extensions_string());
+    case CL_PLATFORM_EXTENSIONS_WITH_VERSION:
+      return out.array(p.extensions());
+    case CL_PLATFORM_HOST_TIMER_RESOLUTION:
+      return out.value<cl_ulong>(1);
+    case CL_PLATFORM_ICD_SUFFIX_KHR:
+      return out.string(Platform::kIcdSuffix);
+    default:
+      unknown_param("platform");
   }
 }
 
 void clGetDeviceIDs(cl_platform_id platform, cl_device_type device_type, cl_uint num_entries,
                     cl_device_id* devices, cl_uint* num_devices) {
   Platform& p = platform_or_default(platform);
-  constexpr cl_device_type known = CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU |
-                                   CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_CUSTOM;
+  constexpr cl_device_type known = CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU |
+                                   CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR |
+                                   CL_DEVICE_TYPE_CUSTOM;
   check(device_type == CL_DEVICE_TYPE_ALL || (device_type != 0 && (device_type & ~known) == 0),
-        CL_INVALID_DEVICE_TYPE,
-        "unknown device type");
-  check(!(num_entries == 0 && devices), CL_INVALID_VALUE, "num_entries is 0 but devices is not NULL");
+        CL_INVALID_DEVICE_TYPE, "unknown device type");
+  check(!(num_entries == 0 && devices), CL_INVALID_VALUE,
+        "num_entries is 0 but devices is not NULL");
   check(devices || num_devices, CL_INVALID_VALUE, "devices and num_devices are both NULL");
   std::vector<Device*> found = p.devices_of_type(device_type);
   check(!found.empty(), CL_DEVICE_NOT_FOUND, "no device of the requested type");
   if (devices)
-    for (cl_uint i = 0; i < std::min<size_t>(num_entries, found.size()); ++i) devices[i] = found[i]->handle();
+    for (cl_uint i = 0; i < std::min<size_t>(num_entries, found.size()); ++i)
+      devices[i] = found[i]->handle();
   if (num_devices) *num_devices = static_cast<cl_uint>(found.size());
 }
 
 void clGetDeviceInfo(cl_device_id device, cl_device_info param_name, size_t param_value_size,
                      void* param_value, size_t* param_value_size_ret) {
-  get_device_info(*root_or_sub_device(device), param_name, param_value_size, param_value, param_value_size_ret);
+  get_device_info(*root_or_sub_device(device), param_name, param_value_size, param_value,
+                  param_value_size_ret);
 }
 
 void clCreateSubDevices(cl_device_id in_device, const cl_device_partition_property* properties,
@@ -86,6 +101,10 @@ void clCreateSubDevices(cl_device_id in_device, const cl_device_partition_proper
   check(std::find(info.partition_properties.begin(), info.partition_properties.end(), kind) !=
             info.partition_properties.end(),
         CL_INVALID_VALUE, "the device does not support this partition scheme");
+  // The spec: CL_DEVICE_PARTITION_FAILED if the partition name is supported by the
+  // implementation but in_device could not be further partitioned.
+  check(info.max_compute_units > 1, CL_DEVICE_PARTITION_FAILED,
+        "the device has one compute unit: it cannot be partitioned further");
   std::vector<cl_uint> units;
   std::vector<cl_device_partition_property> partition_type{kind};
   if (kind == CL_DEVICE_PARTITION_EQUALLY) {
@@ -107,7 +126,8 @@ void clCreateSubDevices(cl_device_id in_device, const cl_device_partition_proper
     check(units.size() <= info.partition_max_sub_devices, CL_INVALID_DEVICE_PARTITION_COUNT,
           "more sub-devices than CL_DEVICE_PARTITION_MAX_SUB_DEVICES");
     check(std::accumulate(units.begin(), units.end(), 0ull) <= info.max_compute_units,
-          CL_INVALID_DEVICE_PARTITION_COUNT, "the counts add up to more compute units than the device has");
+          CL_INVALID_DEVICE_PARTITION_COUNT,
+          "the counts add up to more compute units than the device has");
   } else {
     fail(CL_INVALID_VALUE, "unknown partition scheme");
   }
@@ -121,7 +141,8 @@ void clCreateSubDevices(cl_device_id in_device, const cl_device_partition_proper
   if (num_devices_ret) *num_devices_ret = static_cast<cl_uint>(units.size());
 }
 
-void clCreateSubDevicesEXT(cl_device_id, const cl_device_partition_property_ext*, cl_uint, cl_device_id*, cl_uint*) {
+void clCreateSubDevicesEXT(cl_device_id, const cl_device_partition_property_ext*, cl_uint,
+                           cl_device_id*, cl_uint*) {
   fail(CL_INVALID_OPERATION, "cl_ext_device_fission is not supported; use clCreateSubDevices");
 }
 
@@ -138,7 +159,8 @@ void clReleaseDevice(cl_device_id device) {
 void clRetainDeviceEXT(cl_device_id device) { impl::clRetainDevice(device); }
 void clReleaseDeviceEXT(cl_device_id device) { impl::clReleaseDevice(device); }
 
-void clGetDeviceAndHostTimer(cl_device_id device, cl_ulong* device_timestamp, cl_ulong* host_timestamp) {
+void clGetDeviceAndHostTimer(cl_device_id device, cl_ulong* device_timestamp,
+                             cl_ulong* host_timestamp) {
   resolve<Device>(device);
   check(device_timestamp && host_timestamp, CL_INVALID_VALUE, "a timestamp pointer is NULL");
   // Profiling times are host-clock nanoseconds on every device, so the two clocks coincide.

@@ -100,9 +100,19 @@ Program::Program(Ref<Context> context, const std::vector<Device*>& devices,
 
 DeviceBuild Program::build_of(const Device& device) const {
   std::lock_guard lock(mutex_);
-  for (size_t i = 0; i < devices_.size(); ++i)
-    if (devices_[i].get() == &device) return builds_[i];
-  return {};
+  auto own_build = [&](const Device* d) -> const DeviceBuild* {
+    for (size_t i = 0; i < devices_.size(); ++i)
+      if (devices_[i].get() == d) return &builds_[i];
+    return nullptr;
+  };
+  // The spec: a program binary built for a parent device can be used by all its sub-devices;
+  // one that has no build of its own answers with its nearest ancestor's (CTS device_partition
+  // builds for the parent of a context's sub-devices, then asks each for its build status).
+  const DeviceBuild* found = own_build(&device);
+  for (const Device* d = device.parent(); d && (!found || found->status == CL_BUILD_NONE);
+       d = d->parent())
+    if (const DeviceBuild* b = own_build(d); b && b->status != CL_BUILD_NONE) found = b;
+  return found ? *found : DeviceBuild{};
 }
 
 std::string Program::last_build_options() const {

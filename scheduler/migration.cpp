@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "core/device.h"
 #include "core/platform.h"
@@ -30,41 +31,39 @@ struct Planner {
     return true;
   }
 
-  // The backing to copy a piece from: a settled copy, first on a device of the target's own
+  // The place to copy a piece from: a settled copy, first on a device of the target's own
   // backend (peer copies beat a trip through host memory), then host memory, then any device.
-  // *from_host: the source is host memory.
-  DeviceBacking* source(MemObject& root, Residency::Places at, size_t offset, size_t size,
-                        bool* from_host) {
+  // A device place counts before its backing exists: the command that made the bytes current
+  // there makes it when it runs, before this command's transfer. Empty: no settled copy.
+  std::optional<MemoryPlace> source(MemObject& root, Residency::Places at, size_t offset,
+                                    size_t size) {
     const auto& pending = root.pending_copies();
-    DeviceBacking* other = nullptr;
+    std::optional<MemoryPlace> other;
     for (MemoryPlace p = kHostPlace + 1; p < kMaxMemoryPlaces; ++p) {
       if (!(at & Residency::bit(p)) || !settled(pending, p, offset, size)) continue;
-      DeviceBacking* b = root.find_backing(p);
-      if (!b) continue;
       const Device* owner = Platform::get().device_at_place(p);
       if (owner && std::strcmp(owner->backend_name(), device.backend_name()) == 0 &&
-          device.memory_place() != kHostPlace) {
-        *from_host = false;
-        return b;
-      }
-      if (!other) other = b;
+          device.memory_place() != kHostPlace)
+        return p;
+      if (!other) other = p;
     }
-    *from_host = (at & Residency::bit(kHostPlace)) && settled(pending, kHostPlace, offset, size);
-    return *from_host ? nullptr : other;
+    if ((at & Residency::bit(kHostPlace)) && settled(pending, kHostPlace, offset, size))
+      return kHostPlace;
+    return other;
   }
 
   void move(MemObject& root, size_t offset, size_t size, Residency::Places at, MemoryPlace place) {
     at &= ~Residency::bit(place);  // copy from elsewhere, never onto itself
-    bool from_host = false;
-    DeviceBacking* from = source(root, at, offset, size, &from_host);
-    if (!from && !from_host) {
+    std::optional<MemoryPlace> from = source(root, at, offset, size);
+    if (!from) {
       // Every copy is still on its way (a program whose readers race): take the one a writer
       // left, which is current. (The write that made it has completed or precedes this command.)
       for (MemoryPlace p = kHostPlace + 1; p < kMaxMemoryPlaces && !from; ++p)
-        if (at & Residency::bit(p)) from = root.find_backing(p);
-      if (!from && !(at & Residency::bit(kHostPlace))) return;  // no copy holds them: undefined
+        if (at & Residency::bit(p)) from = p;
+      if (!from && (at & Residency::bit(kHostPlace))) from = kHostPlace;
+      if (!from) return;  // no copy holds them: undefined
     }
-    transfers.push_back({Ref<MemObject>(&root), offset, size, place, from});
+    transfers.push_back({Ref<MemObject>(&root), offset, size, place, *from});
     root.pending_copies().push_back({offset, size, place, queue, Ref<Event>(&event)});
   }
 
@@ -127,7 +126,7 @@ struct Planner {
                    offset, size, place);
       for (size_t i = first_transfer; i < transfers.size(); ++i)
         std::fprintf(stderr, " move[%zu,+%zu) from %d", transfers[i].offset, transfers[i].size,
-                     transfers[i].from ? int(transfers[i].from->place()) : 0);
+                     int(transfers[i].from));
       std::fprintf(stderr, "\n");
     }
     if (access == Access::Read) {

@@ -29,7 +29,11 @@ struct Transfer {
   Ref<MemObject> root;
   size_t offset = 0, size = 0;  // in the root buffer
   MemoryPlace to = kHostPlace;
-  DeviceBacking* from = nullptr;  // the backing holding the current bytes; null: host memory
+  // Where the current bytes are. A device's backing there may not exist yet when the transfer is
+  // planned (the command that writes it makes it when it runs); it does once the transfer runs.
+  MemoryPlace from = kHostPlace;
+  // The backing holding the current bytes; null: host memory.
+  DeviceBacking* source() const { return from == kHostPlace ? nullptr : root->find_backing(from); }
 };
 
 // How a command uses an operand's bytes.

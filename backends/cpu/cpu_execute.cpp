@@ -158,8 +158,8 @@ void transfer(CpuDevice& device, const Transfer& t) {
   std::byte* dst =
       t.to == kHostPlace ? t.root->host_data() + t.offset : device.address(*t.root) + t.offset;
   std::lock_guard lock(t.root->copy_mutex());
-  if (t.from)
-    t.from->read_to_host(dst, t.offset, t.size);  // another device's memory (a GPU's: a DMA)
+  if (DeviceBacking* from = t.source())
+    from->read_to_host(dst, t.offset, t.size);  // another device's memory (a GPU's: a DMA)
   else
     std::memcpy(dst, t.root->host_data() + t.offset, t.size);
 }

@@ -30,8 +30,9 @@ CudaDevice::CudaDevice(CUdevice device, int ordinal) : device_(device) {
   const int major = attribute(device_, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
   const int minor = attribute(device_, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
   target_ = compiler::nvptx_target(major, minor);
-  max_shared_optin_ = std::max(attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
-                               attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK));
+  max_shared_optin_ =
+      std::max(attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
+               attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK));
 
   DeviceInfo& d = info_;
   char name[256] = {};
@@ -40,8 +41,9 @@ CudaDevice::CudaDevice(CUdevice device, int ordinal) : device_(device) {
   d.name = name;
   d.vendor = "NVIDIA Corporation";
   d.vendor_id = 0x10de;
-  d.driver_version = "Manifold " MANIFOLD_VERSION " (CUDA " + std::to_string(a.driver_version / 1000) +
-                     "." + std::to_string(a.driver_version % 1000 / 10) + ", sm_" +
+  d.driver_version = "Manifold " MANIFOLD_VERSION " (CUDA " +
+                     std::to_string(a.driver_version / 1000) + "." +
+                     std::to_string(a.driver_version % 1000 / 10) + ", sm_" +
                      std::to_string(major) + std::to_string(minor) + ")";
   d.version_suffix = "Manifold CUDA";
   d.max_compute_units = attribute(device_, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
@@ -54,7 +56,8 @@ CudaDevice::CudaDevice(CUdevice device, int ordinal) : device_(device) {
   a.cuDeviceTotalMem(&total, device_);
   d.global_mem_size = total;
   // One allocation may take most of the memory (the driver allows it; OpenCL's 1/4 is a floor).
-  d.max_mem_alloc_size = std::max<cl_ulong>(total / 4, total - std::min<cl_ulong>(total, 1ull << 30));
+  d.max_mem_alloc_size =
+      std::max<cl_ulong>(total / 4, total - std::min<cl_ulong>(total, 1ull << 30));
   d.global_mem_cache_type = CL_READ_WRITE_CACHE;
   d.global_mem_cache_size = attribute(device_, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
   d.global_mem_cacheline_size = 128;
@@ -66,7 +69,7 @@ CudaDevice::CudaDevice(CUdevice device, int ordinal) : device_(device) {
   // constant bank (CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY, 64 KB).
   d.max_constant_buffer_size = d.max_mem_alloc_size;
   d.max_constant_args = 8;
-  d.max_parameter_size = 4096;  // CUDA's kernel parameter space (4 KB; more from CUDA 12.1 on)
+  d.max_parameter_size = 4096;       // CUDA's kernel parameter space (4 KB; more from CUDA 12.1 on)
   d.mem_base_addr_align = 4096 * 8;  // bits: sub-buffers at 4 KB keep every vector load aligned
   d.min_data_type_align_size = 128;
   d.error_correction_support = attribute(device_, CU_DEVICE_ATTRIBUTE_ECC_ENABLED) != 0;
@@ -173,14 +176,18 @@ std::shared_ptr<const LoadedProgram> CudaDevice::load_program(std::span<const ui
       if (error) *error = "the PTX has no entry point '" + k.name + "'";
       return nullptr;
     }
-    api().cuFuncGetAttribute(&kernel.max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, kernel.function);
-    api().cuFuncGetAttribute(&kernel.static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, kernel.function);
-    api().cuFuncGetAttribute(&kernel.local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, kernel.function);
+    api().cuFuncGetAttribute(&kernel.max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                             kernel.function);
+    api().cuFuncGetAttribute(&kernel.static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                             kernel.function);
+    api().cuFuncGetAttribute(&kernel.local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES,
+                             kernel.function);
     api().cuFuncGetAttribute(&kernel.registers, CU_FUNC_ATTRIBUTE_NUM_REGS, kernel.function);
     program->kernels_.emplace(k.name, kernel);
   }
   size_t size = 0;
-  if (api().cuModuleGetGlobal(&program->launch_state, &size, module, "__manifold_launch") != CUDA_SUCCESS)
+  if (api().cuModuleGetGlobal(&program->launch_state, &size, module, "__manifold_launch") !=
+      CUDA_SUCCESS)
     program->launch_state = 0;
   return program;
 }
@@ -234,9 +241,11 @@ CUdeviceptr CudaDevice::address(MemObject& mem) {
     const MemObject& root = mem.root();
     make_current();
     CUdeviceptr pointer = 0;
-    if (CUresult r = api().cuMemAlloc(&pointer, std::max<size_t>(root.size(), 1)); r != CUDA_SUCCESS)
-      fail(r == CUDA_ERROR_OUT_OF_MEMORY ? CL_MEM_OBJECT_ALLOCATION_FAILURE : CL_OUT_OF_RESOURCES,
-           "cannot allocate " + std::to_string(root.size()) + " bytes on the GPU: " + error_text(r));
+    if (CUresult r = api().cuMemAlloc(&pointer, std::max<size_t>(root.size(), 1));
+        r != CUDA_SUCCESS)
+      fail(
+          r == CUDA_ERROR_OUT_OF_MEMORY ? CL_MEM_OBJECT_ALLOCATION_FAILURE : CL_OUT_OF_RESOURCES,
+          "cannot allocate " + std::to_string(root.size()) + " bytes on the GPU: " + error_text(r));
     auto backing = std::make_unique<CudaBacking>(*this, pointer);
     const cl_mem_flags flags = root.flags();
     // Host memory the application keeps using with this buffer (maps, USE_HOST_PTR) is
@@ -294,12 +303,13 @@ void CudaDevice::enable_peer_access(const CudaDevice& peer) {
 void CudaDevice::transfer(const Transfer& t, CUstream stream) {
   MemObject& root = *t.root;
   std::byte* host = root.host_data() + t.offset;
-  auto* from = dynamic_cast<CudaBacking*>(t.from);
+  DeviceBacking* source = t.source();
+  auto* from = dynamic_cast<CudaBacking*>(source);
   if (t.to == kHostPlace) {  // for a mapping
     if (from && &from->device() == this)
       copy_to_host(host, from->pointer() + t.offset, t.size, stream);
-    else if (t.from)
-      t.from->read_to_host(host, t.offset, t.size);
+    else if (source)
+      source->read_to_host(host, t.offset, t.size);
     return;
   }
   const CUdeviceptr dst = address(root) + t.offset;
@@ -315,7 +325,7 @@ void CudaDevice::transfer(const Transfer& t, CUstream stream) {
     return;
   }
   // Another backend's memory comes through host memory, which then holds the bytes too.
-  if (t.from) t.from->read_to_host(host, t.offset, t.size);
+  if (source) source->read_to_host(host, t.offset, t.size);
   make_current();
   copy_to_device(dst, host, t.size, stream);
 }

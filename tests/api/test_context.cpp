@@ -288,4 +288,57 @@ TEST_F(ContextApi, ContextOfSubDevice) {
   EXPECT_CL_OK(clReleaseDevice(sub[0]));
 }
 
+// CTS device_partition: a program built for the parent device only serves the context's
+// sub-devices too (the spec: a program binary built for a parent device can be used by all its
+// sub-devices), in its build queries as in its launches; a device of one compute unit cannot be
+// partitioned further.
+TEST_F(ContextApi, ProgramBuiltForTheParentServesItsSubDevices) {
+  if (caps_.maxSubDevices < 2) GTEST_SKIP() << "the device cannot be partitioned";
+  cl_device_partition_property props[] = {CL_DEVICE_PARTITION_EQUALLY, 1, 0};
+  cl_uint n = 0;
+  ASSERT_CL(CL_SUCCESS, clCreateSubDevices(device_, props, 0, nullptr, &n));
+  ASSERT_GE(n, 2u);
+  std::vector<cl_device_id> devices(n);
+  ASSERT_CL(CL_SUCCESS, clCreateSubDevices(device_, props, n, devices.data(), nullptr));
+  cl_uint units = 0;
+  ASSERT_CL(CL_SUCCESS, clGetDeviceInfo(devices[0], CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units,
+                                        &units, nullptr));
+  EXPECT_EQ(1u, units);
+  cl_uint none = 0;
+  EXPECT_CL(CL_DEVICE_PARTITION_FAILED, clCreateSubDevices(devices[0], props, 0, nullptr, &none));
+  devices.push_back(device_);
+  cl_int err = -1;
+  {
+    Context c(
+        clCreateContext(nullptr, cl_uint(devices.size()), devices.data(), nullptr, nullptr, &err));
+    ASSERT_ERR(CL_SUCCESS, err);
+    const char* source = "kernel void k(global int* p) { p[get_global_id(0)] = 7; }";
+    Program program(clCreateProgramWithSource(c, 1, &source, nullptr, &err));
+    ASSERT_ERR(CL_SUCCESS, err);
+    ASSERT_CL(CL_SUCCESS, clBuildProgram(program, 1, &device_, "", nullptr, nullptr));
+    for (cl_device_id d : devices) {
+      cl_build_status status = CL_BUILD_NONE;
+      ASSERT_CL(CL_SUCCESS, clGetProgramBuildInfo(program, d, CL_PROGRAM_BUILD_STATUS,
+                                                  sizeof status, &status, nullptr));
+      EXPECT_EQ(CL_BUILD_SUCCESS, status);
+    }
+    Kernel k(clCreateKernel(program, "k", &err));
+    ASSERT_ERR(CL_SUCCESS, err);
+    Mem m(clCreateBuffer(c, CL_MEM_READ_WRITE, 64 * sizeof(int), nullptr, &err));
+    ASSERT_ERR(CL_SUCCESS, err);
+    cl_mem mem = m;
+    ASSERT_CL(CL_SUCCESS, clSetKernelArg(k, 0, sizeof mem, &mem));
+    Queue q(clCreateCommandQueueWithProperties(c, devices[1], nullptr, &err));
+    ASSERT_ERR(CL_SUCCESS, err);
+    const size_t global = 64;
+    ASSERT_CL(CL_SUCCESS,
+              clEnqueueNDRangeKernel(q, k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr));
+    std::vector<int> out(64, 0);
+    ASSERT_CL(CL_SUCCESS, clEnqueueReadBuffer(q, m, CL_TRUE, 0, 64 * sizeof(int), out.data(), 0,
+                                              nullptr, nullptr));
+    EXPECT_EQ(std::vector<int>(64, 7), out);
+  }
+  for (size_t i = 0; i + 1 < devices.size(); ++i) EXPECT_CL_OK(clReleaseDevice(devices[i]));
+}
+
 }  // namespace
