@@ -73,9 +73,9 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target& target, s
     return nullptr;
   }
   llvm::TargetOptions options;
-  return std::unique_ptr<llvm::TargetMachine>(llvm_target->createTargetMachine(
-      triple, target.cpu, target.features, options, std::nullopt, std::nullopt,
-      llvm::CodeGenOptLevel::Aggressive));
+  return std::unique_ptr<llvm::TargetMachine>(
+      llvm_target->createTargetMachine(triple, target.cpu, target.features, options, std::nullopt,
+                                       std::nullopt, llvm::CodeGenOptLevel::Aggressive));
 }
 
 // A library's bitcode: embedded, else the file at `path` (read once per process).
@@ -102,8 +102,9 @@ std::vector<std::string> libdevice_paths() {
   std::vector<std::string> paths;
   for (const char* var : {"MANIFOLD_LIBDEVICE", "CUDA_PATH", "CUDA_HOME"})
     if (const char* value = std::getenv(var); value && *value)
-      paths.push_back(std::string(value) +
-                      (std::string(var) == "MANIFOLD_LIBDEVICE" ? "" : "/nvvm/libdevice/libdevice.10.bc"));
+      paths.push_back(std::string(value) + (std::string(var) == "MANIFOLD_LIBDEVICE"
+                                                ? ""
+                                                : "/nvvm/libdevice/libdevice.10.bc"));
   paths.push_back("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc");
   paths.push_back("/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc");
   return paths;
@@ -218,7 +219,8 @@ bool retype_constant_arguments(llvm::Function& kernel, std::string* log) {
               !llvm::isa<llvm::Argument, llvm::Instruction>(op))
             ok = false;
       } else if (llvm::isa<llvm::AddrSpaceCastInst, llvm::ICmpInst, llvm::LoadInst,
-                           llvm::PtrToIntInst, llvm::AtomicRMWInst, llvm::AtomicCmpXchgInst>(user)) {
+                           llvm::PtrToIntInst, llvm::AtomicRMWInst, llvm::AtomicCmpXchgInst>(
+                     user)) {
       } else if (auto* store = llvm::dyn_cast<llvm::StoreInst>(user)) {
         ok = ok && store->getValueOperand() != value;  // storing the pointer itself: no
       } else {
@@ -249,8 +251,8 @@ bool retype_constant_arguments(llvm::Function& kernel, std::string* log) {
   std::vector<llvm::Type*> params;
   for (llvm::Argument& arg : kernel.args()) params.push_back(arg.getType());
   auto* type = llvm::FunctionType::get(kernel.getReturnType(), params, false);
-  llvm::Function* replacement =
-      llvm::Function::Create(type, kernel.getLinkage(), kernel.getAddressSpace(), "", kernel.getParent());
+  llvm::Function* replacement = llvm::Function::Create(
+      type, kernel.getLinkage(), kernel.getAddressSpace(), "", kernel.getParent());
   replacement->copyAttributesFrom(&kernel);
   replacement->copyMetadata(&kernel, 0);
   replacement->splice(replacement->begin(), &kernel);
@@ -267,9 +269,9 @@ bool retype_constant_arguments(llvm::Function& kernel, std::string* log) {
 // vprintf knows C's conversions only: OpenCL's vector conversions (%v4f) are expanded into
 // one conversion per element here, from the constant format string.
 struct Conversion {
-  size_t begin, end;       // the directive in the format, '%' to the conversion letter
-  unsigned vector = 0;     // element count of %vN, 0 for scalars
-  std::string length;      // hh h hl l
+  size_t begin, end;    // the directive in the format, '%' to the conversion letter
+  unsigned vector = 0;  // element count of %vN, 0 for scalars
+  std::string length;   // hh h hl l
   char letter = 0;
 };
 
@@ -284,7 +286,9 @@ std::vector<Conversion> parse_format(const std::string& format) {
     Conversion c;
     c.begin = i++;
     while (i < format.size() && std::string_view("-+ #0").find(format[i]) != std::string::npos) ++i;
-    while (i < format.size() && (std::isdigit(static_cast<unsigned char>(format[i])) || format[i] == '.')) ++i;
+    while (i < format.size() &&
+           (std::isdigit(static_cast<unsigned char>(format[i])) || format[i] == '.'))
+      ++i;
     if (i < format.size() && format[i] == 'v') {
       ++i;
       while (i < format.size() && std::isdigit(static_cast<unsigned char>(format[i])))
@@ -304,7 +308,8 @@ bool lower_printf(llvm::Module& module, std::string* log) {
   llvm::LLVMContext& context = module.getContext();
   llvm::PointerType* generic = llvm::PointerType::get(context, 0);
   llvm::FunctionCallee vprintf = module.getOrInsertFunction(
-      "vprintf", llvm::FunctionType::get(llvm::Type::getInt32Ty(context), {generic, generic}, false));
+      "vprintf",
+      llvm::FunctionType::get(llvm::Type::getInt32Ty(context), {generic, generic}, false));
   const unsigned alloca_as = module.getDataLayout().getAllocaAddrSpace();
   for (llvm::User* user : llvm::SmallVector<llvm::User*, 8>(printf->users())) {
     auto* call = llvm::dyn_cast<llvm::CallInst>(user);
@@ -314,7 +319,8 @@ bool lower_printf(llvm::Module& module, std::string* log) {
     std::string format;
     auto* format_global = llvm::dyn_cast<llvm::GlobalVariable>(format_value);
     if (format_global && format_global->hasInitializer())
-      if (auto* data = llvm::dyn_cast<llvm::ConstantDataSequential>(format_global->getInitializer()))
+      if (auto* data =
+              llvm::dyn_cast<llvm::ConstantDataSequential>(format_global->getInitializer()))
         if (data->isString()) format = data->getAsString().str();
     if (!format.empty() && format.back() == '\0') format.pop_back();
 
@@ -325,7 +331,8 @@ bool lower_printf(llvm::Module& module, std::string* log) {
     size_t argument = 1, copied = 0;
     auto promote = [&](llvm::Value* v, char letter) -> llvm::Value* {
       llvm::Type* type = v->getType();
-      if (type->isHalfTy() || type->isFloatTy()) return builder.CreateFPExt(v, builder.getDoubleTy());
+      if (type->isHalfTy() || type->isFloatTy())
+        return builder.CreateFPExt(v, builder.getDoubleTy());
       if (type->isIntegerTy() && type->getIntegerBitWidth() < 32) {
         const bool is_signed = letter == 'd' || letter == 'i' || letter == 'c';
         return is_signed ? builder.CreateSExt(v, builder.getInt32Ty())
@@ -353,7 +360,8 @@ bool lower_printf(llvm::Module& module, std::string* log) {
       std::string element = directive;
       const size_t v_at = element.find('v');
       size_t digits_end = v_at + 1;
-      while (digits_end < element.size() && std::isdigit(static_cast<unsigned char>(element[digits_end])))
+      while (digits_end < element.size() &&
+             std::isdigit(static_cast<unsigned char>(element[digits_end])))
         ++digits_end;
       element.erase(v_at, digits_end - v_at);
       if (c.length == "hl") element.erase(element.find("hl"), 2);
@@ -368,16 +376,16 @@ bool lower_printf(llvm::Module& module, std::string* log) {
     }
     rewritten += format.substr(std::min(copied, format.size()));
     if (format.empty()) {  // not a constant format: pass the arguments as they are
-      for (size_t i = 1; i < call->arg_size(); ++i) values.push_back(promote(call->getArgOperand(i), 'd'));
+      for (size_t i = 1; i < call->arg_size(); ++i)
+        values.push_back(promote(call->getArgOperand(i), 'd'));
     }
 
     llvm::Value* format_arg;
     if (!format.empty()) {
       llvm::Constant* text = llvm::ConstantDataArray::getString(context, rewritten, true);
-      auto* global = new llvm::GlobalVariable(module, text->getType(), true,
-                                              llvm::GlobalValue::PrivateLinkage, text,
-                                              ".manifold_printf_format", nullptr,
-                                              llvm::GlobalValue::NotThreadLocal, kConstantAS);
+      auto* global = new llvm::GlobalVariable(
+          module, text->getType(), true, llvm::GlobalValue::PrivateLinkage, text,
+          ".manifold_printf_format", nullptr, llvm::GlobalValue::NotThreadLocal, kConstantAS);
       format_arg = builder.CreateAddrSpaceCast(global, generic);
     } else {
       format_arg = builder.CreateAddrSpaceCast(call->getArgOperand(0), generic);
@@ -393,7 +401,8 @@ bool lower_printf(llvm::Module& module, std::string* log) {
       llvm::AllocaInst* slot = entry.CreateAlloca(record, alloca_as, nullptr, "printf_args");
       for (unsigned i = 0; i < values.size(); ++i)
         builder.CreateStore(values[i], builder.CreateStructGEP(record, slot, i));
-      buffer = alloca_as ? builder.CreateAddrSpaceCast(slot, generic) : static_cast<llvm::Value*>(slot);
+      buffer =
+          alloca_as ? builder.CreateAddrSpaceCast(slot, generic) : static_cast<llvm::Value*>(slot);
     }
     builder.CreateCall(vprintf, {format_arg, buffer});
     // OpenCL's printf returns 0 on success.
@@ -409,7 +418,7 @@ bool check_undefined(const llvm::Module& module, std::string* log) {
   bool ok = true;
   for (const llvm::Function& f : module) {
     if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty()) continue;
-    if (f.getName() == "vprintf") continue;  // provided by the CUDA driver's JIT linker
+    if (f.getName() == "vprintf") continue;         // provided by the CUDA driver's JIT linker
     if (f.getName() == "__nvvm_reflect") continue;  // folded by NVVMReflect in the pipeline
     *log += "error: undefined function '" + f.getName().str() + "'\n";
     ok = false;
@@ -434,8 +443,8 @@ Target nvptx_target(unsigned major, unsigned minor) {
   struct Sm {
     unsigned sm, ptx;
   };
-  static const Sm table[] = {{50, 60}, {52, 60}, {53, 60}, {60, 60}, {61, 60}, {62, 60},
-                             {70, 60}, {72, 61}, {75, 63}, {80, 70}, {86, 71}, {87, 74},
+  static const Sm table[] = {{50, 60}, {52, 60}, {53, 60},  {60, 60},  {61, 60}, {62, 60},
+                             {70, 60}, {72, 61}, {75, 63},  {80, 70},  {86, 71}, {87, 74},
                              {89, 78}, {90, 78}, {100, 86}, {101, 86}, {120, 87}};
   const unsigned wanted = major * 10 + minor;
   Sm chosen = table[0];
@@ -483,18 +492,19 @@ bool finalize_nvptx_executable(llvm::Module& module, const std::vector<KernelInf
                                          "nvptx shim"),
                    /*only_needed=*/true, log))
     return false;
-  llvm::MemoryBufferRef libclc = library_bytes(
-      manifold_nvptx_libclc_bitcode, manifold_nvptx_libclc_bitcode_size, "libclc nvptx64--nvidiacl.bc",
-      {"/usr/lib/clc/nvptx64--nvidiacl.bc", "/usr/share/clc/nvptx64--nvidiacl.bc"});
+  llvm::MemoryBufferRef libclc =
+      library_bytes(manifold_nvptx_libclc_bitcode, manifold_nvptx_libclc_bitcode_size,
+                    "libclc nvptx64--nvidiacl.bc",
+                    {"/usr/lib/clc/nvptx64--nvidiacl.bc", "/usr/share/clc/nvptx64--nvidiacl.bc"});
   if (!libclc.getBufferSize()) {
     *log += "error: libclc's nvptx64--nvidiacl.bc was not found\n";
     return false;
   }
   if (!link_lazily(module, libclc, true, log)) return false;
   // The shim's own helpers may call into libdevice; so may libclc.
-  llvm::MemoryBufferRef libdevice = library_bytes(manifold_nvptx_libdevice_bitcode,
-                                                  manifold_nvptx_libdevice_bitcode_size,
-                                                  "libdevice.10.bc", libdevice_paths());
+  llvm::MemoryBufferRef libdevice =
+      library_bytes(manifold_nvptx_libdevice_bitcode, manifold_nvptx_libdevice_bitcode_size,
+                    "libdevice.10.bc", libdevice_paths());
   bool needs_libdevice = false;
   for (const llvm::Function& f : module)
     needs_libdevice = needs_libdevice || (f.isDeclaration() && f.getName().starts_with("__nv_"));
@@ -527,9 +537,18 @@ bool finalize_nvptx_executable(llvm::Module& module, const std::vector<KernelInf
   }
   for (llvm::GlobalVariable& g : module.globals()) {
     if (g.isDeclaration() || g.getName() == "__manifold_launch") continue;
-    if (g.hasName() && !g.getName().starts_with("llvm.")) g.setLinkage(llvm::GlobalValue::InternalLinkage);
+    if (g.hasName() && !g.getName().starts_with("llvm."))
+      g.setLinkage(llvm::GlobalValue::InternalLinkage);
   }
   if (auto* launch = module.getGlobalVariable("__manifold_launch")) {
+    // The shim only declares it (compiler/nvptx/shim.cl): no offsets, one dimension.
+    if (launch->isDeclaration()) {
+      auto* type = llvm::cast<llvm::StructType>(launch->getValueType());
+      llvm::Constant* offsets = llvm::Constant::getNullValue(type->getElementType(0));
+      llvm::Constant* work_dim = llvm::ConstantInt::get(type->getElementType(1), 1);
+      launch->setInitializer(llvm::ConstantStruct::get(type, {offsets, work_dim}));
+      launch->setConstant(true);
+    }
     launch->setLinkage(llvm::GlobalValue::ExternalLinkage);
     launch->setExternallyInitialized(true);  // the host writes it: never fold its value
   }
@@ -572,7 +591,8 @@ bool finalize_nvptx_executable(llvm::Module& module, const std::vector<KernelInf
   {
     llvm::raw_svector_ostream stream(text);
     llvm::legacy::PassManager codegen;
-    if (machine->addPassesToEmitFile(codegen, stream, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
+    if (machine->addPassesToEmitFile(codegen, stream, nullptr,
+                                     llvm::CodeGenFileType::AssemblyFile)) {
       *log += "error: the NVPTX target cannot emit PTX\n";
       return false;
     }

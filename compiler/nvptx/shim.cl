@@ -16,7 +16,10 @@ typedef struct {
 } manifold_launch_state;
 
 // Name known to the runtime (backends/cuda): it writes this symbol with cuModuleGetGlobal.
-__constant manifold_launch_state __manifold_launch = {{0, 0, 0}, 1};
+// Only declared here: with its initializer in sight, clang folded get_work_dim() to 1 when this
+// file was compiled. The NVPTX pipeline defines it (offsets 0, work_dim 1), externally
+// initialized, so that nothing folds its value.
+extern __constant manifold_launch_state __manifold_launch;
 
 // ---- Work-items: libclc's nvptx get_global_id ignores the global offset ----
 
@@ -72,6 +75,15 @@ INLINE OVERLOAD size_t get_global_linear_id(void) {
 // ---- Barriers: libclc has barrier() only ----
 
 INLINE OVERLOAD void barrier(cl_mem_fence_flags flags) { __nvvm_barrier_sync(0); }
+// OpenCL C 2.0's spelling (CTS basic wg_barrier); bar.sync orders memory for the block.
+INLINE OVERLOAD void work_group_barrier(cl_mem_fence_flags flags) { __nvvm_barrier_sync(0); }
+// The scoped form: memory_scope is OpenCL C 2.0's and this file is 1.2, so the definition takes
+// its mangled name (the enum is passed as an i32).
+void manifold_scoped_work_group_barrier(cl_mem_fence_flags flags, int scope) __asm__(
+    "_Z18work_group_barrierj12memory_scope");
+INLINE void manifold_scoped_work_group_barrier(cl_mem_fence_flags flags, int scope) {
+  __nvvm_barrier_sync(0);
+}
 
 // ---- 64-bit atomics (cl_khr_int64_base/extended_atomics): absent from libclc ----
 #define ATOM64_RMW(name, builtin, type, as)                                  \

@@ -58,6 +58,31 @@ TEST(NvptxPipeline, VectorAddWithConstantArgument) {
     })");
 }
 
+// CTS basic work_item_functions and wg_barrier on CUDA: get_work_dim() was folded to 1 when the
+// shim was compiled, and work_group_barrier (OpenCL C 2.0's spelling) did not link. The work
+// dimension must come from the launch state the runtime writes.
+TEST(NvptxPipeline, WorkDimReadsTheLaunchStateAndWorkGroupBarrierLinks) {
+  const char* source = R"(
+    kernel void dims(global uint* out, local int* scratch) {
+      scratch[get_local_id(0)] = get_work_dim();
+      work_group_barrier(CLK_LOCAL_MEM_FENCE);
+      work_group_barrier(CLK_GLOBAL_MEM_FENCE, memory_scope_work_group);
+      out[get_global_id(0)] = scratch[0] + get_global_offset(1);
+    })";
+  expect_builds("work_dim", source, "-cl-std=CL3.0");
+  BuildOutput out = build(source, "-cl-std=CL3.0", nvptx_target(9, 0));
+  ASSERT_TRUE(out.success) << out.log;
+  std::string error;
+  auto ptx = nvptx_ptx_of(out.binary, &error);
+  ASSERT_TRUE(ptx.has_value()) << error;
+  // The kernel loads work_dim (at offset 24 of the state) instead of storing a constant 1.
+  EXPECT_NE(ptx->find("[__manifold_launch+24]"), std::string::npos) << *ptx;
+  EXPECT_NE(ptx->find(".const .align 8 .b8 __manifold_launch[32] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "
+                      "0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1"),
+            std::string::npos)
+      << *ptx;
+}
+
 TEST(NvptxPipeline, LocalArgumentsAndBarriers) {
   expect_builds("reduce", R"(
     kernel void reduce(global const float* in, global float* out, local float* scratch, local int* other) {
@@ -148,4 +173,3 @@ TEST(NvptxPipeline, OpenCL30) {
 }
 
 }  // namespace
-
