@@ -80,7 +80,9 @@ void Kernel::set_arg(cl_uint index, size_t size, const void* value) {
     case ArgKind::Sampler: {
       check(size == sizeof(cl_sampler), CL_INVALID_ARG_SIZE,
             "a sampler argument's size must be sizeof(cl_sampler)");
-      check(value != nullptr, CL_INVALID_ARG_VALUE, "a sampler argument needs a value");
+      // The spec: CL_INVALID_SAMPLER for an argument declared to be of type sampler_t when the
+      // specified arg_value is not a valid sampler object (a NULL arg_value included: CTS api).
+      check(value != nullptr, CL_INVALID_SAMPLER, "a sampler argument needs a sampler");
       Sampler* s = nullptr;
       try {
         s = resolve<Sampler>(*static_cast<const cl_sampler*>(value));

@@ -306,6 +306,12 @@ TEST_F(ContextApi, ProgramBuiltForTheParentServesItsSubDevices) {
   EXPECT_EQ(1u, units);
   cl_uint none = 0;
   EXPECT_CL(CL_DEVICE_PARTITION_FAILED, clCreateSubDevices(devices[0], props, 0, nullptr, &none));
+  // CTS api negative_create_sub_devices: equally by every unit would give the device itself.
+  cl_uint all_units = 0;
+  ASSERT_CL(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof all_units,
+                                        &all_units, nullptr));
+  cl_device_partition_property whole[] = {CL_DEVICE_PARTITION_EQUALLY, all_units, 0};
+  EXPECT_CL(CL_DEVICE_PARTITION_FAILED, clCreateSubDevices(device_, whole, 0, nullptr, &none));
   devices.push_back(device_);
   cl_int err = -1;
   {

@@ -78,14 +78,15 @@ TEST_F(ImageApi, SupportedFormatsIncludeTheMinimumList) {
   for (cl_mem_object_type type :
        {CL_MEM_OBJECT_IMAGE1D, CL_MEM_OBJECT_IMAGE1D_BUFFER, CL_MEM_OBJECT_IMAGE1D_ARRAY,
         CL_MEM_OBJECT_IMAGE2D, CL_MEM_OBJECT_IMAGE2D_ARRAY, CL_MEM_OBJECT_IMAGE3D}) {
-    for (cl_mem_flags flags : {cl_mem_flags(CL_MEM_READ_WRITE), cl_mem_flags(CL_MEM_READ_ONLY),
-                               cl_mem_flags(CL_MEM_WRITE_ONLY),
-                               cl_mem_flags(CL_MEM_KERNEL_READ_AND_WRITE)}) {
+    for (cl_mem_flags flags :
+         {cl_mem_flags(CL_MEM_READ_WRITE), cl_mem_flags(CL_MEM_READ_ONLY),
+          cl_mem_flags(CL_MEM_WRITE_ONLY), cl_mem_flags(CL_MEM_KERNEL_READ_AND_WRITE)}) {
       cl_uint n = 0;
       ASSERT_CL(CL_SUCCESS, clGetSupportedImageFormats(context_, flags, type, 0, nullptr, &n));
       ASSERT_GT(n, 0u);
       std::vector<cl_image_format> f(n);
-      ASSERT_CL(CL_SUCCESS, clGetSupportedImageFormats(context_, flags, type, n, f.data(), nullptr));
+      ASSERT_CL(CL_SUCCESS,
+                clGetSupportedImageFormats(context_, flags, type, n, f.data(), nullptr));
       std::set<std::pair<cl_uint, cl_uint>> have;
       for (auto& x : f) have.insert({x.image_channel_order, x.image_channel_data_type});
       EXPECT_EQ(have.size(), f.size()) << "duplicates in the list";
@@ -99,7 +100,8 @@ TEST_F(ImageApi, SupportedFormatsIncludeTheMinimumList) {
       EXPECT_TRUE(have.count({CL_BGRA, CL_UNORM_INT8}));
       // Fewer entries than formats: only that many are written.
       std::vector<cl_image_format> two(3, cl_image_format{0xdead, 0xbeef});
-      ASSERT_CL(CL_SUCCESS, clGetSupportedImageFormats(context_, flags, type, 2, two.data(), nullptr));
+      ASSERT_CL(CL_SUCCESS,
+                clGetSupportedImageFormats(context_, flags, type, 2, two.data(), nullptr));
       EXPECT_EQ(0xdeadu, two[2].image_channel_order);
     }
   }
@@ -107,11 +109,14 @@ TEST_F(ImageApi, SupportedFormatsIncludeTheMinimumList) {
 
 TEST_F(ImageApi, EverySupportedFormatCanBeCreatedWrittenAndRead) {
   cl_uint n = 0;
-  ASSERT_CL(CL_SUCCESS, clGetSupportedImageFormats(context_, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, 0, nullptr, &n));
+  ASSERT_CL(CL_SUCCESS, clGetSupportedImageFormats(context_, CL_MEM_READ_WRITE,
+                                                   CL_MEM_OBJECT_IMAGE2D, 0, nullptr, &n));
   std::vector<cl_image_format> f(n);
-  ASSERT_CL(CL_SUCCESS, clGetSupportedImageFormats(context_, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, n, f.data(), nullptr));
+  ASSERT_CL(CL_SUCCESS, clGetSupportedImageFormats(context_, CL_MEM_READ_WRITE,
+                                                   CL_MEM_OBJECT_IMAGE2D, n, f.data(), nullptr));
   for (const cl_image_format& fmt : f) {
-    SCOPED_TRACE(testing::Message() << std::hex << fmt.image_channel_order << " " << fmt.image_channel_data_type);
+    SCOPED_TRACE(testing::Message()
+                 << std::hex << fmt.image_channel_order << " " << fmt.image_channel_data_type);
     auto desc = makeDesc(CL_MEM_OBJECT_IMAGE2D, 5, 3);
     Mem m = image(desc, fmt);
     ASSERT_TRUE(m);
@@ -120,7 +125,8 @@ TEST_F(ImageApi, EverySupportedFormatCanBeCreatedWrittenAndRead) {
     std::vector<unsigned char> data(5 * 3 * es);
     std::iota(data.begin(), data.end(), 1);
     const size_t origin[3] = {0, 0, 0}, region[3] = {5, 3, 1};
-    ASSERT_CL(CL_SUCCESS, clEnqueueWriteImage(queue_, m, CL_TRUE, origin, region, 0, 0, data.data(), 0, nullptr, nullptr));
+    ASSERT_CL(CL_SUCCESS, clEnqueueWriteImage(queue_, m, CL_TRUE, origin, region, 0, 0, data.data(),
+                                              0, nullptr, nullptr));
     EXPECT_EQ(data, readImage(m, origin, region, es));
   }
 }
@@ -130,11 +136,16 @@ TEST_F(ImageApi, SupportedFormatsErrors) {
   cl_image_format f[4];
   // The spec: CL_INVALID_VALUE if flags or image_type are not valid, or if num_entries is 0 and
   // image_formats is not NULL.
-  EXPECT_CL(CL_INVALID_VALUE, clGetSupportedImageFormats(context_, 0, CL_MEM_OBJECT_BUFFER, 0, nullptr, &n));
-  EXPECT_CL(CL_INVALID_VALUE, clGetSupportedImageFormats(context_, 0, CL_MEM_OBJECT_PIPE, 0, nullptr, &n));
-  EXPECT_CL(CL_INVALID_VALUE, clGetSupportedImageFormats(context_, cl_mem_flags(1) << 40, CL_MEM_OBJECT_IMAGE2D, 0, nullptr, &n));
-  EXPECT_CL(CL_INVALID_VALUE, clGetSupportedImageFormats(context_, 0, CL_MEM_OBJECT_IMAGE2D, 0, f, &n));
-  EXPECT_CL(CL_INVALID_CONTEXT, clGetSupportedImageFormats(nullptr, 0, CL_MEM_OBJECT_IMAGE2D, 4, f, &n));
+  EXPECT_CL(CL_INVALID_VALUE,
+            clGetSupportedImageFormats(context_, 0, CL_MEM_OBJECT_BUFFER, 0, nullptr, &n));
+  EXPECT_CL(CL_INVALID_VALUE,
+            clGetSupportedImageFormats(context_, 0, CL_MEM_OBJECT_PIPE, 0, nullptr, &n));
+  EXPECT_CL(CL_INVALID_VALUE, clGetSupportedImageFormats(context_, cl_mem_flags(1) << 40,
+                                                         CL_MEM_OBJECT_IMAGE2D, 0, nullptr, &n));
+  EXPECT_CL(CL_INVALID_VALUE,
+            clGetSupportedImageFormats(context_, 0, CL_MEM_OBJECT_IMAGE2D, 0, f, &n));
+  EXPECT_CL(CL_INVALID_CONTEXT,
+            clGetSupportedImageFormats(nullptr, 0, CL_MEM_OBJECT_IMAGE2D, 4, f, &n));
   EXPECT_CL_OK(clGetSupportedImageFormats(context_, 0, CL_MEM_OBJECT_IMAGE2D, 0, nullptr, nullptr));
 }
 
@@ -170,7 +181,8 @@ TEST_F(ImageApi, CreateEveryTypeAndQueryIt) {
     EXPECT_EQ(c.array, imageInfo<size_t>(m, CL_IMAGE_ARRAY_SIZE));
     EXPECT_EQ(0u, imageInfo<cl_uint>(m, CL_IMAGE_NUM_MIP_LEVELS));
     EXPECT_EQ(0u, imageInfo<cl_uint>(m, CL_IMAGE_NUM_SAMPLES));
-    const cl_mem expected_buffer = c.desc.image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER ? buf.get() : nullptr;
+    const cl_mem expected_buffer =
+        c.desc.image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER ? buf.get() : nullptr;
     EXPECT_EQ(expected_buffer, imageInfo<cl_mem>(m, CL_IMAGE_BUFFER));
     EXPECT_EQ(c.desc.image_type, memInfo<cl_mem_object_type>(m, CL_MEM_TYPE));
     EXPECT_EQ(c.size, memInfo<size_t>(m, CL_MEM_SIZE));
@@ -197,20 +209,24 @@ TEST_F(ImageApi, CreateErrors) {
   EXPECT_EQ(nullptr, clCreateImage(nullptr, 0, &kRgba8, &d2, nullptr, &err));
   EXPECT_ERR(CL_INVALID_CONTEXT, err);
   // The spec: CL_INVALID_VALUE if values specified in flags are not valid.
-  EXPECT_EQ(Err(CL_INVALID_VALUE), Err(createErr(&d2, &kRgba8, CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY)));
+  EXPECT_EQ(Err(CL_INVALID_VALUE),
+            Err(createErr(&d2, &kRgba8, CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY)));
   EXPECT_EQ(Err(CL_INVALID_VALUE), Err(createErr(&d2, &kRgba8, cl_mem_flags(1) << 40)));
-  EXPECT_EQ(Err(CL_INVALID_VALUE), Err(createErr(&d2, &kRgba8, CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)));
+  EXPECT_EQ(Err(CL_INVALID_VALUE),
+            Err(createErr(&d2, &kRgba8, CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)));
   // The spec: CL_INVALID_IMAGE_FORMAT_DESCRIPTOR if values specified in image_format are not
   // valid or if image_format is NULL.
   EXPECT_EQ(Err(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR), Err(createErr(&d2, nullptr)));
-  for (cl_image_format bad : {cl_image_format{0x1234, CL_UNORM_INT8}, cl_image_format{CL_RGBA, 0x1234},
-                              cl_image_format{CL_RGB, CL_UNORM_INT8},         // RGB: packed types only
-                              cl_image_format{CL_RGBA, CL_UNORM_SHORT_565},   // 565: RGB/RGBx only
-                              cl_image_format{CL_INTENSITY, CL_UNSIGNED_INT8},
-                              cl_image_format{CL_LUMINANCE, CL_SIGNED_INT32},
-                              cl_image_format{CL_BGRA, CL_FLOAT}, cl_image_format{CL_ARGB, CL_UNORM_INT16},
-                              cl_image_format{CL_RGx, CL_UNORM_INT8}}) {  // 24 bits: not a power of two
-    SCOPED_TRACE(testing::Message() << std::hex << bad.image_channel_order << " " << bad.image_channel_data_type);
+  for (cl_image_format bad :
+       {cl_image_format{0x1234, CL_UNORM_INT8}, cl_image_format{CL_RGBA, 0x1234},
+        cl_image_format{CL_RGB, CL_UNORM_INT8},        // RGB: packed types only
+        cl_image_format{CL_RGBA, CL_UNORM_SHORT_565},  // 565: RGB/RGBx only
+        cl_image_format{CL_INTENSITY, CL_UNSIGNED_INT8},
+        cl_image_format{CL_LUMINANCE, CL_SIGNED_INT32}, cl_image_format{CL_BGRA, CL_FLOAT},
+        cl_image_format{CL_ARGB, CL_UNORM_INT16},
+        cl_image_format{CL_RGx, CL_UNORM_INT8}}) {  // 24 bits: not a power of two
+    SCOPED_TRACE(testing::Message()
+                 << std::hex << bad.image_channel_order << " " << bad.image_channel_data_type);
     EXPECT_EQ(Err(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR), Err(createErr(&d2, &bad)));
   }
   // Valid formats this implementation does not support: CL_IMAGE_FORMAT_NOT_SUPPORTED.
@@ -226,9 +242,9 @@ TEST_F(ImageApi, CreateErrors) {
       makeDesc(CL_MEM_OBJECT_IMAGE3D, 4, 4, 0),
       makeDesc(CL_MEM_OBJECT_IMAGE2D_ARRAY, 4, 4, 0, 0),
       makeDesc(CL_MEM_OBJECT_IMAGE1D_ARRAY, 4, 0, 0, 0),
-      makeDesc(CL_MEM_OBJECT_IMAGE2D, 4, 4, 0, 0, 16),        // row pitch without host_ptr
-      makeDesc(CL_MEM_OBJECT_IMAGE3D, 4, 4, 2, 0, 0, 64),     // slice pitch without host_ptr
-      makeDesc(CL_MEM_OBJECT_IMAGE1D_BUFFER, 4),              // no buffer
+      makeDesc(CL_MEM_OBJECT_IMAGE2D, 4, 4, 0, 0, 16),     // row pitch without host_ptr
+      makeDesc(CL_MEM_OBJECT_IMAGE3D, 4, 4, 2, 0, 0, 64),  // slice pitch without host_ptr
+      makeDesc(CL_MEM_OBJECT_IMAGE1D_BUFFER, 4),           // no buffer
   };
   cl_image_desc mips = d2;
   mips.num_mip_levels = 2;
@@ -237,8 +253,8 @@ TEST_F(ImageApi, CreateErrors) {
   samples.num_samples = 4;
   bad_descs.push_back(samples);
   for (const cl_image_desc& d : bad_descs) {
-    SCOPED_TRACE(testing::Message() << "type 0x" << std::hex << d.image_type << " w " << d.image_width
-                                    << " h " << d.image_height);
+    SCOPED_TRACE(testing::Message() << "type 0x" << std::hex << d.image_type << " w "
+                                    << d.image_width << " h " << d.image_height);
     EXPECT_EQ(Err(CL_INVALID_IMAGE_DESCRIPTOR), Err(createErr(&d)));
   }
   // mem_object with an image type that cannot take one.
@@ -248,13 +264,17 @@ TEST_F(ImageApi, CreateErrors) {
   // Pitches with a host_ptr: too small, not a multiple of the element size or row pitch.
   std::vector<unsigned char> host(4096);
   auto small_row = makeDesc(CL_MEM_OBJECT_IMAGE2D, 4, 4, 0, 0, 12);
-  EXPECT_EQ(Err(CL_INVALID_IMAGE_DESCRIPTOR), Err(createErr(&small_row, &kRgba8, CL_MEM_COPY_HOST_PTR, host.data())));
+  EXPECT_EQ(Err(CL_INVALID_IMAGE_DESCRIPTOR),
+            Err(createErr(&small_row, &kRgba8, CL_MEM_COPY_HOST_PTR, host.data())));
   auto odd_row = makeDesc(CL_MEM_OBJECT_IMAGE2D, 4, 4, 0, 0, 18);
-  EXPECT_EQ(Err(CL_INVALID_IMAGE_DESCRIPTOR), Err(createErr(&odd_row, &kRgba8, CL_MEM_USE_HOST_PTR, host.data())));
+  EXPECT_EQ(Err(CL_INVALID_IMAGE_DESCRIPTOR),
+            Err(createErr(&odd_row, &kRgba8, CL_MEM_USE_HOST_PTR, host.data())));
   auto small_slice = makeDesc(CL_MEM_OBJECT_IMAGE3D, 4, 4, 2, 0, 16, 48);
-  EXPECT_EQ(Err(CL_INVALID_IMAGE_DESCRIPTOR), Err(createErr(&small_slice, &kRgba8, CL_MEM_COPY_HOST_PTR, host.data())));
+  EXPECT_EQ(Err(CL_INVALID_IMAGE_DESCRIPTOR),
+            Err(createErr(&small_slice, &kRgba8, CL_MEM_COPY_HOST_PTR, host.data())));
   auto odd_slice = makeDesc(CL_MEM_OBJECT_IMAGE2D_ARRAY, 4, 4, 0, 2, 16, 72);
-  EXPECT_EQ(Err(CL_INVALID_IMAGE_DESCRIPTOR), Err(createErr(&odd_slice, &kRgba8, CL_MEM_COPY_HOST_PTR, host.data())));
+  EXPECT_EQ(Err(CL_INVALID_IMAGE_DESCRIPTOR),
+            Err(createErr(&odd_slice, &kRgba8, CL_MEM_COPY_HOST_PTR, host.data())));
   // The spec: CL_INVALID_IMAGE_SIZE if image dimensions exceed the maximum image dimensions.
   const size_t max2d = deviceInfo<size_t>(device_, CL_DEVICE_IMAGE2D_MAX_WIDTH);
   const size_t max3d = deviceInfo<size_t>(device_, CL_DEVICE_IMAGE3D_MAX_DEPTH);
@@ -282,7 +302,8 @@ TEST_F(ImageApi, CreateWithPropertiesAndDeprecatedEntryPoints) {
   cl_int err = -1;
   auto d2 = makeDesc(CL_MEM_OBJECT_IMAGE2D, 4, 4);
   const cl_mem_properties empty[] = {0};
-  Mem a(clCreateImageWithProperties(context_, empty, CL_MEM_READ_ONLY, &kRgba8, &d2, nullptr, &err));
+  Mem a(
+      clCreateImageWithProperties(context_, empty, CL_MEM_READ_ONLY, &kRgba8, &d2, nullptr, &err));
   ASSERT_ERR(CL_SUCCESS, err);
   EXPECT_EQ(cl_mem_flags(CL_MEM_READ_ONLY), memInfo<cl_mem_flags>(a, CL_MEM_FLAGS));
   size_t n = 99;
@@ -306,7 +327,8 @@ TEST_F(ImageApi, CreateWithPropertiesAndDeprecatedEntryPoints) {
   EXPECT_EQ(nullptr, clCreateImage3D(context_, 0, &kRgba8, 8, 3, 1, 0, 0, nullptr, &err));
   EXPECT_ERR(CL_INVALID_IMAGE_SIZE, err);
   // OpenCL 1.1: CL_INVALID_IMAGE_SIZE too for pitches that break the rules.
-  EXPECT_EQ(nullptr, clCreateImage2D(context_, CL_MEM_COPY_HOST_PTR, &kRgba8, 8, 3, 16, host.data(), &err));
+  EXPECT_EQ(nullptr,
+            clCreateImage2D(context_, CL_MEM_COPY_HOST_PTR, &kRgba8, 8, 3, 16, host.data(), &err));
   EXPECT_ERR(CL_INVALID_IMAGE_SIZE, err);
   EXPECT_EQ(nullptr, clCreateImage2D(context_, 0, &kRgba8, 8, 3, 64, nullptr, &err));
   EXPECT_ERR(CL_INVALID_IMAGE_SIZE, err);
@@ -324,18 +346,21 @@ TEST_F(ImageApi, UseHostPtrKeepsTheApplicationsPitches) {
   std::vector<unsigned char> data(5 * 3 * 2 * 4);
   std::iota(data.begin(), data.end(), 0);
   const size_t origin[3] = {0, 0, 0}, region[3] = {5, 3, 2};
-  ASSERT_CL(CL_SUCCESS, clEnqueueWriteImage(queue_, m, CL_TRUE, origin, region, 0, 0, data.data(), 0, nullptr, nullptr));
+  ASSERT_CL(CL_SUCCESS, clEnqueueWriteImage(queue_, m, CL_TRUE, origin, region, 0, 0, data.data(),
+                                            0, nullptr, nullptr));
   // Mapping returns the application's memory with its pitches; the gaps were not touched.
   size_t rp = 0, sp = 0;
   cl_int err = -1;
-  auto* p = static_cast<unsigned char*>(clEnqueueMapImage(queue_, m, CL_TRUE, CL_MAP_READ, origin, region, &rp, &sp, 0, nullptr, nullptr, &err));
+  auto* p = static_cast<unsigned char*>(clEnqueueMapImage(
+      queue_, m, CL_TRUE, CL_MAP_READ, origin, region, &rp, &sp, 0, nullptr, nullptr, &err));
   ASSERT_ERR(CL_SUCCESS, err);
   EXPECT_EQ(host.data(), p);
   EXPECT_EQ(32u, rp);
   EXPECT_EQ(128u, sp);
   for (size_t z = 0; z < 2; ++z)
     for (size_t y = 0; y < 3; ++y) {
-      EXPECT_EQ(0, std::memcmp(p + z * 128 + y * 32, data.data() + (z * 3 + y) * 20, 20)) << y << "," << z;
+      EXPECT_EQ(0, std::memcmp(p + z * 128 + y * 32, data.data() + (z * 3 + y) * 20, 20))
+          << y << "," << z;
       EXPECT_EQ(0xAB, p[z * 128 + y * 32 + 20]) << "gap after row " << y << "," << z;
     }
   EXPECT_CL_OK(clEnqueueUnmapMemObject(queue_, m, p, 0, nullptr, nullptr));
@@ -362,7 +387,8 @@ TEST_F(ImageApi, CopyHostPtrReadsTheApplicationsPitches) {
       for (size_t x = 0; x < 3; ++x) EXPECT_EQ(100 + z * 15 + y * 5 + x, g[(z * 2 + y) * 3 + x]);
   // The spec: CL_INVALID_OPERATION if clEnqueueWriteImage is called on an image created with
   // CL_MEM_HOST_READ_ONLY.
-  EXPECT_CL(CL_INVALID_OPERATION, clEnqueueWriteImage(queue_, m, CL_TRUE, origin, region, 0, 0, got.data(), 0, nullptr, nullptr));
+  EXPECT_CL(CL_INVALID_OPERATION, clEnqueueWriteImage(queue_, m, CL_TRUE, origin, region, 0, 0,
+                                                      got.data(), 0, nullptr, nullptr));
 }
 
 TEST_F(ImageApi, AllocHostPtrAndHostAccessFlags) {
@@ -374,15 +400,21 @@ TEST_F(ImageApi, AllocHostPtrAndHostAccessFlags) {
   const size_t origin[3] = {0, 0, 0}, region[3] = {4, 4, 1};
   size_t rp = 0;
   cl_int err = CL_SUCCESS;
-  EXPECT_CL_OK(clEnqueueWriteImage(queue_, a, CL_TRUE, origin, region, 0, 0, d.data(), 0, nullptr, nullptr));
+  EXPECT_CL_OK(
+      clEnqueueWriteImage(queue_, a, CL_TRUE, origin, region, 0, 0, d.data(), 0, nullptr, nullptr));
   // The spec: CL_INVALID_OPERATION for host reads of HOST_WRITE_ONLY / HOST_NO_ACCESS images,
   // host writes of HOST_NO_ACCESS ones, and maps likewise.
-  EXPECT_CL(CL_INVALID_OPERATION, clEnqueueReadImage(queue_, a, CL_TRUE, origin, region, 0, 0, d.data(), 0, nullptr, nullptr));
-  EXPECT_CL(CL_INVALID_OPERATION, clEnqueueReadImage(queue_, n, CL_TRUE, origin, region, 0, 0, d.data(), 0, nullptr, nullptr));
-  EXPECT_CL(CL_INVALID_OPERATION, clEnqueueWriteImage(queue_, n, CL_TRUE, origin, region, 0, 0, d.data(), 0, nullptr, nullptr));
-  EXPECT_EQ(nullptr, clEnqueueMapImage(queue_, a, CL_TRUE, CL_MAP_READ, origin, region, &rp, nullptr, 0, nullptr, nullptr, &err));
+  EXPECT_CL(CL_INVALID_OPERATION, clEnqueueReadImage(queue_, a, CL_TRUE, origin, region, 0, 0,
+                                                     d.data(), 0, nullptr, nullptr));
+  EXPECT_CL(CL_INVALID_OPERATION, clEnqueueReadImage(queue_, n, CL_TRUE, origin, region, 0, 0,
+                                                     d.data(), 0, nullptr, nullptr));
+  EXPECT_CL(CL_INVALID_OPERATION, clEnqueueWriteImage(queue_, n, CL_TRUE, origin, region, 0, 0,
+                                                      d.data(), 0, nullptr, nullptr));
+  EXPECT_EQ(nullptr, clEnqueueMapImage(queue_, a, CL_TRUE, CL_MAP_READ, origin, region, &rp,
+                                       nullptr, 0, nullptr, nullptr, &err));
   EXPECT_ERR(CL_INVALID_OPERATION, err);
-  EXPECT_EQ(nullptr, clEnqueueMapImage(queue_, n, CL_TRUE, CL_MAP_WRITE, origin, region, &rp, nullptr, 0, nullptr, nullptr, &err));
+  EXPECT_EQ(nullptr, clEnqueueMapImage(queue_, n, CL_TRUE, CL_MAP_WRITE, origin, region, &rp,
+                                       nullptr, 0, nullptr, nullptr, &err));
   EXPECT_ERR(CL_INVALID_OPERATION, err);
   // Fill ignores the host flags (the spec).
   const cl_float color[4] = {1, 0, 0, 1};
@@ -415,12 +447,14 @@ TEST_F(ImageApi, SubRegionWritesLandOnlyThereForEveryType) {
     const size_t total = e[0] * e[1] * e[2];
     std::vector<uint32_t> zero(total, 0);
     const size_t o0[3] = {0, 0, 0};
-    ASSERT_CL(CL_SUCCESS, clEnqueueWriteImage(queue_, m, CL_TRUE, o0, e, 0, 0, zero.data(), 0, nullptr, nullptr));
+    ASSERT_CL(CL_SUCCESS, clEnqueueWriteImage(queue_, m, CL_TRUE, o0, e, 0, 0, zero.data(), 0,
+                                              nullptr, nullptr));
     // A sub-region at an origin, written from host memory with wider pitches.
     const size_t origin[3] = {2, e[1] > 1 ? 1u : 0u, e[2] > 1 ? 1u : 0u};
     const size_t region[3] = {5, e[1] > 1 ? e[1] - 1 : 1, e[2] > 1 ? 2u : 1u};
     const bool one_d_array = c.type == CL_MEM_OBJECT_IMAGE1D_ARRAY;
-    const bool slices = c.type == CL_MEM_OBJECT_IMAGE3D || c.type == CL_MEM_OBJECT_IMAGE2D_ARRAY || one_d_array;
+    const bool slices =
+        c.type == CL_MEM_OBJECT_IMAGE3D || c.type == CL_MEM_OBJECT_IMAGE2D_ARRAY || one_d_array;
     const size_t row_pitch = 8 * 4;  // 8 pixels for a row of 5
     const size_t rows_per_slice = one_d_array ? 1 : region[1];
     const size_t slice_pitch = slices ? row_pitch * rows_per_slice + 16 : 0;
@@ -432,28 +466,34 @@ TEST_F(ImageApi, SubRegionWritesLandOnlyThereForEveryType) {
     };
     for (size_t z = 0; z < region[2]; ++z)
       for (size_t y = 0; y < region[1]; ++y)
-        for (size_t x = 0; x < region[0]; ++x) host_at(x, y, z) = uint32_t(1 + x + 100 * y + 10000 * z);
-    ASSERT_CL(CL_SUCCESS, clEnqueueWriteImage(queue_, m, CL_TRUE, origin, region, row_pitch, slice_pitch,
-                                              src.data(), 0, nullptr, nullptr));
+        for (size_t x = 0; x < region[0]; ++x)
+          host_at(x, y, z) = uint32_t(1 + x + 100 * y + 10000 * z);
+    ASSERT_CL(CL_SUCCESS, clEnqueueWriteImage(queue_, m, CL_TRUE, origin, region, row_pitch,
+                                              slice_pitch, src.data(), 0, nullptr, nullptr));
     std::vector<uint32_t> all(total, 7);
-    ASSERT_CL(CL_SUCCESS, clEnqueueReadImage(queue_, m, CL_TRUE, o0, e, 0, 0, all.data(), 0, nullptr, nullptr));
+    ASSERT_CL(CL_SUCCESS,
+              clEnqueueReadImage(queue_, m, CL_TRUE, o0, e, 0, 0, all.data(), 0, nullptr, nullptr));
     for (size_t z = 0; z < e[2]; ++z)
       for (size_t y = 0; y < e[1]; ++y)
         for (size_t x = 0; x < e[0]; ++x) {
           const bool inside = x >= origin[0] && x < origin[0] + region[0] && y >= origin[1] &&
-                              y < origin[1] + region[1] && z >= origin[2] && z < origin[2] + region[2];
+                              y < origin[1] + region[1] && z >= origin[2] &&
+                              z < origin[2] + region[2];
           const uint32_t want =
-              inside ? uint32_t(1 + (x - origin[0]) + 100 * (y - origin[1]) + 10000 * (z - origin[2])) : 0;
+              inside
+                  ? uint32_t(1 + (x - origin[0]) + 100 * (y - origin[1]) + 10000 * (z - origin[2]))
+                  : 0;
           ASSERT_EQ(want, all[(z * e[1] + y) * e[0] + x]) << x << "," << y << "," << z;
         }
     // Reading the sub-region back with the same wide pitches gives the same bytes.
     std::vector<uint32_t> back(src.size(), 0);
-    ASSERT_CL(CL_SUCCESS, clEnqueueReadImage(queue_, m, CL_TRUE, origin, region, row_pitch, slice_pitch,
-                                             back.data(), 0, nullptr, nullptr));
+    ASSERT_CL(CL_SUCCESS, clEnqueueReadImage(queue_, m, CL_TRUE, origin, region, row_pitch,
+                                             slice_pitch, back.data(), 0, nullptr, nullptr));
     for (size_t z = 0; z < region[2]; ++z)
       for (size_t y = 0; y < region[1]; ++y)
         for (size_t x = 0; x < region[0]; ++x) {
-          const size_t i = one_d_array ? (y * slice_pitch + x * 4) / 4 : (z * slice_pitch + y * row_pitch + x * 4) / 4;
+          const size_t i = one_d_array ? (y * slice_pitch + x * 4) / 4
+                                       : (z * slice_pitch + y * row_pitch + x * 4) / 4;
           ASSERT_EQ(src[i], back[i]);
         }
   }
@@ -470,37 +510,48 @@ TEST_F(ImageApi, OriginAndRegionRules) {
     size_t origin[3], region[3];
   };
   const Bad bad[] = {
-      {m1, {0, 1, 0}, {1, 1, 1}}, {m1, {0, 0, 0}, {1, 2, 1}}, {m1, {0, 0, 1}, {1, 1, 1}},
-      {m1, {0, 0, 0}, {9, 1, 1}}, {m1, {8, 0, 0}, {1, 1, 1}}, {m1, {0, 0, 0}, {0, 1, 1}},
-      {m1a, {0, 2, 0}, {1, 1, 1}}, {m1a, {0, 0, 0}, {1, 3, 1}}, {m1a, {0, 0, 0}, {1, 1, 2}},
-      {m2, {0, 0, 1}, {1, 1, 1}}, {m2, {0, 0, 0}, {1, 1, 2}}, {m2, {0, 3, 0}, {1, 2, 1}},
-      {m2, {0, 0, 0}, {1, 0, 1}}, {m3, {0, 0, 1}, {1, 1, 2}}, {m3, {0, 0, 0}, {1, 1, 0}},
+      {m1, {0, 1, 0}, {1, 1, 1}},        {m1, {0, 0, 0}, {1, 2, 1}},  {m1, {0, 0, 1}, {1, 1, 1}},
+      {m1, {0, 0, 0}, {9, 1, 1}},        {m1, {8, 0, 0}, {1, 1, 1}},  {m1, {0, 0, 0}, {0, 1, 1}},
+      {m1a, {0, 2, 0}, {1, 1, 1}},       {m1a, {0, 0, 0}, {1, 3, 1}}, {m1a, {0, 0, 0}, {1, 1, 2}},
+      {m2, {0, 0, 1}, {1, 1, 1}},        {m2, {0, 0, 0}, {1, 1, 2}},  {m2, {0, 3, 0}, {1, 2, 1}},
+      {m2, {0, 0, 0}, {1, 0, 1}},        {m3, {0, 0, 1}, {1, 1, 2}},  {m3, {0, 0, 0}, {1, 1, 0}},
       {m3, {SIZE_MAX, 0, 0}, {2, 1, 1}},
   };
   for (const Bad& b : bad) {
-    SCOPED_TRACE(testing::Message() << "origin " << b.origin[0] << "," << b.origin[1] << "," << b.origin[2]
-                                    << " region " << b.region[0] << "," << b.region[1] << "," << b.region[2]);
+    SCOPED_TRACE(testing::Message()
+                 << "origin " << b.origin[0] << "," << b.origin[1] << "," << b.origin[2]
+                 << " region " << b.region[0] << "," << b.region[1] << "," << b.region[2]);
     // The spec: CL_INVALID_VALUE if the region is out of bounds, or origin and region do not
     // follow the rules for the image type.
-    EXPECT_CL(CL_INVALID_VALUE, clEnqueueReadImage(queue_, b.m, CL_TRUE, b.origin, b.region, 0, 0, host.data(), 0, nullptr, nullptr));
-    EXPECT_CL(CL_INVALID_VALUE, clEnqueueWriteImage(queue_, b.m, CL_TRUE, b.origin, b.region, 0, 0, host.data(), 0, nullptr, nullptr));
+    EXPECT_CL(CL_INVALID_VALUE, clEnqueueReadImage(queue_, b.m, CL_TRUE, b.origin, b.region, 0, 0,
+                                                   host.data(), 0, nullptr, nullptr));
+    EXPECT_CL(CL_INVALID_VALUE, clEnqueueWriteImage(queue_, b.m, CL_TRUE, b.origin, b.region, 0, 0,
+                                                    host.data(), 0, nullptr, nullptr));
     const cl_float color[4] = {};
-    EXPECT_CL(CL_INVALID_VALUE, clEnqueueFillImage(queue_, b.m, color, b.origin, b.region, 0, nullptr, nullptr));
+    EXPECT_CL(CL_INVALID_VALUE,
+              clEnqueueFillImage(queue_, b.m, color, b.origin, b.region, 0, nullptr, nullptr));
     size_t rp, sp;
     cl_int err = CL_SUCCESS;
-    EXPECT_EQ(nullptr, clEnqueueMapImage(queue_, b.m, CL_TRUE, CL_MAP_READ, b.origin, b.region, &rp, &sp, 0, nullptr, nullptr, &err));
+    EXPECT_EQ(nullptr, clEnqueueMapImage(queue_, b.m, CL_TRUE, CL_MAP_READ, b.origin, b.region, &rp,
+                                         &sp, 0, nullptr, nullptr, &err));
     EXPECT_ERR(CL_INVALID_VALUE, err);
   }
   const size_t o[3] = {0, 0, 0}, r[3] = {2, 2, 1};
-  EXPECT_CL(CL_INVALID_VALUE, clEnqueueReadImage(queue_, m2, CL_TRUE, nullptr, r, 0, 0, host.data(), 0, nullptr, nullptr));
-  EXPECT_CL(CL_INVALID_VALUE, clEnqueueReadImage(queue_, m2, CL_TRUE, o, nullptr, 0, 0, host.data(), 0, nullptr, nullptr));
+  EXPECT_CL(CL_INVALID_VALUE, clEnqueueReadImage(queue_, m2, CL_TRUE, nullptr, r, 0, 0, host.data(),
+                                                 0, nullptr, nullptr));
+  EXPECT_CL(CL_INVALID_VALUE, clEnqueueReadImage(queue_, m2, CL_TRUE, o, nullptr, 0, 0, host.data(),
+                                                 0, nullptr, nullptr));
   // The spec: CL_INVALID_VALUE if ptr is NULL; row_pitch must be at least region[0] * element
   // size; slice_pitch at least row_pitch * height.
-  EXPECT_CL(CL_INVALID_VALUE, clEnqueueReadImage(queue_, m2, CL_TRUE, o, r, 0, 0, nullptr, 0, nullptr, nullptr));
-  EXPECT_CL(CL_INVALID_VALUE, clEnqueueWriteImage(queue_, m2, CL_TRUE, o, r, 4, 0, host.data(), 0, nullptr, nullptr));
+  EXPECT_CL(CL_INVALID_VALUE,
+            clEnqueueReadImage(queue_, m2, CL_TRUE, o, r, 0, 0, nullptr, 0, nullptr, nullptr));
+  EXPECT_CL(CL_INVALID_VALUE,
+            clEnqueueWriteImage(queue_, m2, CL_TRUE, o, r, 4, 0, host.data(), 0, nullptr, nullptr));
   const size_t r3[3] = {2, 2, 2};
-  EXPECT_CL(CL_INVALID_VALUE, clEnqueueWriteImage(queue_, m3, CL_TRUE, o, r3, 8, 12, host.data(), 0, nullptr, nullptr));
-  EXPECT_CL_OK(clEnqueueWriteImage(queue_, m3, CL_TRUE, o, r3, 8, 16, host.data(), 0, nullptr, nullptr));
+  EXPECT_CL(CL_INVALID_VALUE, clEnqueueWriteImage(queue_, m3, CL_TRUE, o, r3, 8, 12, host.data(), 0,
+                                                  nullptr, nullptr));
+  EXPECT_CL_OK(
+      clEnqueueWriteImage(queue_, m3, CL_TRUE, o, r3, 8, 16, host.data(), 0, nullptr, nullptr));
 }
 
 TEST_F(ImageApi, WrongObjectsAndContexts) {
@@ -509,26 +560,38 @@ TEST_F(ImageApi, WrongObjectsAndContexts) {
   std::vector<unsigned char> host(256);
   const size_t o[3] = {0, 0, 0}, r[3] = {4, 4, 1};
   // The spec: CL_INVALID_MEM_OBJECT if image is not a valid image object (a buffer is not).
-  EXPECT_CL(CL_INVALID_MEM_OBJECT, clEnqueueReadImage(queue_, buf, CL_TRUE, o, r, 0, 0, host.data(), 0, nullptr, nullptr));
-  EXPECT_CL(CL_INVALID_MEM_OBJECT, clEnqueueWriteImage(queue_, buf, CL_TRUE, o, r, 0, 0, host.data(), 0, nullptr, nullptr));
-  EXPECT_CL(CL_INVALID_MEM_OBJECT, clEnqueueCopyImage(queue_, buf, img, o, o, r, 0, nullptr, nullptr));
-  EXPECT_CL(CL_INVALID_MEM_OBJECT, clEnqueueCopyImageToBuffer(queue_, buf, buf, o, r, 0, 0, nullptr, nullptr));
-  EXPECT_CL(CL_INVALID_MEM_OBJECT, clEnqueueCopyBufferToImage(queue_, img, img, 0, o, r, 0, nullptr, nullptr));
+  EXPECT_CL(CL_INVALID_MEM_OBJECT,
+            clEnqueueReadImage(queue_, buf, CL_TRUE, o, r, 0, 0, host.data(), 0, nullptr, nullptr));
+  EXPECT_CL(CL_INVALID_MEM_OBJECT, clEnqueueWriteImage(queue_, buf, CL_TRUE, o, r, 0, 0,
+                                                       host.data(), 0, nullptr, nullptr));
+  EXPECT_CL(CL_INVALID_MEM_OBJECT,
+            clEnqueueCopyImage(queue_, buf, img, o, o, r, 0, nullptr, nullptr));
+  EXPECT_CL(CL_INVALID_MEM_OBJECT,
+            clEnqueueCopyImageToBuffer(queue_, buf, buf, o, r, 0, 0, nullptr, nullptr));
+  EXPECT_CL(CL_INVALID_MEM_OBJECT,
+            clEnqueueCopyBufferToImage(queue_, img, img, 0, o, r, 0, nullptr, nullptr));
   // ... and buffer commands need buffers.
-  EXPECT_CL(CL_INVALID_MEM_OBJECT, clEnqueueReadBuffer(queue_, img, CL_TRUE, 0, 16, host.data(), 0, nullptr, nullptr));
-  EXPECT_CL(CL_INVALID_MEM_OBJECT, clEnqueueCopyBuffer(queue_, img, buf, 0, 0, 16, 0, nullptr, nullptr));
+  EXPECT_CL(CL_INVALID_MEM_OBJECT,
+            clEnqueueReadBuffer(queue_, img, CL_TRUE, 0, 16, host.data(), 0, nullptr, nullptr));
+  EXPECT_CL(CL_INVALID_MEM_OBJECT,
+            clEnqueueCopyBuffer(queue_, img, buf, 0, 0, 16, 0, nullptr, nullptr));
   cl_int err = CL_SUCCESS;
-  EXPECT_EQ(nullptr, clEnqueueMapBuffer(queue_, img, CL_TRUE, CL_MAP_READ, 0, 16, 0, nullptr, nullptr, &err));
+  EXPECT_EQ(nullptr, clEnqueueMapBuffer(queue_, img, CL_TRUE, CL_MAP_READ, 0, 16, 0, nullptr,
+                                        nullptr, &err));
   EXPECT_ERR(CL_INVALID_MEM_OBJECT, err);
   cl_buffer_region region{0, 16};
   EXPECT_EQ(nullptr, clCreateSubBuffer(img, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err));
   EXPECT_ERR(CL_INVALID_MEM_OBJECT, err);
   // The spec: CL_INVALID_CONTEXT if the queue and the image are in different contexts.
   Context other = makeOtherContext(device_);
-  Mem foreign(clCreateImage(other, 0, &kRgba8, std::array<cl_image_desc, 1>{makeDesc(CL_MEM_OBJECT_IMAGE2D, 4, 4)}.data(), nullptr, &err));
+  Mem foreign(clCreateImage(
+      other, 0, &kRgba8, std::array<cl_image_desc, 1>{makeDesc(CL_MEM_OBJECT_IMAGE2D, 4, 4)}.data(),
+      nullptr, &err));
   ASSERT_ERR(CL_SUCCESS, err);
-  EXPECT_CL(CL_INVALID_CONTEXT, clEnqueueReadImage(queue_, foreign, CL_TRUE, o, r, 0, 0, host.data(), 0, nullptr, nullptr));
-  EXPECT_CL(CL_INVALID_CONTEXT, clEnqueueCopyImage(queue_, img, foreign, o, o, r, 0, nullptr, nullptr));
+  EXPECT_CL(CL_INVALID_CONTEXT, clEnqueueReadImage(queue_, foreign, CL_TRUE, o, r, 0, 0,
+                                                   host.data(), 0, nullptr, nullptr));
+  EXPECT_CL(CL_INVALID_CONTEXT,
+            clEnqueueCopyImage(queue_, img, foreign, o, o, r, 0, nullptr, nullptr));
   // mem_object from another context.
   auto from_foreign = makeDesc(CL_MEM_OBJECT_IMAGE2D, 4, 4, 0, 0, 0, 0, foreign);
   EXPECT_EQ(Err(CL_INVALID_IMAGE_DESCRIPTOR), Err(createErr(&from_foreign)));
@@ -544,7 +607,8 @@ TEST_F(ImageApi, CopyImageBetweenTypesAndOverlap) {
   std::vector<unsigned char> d(64);
   std::iota(d.begin(), d.end(), 0);
   const size_t o[3] = {0, 0, 0}, full[3] = {8, 8, 1};
-  ASSERT_CL(CL_SUCCESS, clEnqueueWriteImage(queue_, a, CL_TRUE, o, full, 0, 0, d.data(), 0, nullptr, nullptr));
+  ASSERT_CL(CL_SUCCESS,
+            clEnqueueWriteImage(queue_, a, CL_TRUE, o, full, 0, 0, d.data(), 0, nullptr, nullptr));
   // 2D image -> slice 2 of a 3D image, a 4x3 block at (1, 2) to (3, 4).
   const size_t so[3] = {1, 2, 0}, dz[3] = {3, 4, 2}, r[3] = {4, 3, 1};
   ASSERT_CL(CL_SUCCESS, clEnqueueCopyImage(queue_, a, v, so, dz, r, 0, nullptr, nullptr));
@@ -563,12 +627,14 @@ TEST_F(ImageApi, CopyImageBetweenTypesAndOverlap) {
   const size_t near[3] = {2, 2, 0};
   // The spec: CL_MEM_COPY_OVERLAP if src_image and dst_image are the same image object and the
   // source and destination regions overlap.
-  EXPECT_CL(CL_MEM_COPY_OVERLAP, clEnqueueCopyImage(queue_, a, a, src, near, blk, 0, nullptr, nullptr));
+  EXPECT_CL(CL_MEM_COPY_OVERLAP,
+            clEnqueueCopyImage(queue_, a, a, src, near, blk, 0, nullptr, nullptr));
   const size_t side[3] = {4, 0, 0};  // beside each other in the same rows: no overlap
   EXPECT_CL_OK(clEnqueueCopyImage(queue_, a, a, src, side, blk, 0, nullptr, nullptr));
   // The spec: CL_IMAGE_FORMAT_MISMATCH if the images do not use the same image format.
   Mem rgba = image(makeDesc(CL_MEM_OBJECT_IMAGE2D, 8, 8));
-  EXPECT_CL(CL_IMAGE_FORMAT_MISMATCH, clEnqueueCopyImage(queue_, a, rgba, o, o, r, 0, nullptr, nullptr));
+  EXPECT_CL(CL_IMAGE_FORMAT_MISMATCH,
+            clEnqueueCopyImage(queue_, a, rgba, o, o, r, 0, nullptr, nullptr));
   // The spec: CL_INVALID_VALUE if a region lies outside either image, or breaks the type rules.
   const size_t big[3] = {8, 8, 2};
   EXPECT_CL(CL_INVALID_VALUE, clEnqueueCopyImage(queue_, v, a, o, o, big, 0, nullptr, nullptr));
@@ -586,24 +652,31 @@ TEST_F(ImageApi, CopyBetweenImagesAndBuffers) {
   write(buf, d.data(), d.size());
   // Buffer at offset 12 -> a 3x2x2 block at (2, 1, 1): packed rows of 12 bytes.
   const size_t origin[3] = {2, 1, 1}, region[3] = {3, 2, 2};
-  ASSERT_CL(CL_SUCCESS, clEnqueueCopyBufferToImage(queue_, buf, img, 12, origin, region, 0, nullptr, nullptr));
+  ASSERT_CL(CL_SUCCESS,
+            clEnqueueCopyBufferToImage(queue_, buf, img, 12, origin, region, 0, nullptr, nullptr));
   auto got = readImage(img, origin, region, 4);
   EXPECT_EQ(0, std::memcmp(got.data(), d.data() + 12, 48));
   // And back, to offset 500 of the buffer.
-  ASSERT_CL(CL_SUCCESS, clEnqueueCopyImageToBuffer(queue_, img, buf, origin, region, 500, 0, nullptr, nullptr));
+  ASSERT_CL(CL_SUCCESS,
+            clEnqueueCopyImageToBuffer(queue_, img, buf, origin, region, 500, 0, nullptr, nullptr));
   auto back = read(buf, 48, 500);
   EXPECT_EQ(0, std::memcmp(back.data(), d.data() + 12, 48));
   // The spec: CL_INVALID_VALUE if the buffer's side lies outside the buffer.
-  EXPECT_CL(CL_INVALID_VALUE, clEnqueueCopyImageToBuffer(queue_, img, buf, origin, region, 1000, 0, nullptr, nullptr));
-  EXPECT_CL(CL_INVALID_VALUE, clEnqueueCopyBufferToImage(queue_, buf, img, 1000, origin, region, 0, nullptr, nullptr));
+  EXPECT_CL(CL_INVALID_VALUE, clEnqueueCopyImageToBuffer(queue_, img, buf, origin, region, 1000, 0,
+                                                         nullptr, nullptr));
+  EXPECT_CL(CL_INVALID_VALUE, clEnqueueCopyBufferToImage(queue_, buf, img, 1000, origin, region, 0,
+                                                         nullptr, nullptr));
   const size_t out[3] = {0, 0, 3};
-  EXPECT_CL(CL_INVALID_VALUE, clEnqueueCopyBufferToImage(queue_, buf, img, 0, out, region, 0, nullptr, nullptr));
+  EXPECT_CL(CL_INVALID_VALUE,
+            clEnqueueCopyBufferToImage(queue_, buf, img, 0, out, region, 0, nullptr, nullptr));
   // The spec: CL_INVALID_MEM_OBJECT if the image is a 1D image buffer made from the buffer.
   cl_image_desc ib = makeDesc(CL_MEM_OBJECT_IMAGE1D_BUFFER, 16, 0, 0, 0, 0, 0, buf);
   Mem view = image(ib, rg16);
   const size_t o[3] = {0, 0, 0}, r1[3] = {4, 1, 1};
-  EXPECT_CL(CL_INVALID_MEM_OBJECT, clEnqueueCopyImageToBuffer(queue_, view, buf, o, r1, 512, 0, nullptr, nullptr));
-  EXPECT_CL(CL_INVALID_MEM_OBJECT, clEnqueueCopyBufferToImage(queue_, buf, view, 512, o, r1, 0, nullptr, nullptr));
+  EXPECT_CL(CL_INVALID_MEM_OBJECT,
+            clEnqueueCopyImageToBuffer(queue_, view, buf, o, r1, 512, 0, nullptr, nullptr));
+  EXPECT_CL(CL_INVALID_MEM_OBJECT,
+            clEnqueueCopyBufferToImage(queue_, buf, view, 512, o, r1, 0, nullptr, nullptr));
   EXPECT_CL_OK(clFinish(queue_));
 }
 
@@ -619,7 +692,8 @@ TEST_F(ImageApi, ImageFromBufferSharesItsBytes) {
   Mem one = image(makeDesc(CL_MEM_OBJECT_IMAGE1D_BUFFER, 100, 0, 0, 0, 0, 0, buf), r8, 0);
   ASSERT_TRUE(one);
   EXPECT_EQ(buf.get(), memInfo<cl_mem>(one, CL_MEM_ASSOCIATED_MEMOBJECT));
-  EXPECT_EQ(cl_mem_flags(CL_MEM_READ_WRITE), memInfo<cl_mem_flags>(one, CL_MEM_FLAGS));  // inherited
+  EXPECT_EQ(cl_mem_flags(CL_MEM_READ_WRITE),
+            memInfo<cl_mem_flags>(one, CL_MEM_FLAGS));  // inherited
   const size_t o[3] = {0, 0, 0}, r1[3] = {100, 1, 1};
   EXPECT_EQ(std::vector<unsigned char>(d.begin(), d.begin() + 100), readImage(one, o, r1, 1));
   // 2D image from the buffer with a row pitch of 64: pixel (x, y) is byte y * 64 + x.
@@ -633,7 +707,8 @@ TEST_F(ImageApi, ImageFromBufferSharesItsBytes) {
   // Writing through the image changes the buffer.
   const unsigned char px[2] = {0xF0, 0xF1};
   const size_t ow[3] = {50, 0, 0}, rw[3] = {2, 1, 1};
-  ASSERT_CL(CL_SUCCESS, clEnqueueWriteImage(queue_, one, CL_TRUE, ow, rw, 0, 0, px, 0, nullptr, nullptr));
+  ASSERT_CL(CL_SUCCESS,
+            clEnqueueWriteImage(queue_, one, CL_TRUE, ow, rw, 0, 0, px, 0, nullptr, nullptr));
   auto b = read(buf, 2, 50);
   EXPECT_EQ(0xF0, b[0]);
   EXPECT_EQ(0xF1, b[1]);
@@ -648,10 +723,12 @@ TEST_F(ImageApi, ImageFromBufferSharesItsBytes) {
   cl_int err = -1;
   Mem sub(clCreateSubBuffer(buf, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err));
   ASSERT_ERR(CL_SUCCESS, err);
-  Mem in_sub = image(makeDesc(CL_MEM_OBJECT_IMAGE1D_BUFFER, 128, 0, 0, 0, 0, 0, sub), {CL_RGBA, CL_UNSIGNED_INT8}, 0);
+  Mem in_sub = image(makeDesc(CL_MEM_OBJECT_IMAGE1D_BUFFER, 128, 0, 0, 0, 0, 0, sub),
+                     {CL_RGBA, CL_UNSIGNED_INT8}, 0);
   ASSERT_TRUE(in_sub);
   const size_t r4[3] = {128, 1, 1};
-  EXPECT_EQ(std::vector<unsigned char>(d.begin() + 1024, d.begin() + 1536), readImage(in_sub, o, r4, 4));
+  EXPECT_EQ(std::vector<unsigned char>(d.begin() + 1024, d.begin() + 1536),
+            readImage(in_sub, o, r4, 4));
 }
 
 TEST_F(ImageApi, ImageFromBufferErrors) {
@@ -749,7 +826,8 @@ TEST_F(ImageApi, FillConvertsTheColourToEveryFormat) {
   c.fmt = {CL_R, CL_SIGNED_INT32}, c.pixel = bytes({0xFFFFFFFD}, 4);
   cases.push_back(c);
   c = f4(1.0f, 0.5f, 0.0f, 0.0f);
-  c.fmt = {CL_RGB, CL_UNORM_SHORT_565}, c.pixel = bytes({(31u << 11) | (32u << 5)}, 2);  // 31.5 -> 32
+  c.fmt = {CL_RGB, CL_UNORM_SHORT_565},
+  c.pixel = bytes({(31u << 11) | (32u << 5)}, 2);  // 31.5 -> 32
   cases.push_back(c);
   c = f4(1.0f, 0.0f, 1.0f, 0.0f);
   c.fmt = {CL_RGBx, CL_UNORM_INT_101010}, c.pixel = bytes({(1023u << 20) | 1023u}, 4);
@@ -758,21 +836,24 @@ TEST_F(ImageApi, FillConvertsTheColourToEveryFormat) {
   c.fmt = {CL_LUMINANCE, CL_UNORM_INT8}, c.pixel = {128};
   cases.push_back(c);
   for (const Case& k : cases) {
-    SCOPED_TRACE(testing::Message() << std::hex << k.fmt.image_channel_order << " " << k.fmt.image_channel_data_type);
+    SCOPED_TRACE(testing::Message()
+                 << std::hex << k.fmt.image_channel_order << " " << k.fmt.image_channel_data_type);
     Mem m = image(makeDesc(CL_MEM_OBJECT_IMAGE2D, 4, 3), k.fmt);
     ASSERT_TRUE(m);
     const size_t es = k.pixel.size();
     ASSERT_EQ(es, imageInfo<size_t>(m, CL_IMAGE_ELEMENT_SIZE));
     std::vector<unsigned char> zero(4 * 3 * es, 0);
     const size_t o[3] = {0, 0, 0}, full[3] = {4, 3, 1};
-    ASSERT_CL(CL_SUCCESS, clEnqueueWriteImage(queue_, m, CL_TRUE, o, full, 0, 0, zero.data(), 0, nullptr, nullptr));
+    ASSERT_CL(CL_SUCCESS, clEnqueueWriteImage(queue_, m, CL_TRUE, o, full, 0, 0, zero.data(), 0,
+                                              nullptr, nullptr));
     const size_t fo[3] = {1, 1, 0}, fr[3] = {2, 2, 1};
     ASSERT_CL(CL_SUCCESS, clEnqueueFillImage(queue_, m, k.color, fo, fr, 0, nullptr, nullptr));
     auto got = readImage(m, o, full, es);
     for (size_t y = 0; y < 3; ++y)
       for (size_t x = 0; x < 4; ++x) {
         const bool in = x >= 1 && x < 3 && y >= 1;
-        std::vector<unsigned char> px(got.begin() + (y * 4 + x) * es, got.begin() + (y * 4 + x + 1) * es);
+        std::vector<unsigned char> px(got.begin() + (y * 4 + x) * es,
+                                      got.begin() + (y * 4 + x + 1) * es);
         EXPECT_EQ(in ? k.pixel : std::vector<unsigned char>(es, 0), px) << x << "," << y;
       }
   }
@@ -791,17 +872,22 @@ TEST_F(ImageApi, FillEveryTypeInARegion) {
     const size_t* e = c.ext;
     const size_t o0[3] = {0, 0, 0};
     std::vector<uint32_t> zero(e[0] * e[1] * e[2], 0);
-    ASSERT_CL(CL_SUCCESS, clEnqueueWriteImage(queue_, m, CL_TRUE, o0, e, 0, 0, zero.data(), 0, nullptr, nullptr));
+    ASSERT_CL(CL_SUCCESS, clEnqueueWriteImage(queue_, m, CL_TRUE, o0, e, 0, 0, zero.data(), 0,
+                                              nullptr, nullptr));
     const size_t origin[3] = {1, e[1] > 1 ? 1u : 0u, e[2] > 1 ? 1u : 0u};
     const size_t region[3] = {e[0] - 2, e[1] > 1 ? e[1] - 1 : 1, e[2] > 1 ? e[2] - 1 : 1};
-    ASSERT_CL(CL_SUCCESS, clEnqueueFillImage(queue_, m, color, origin, region, 0, nullptr, nullptr));
+    ASSERT_CL(CL_SUCCESS,
+              clEnqueueFillImage(queue_, m, color, origin, region, 0, nullptr, nullptr));
     std::vector<uint32_t> all(zero.size(), 7);
-    ASSERT_CL(CL_SUCCESS, clEnqueueReadImage(queue_, m, CL_TRUE, o0, e, 0, 0, all.data(), 0, nullptr, nullptr));
+    ASSERT_CL(CL_SUCCESS,
+              clEnqueueReadImage(queue_, m, CL_TRUE, o0, e, 0, 0, all.data(), 0, nullptr, nullptr));
     for (size_t z = 0; z < e[2]; ++z)
       for (size_t y = 0; y < e[1]; ++y)
         for (size_t x = 0; x < e[0]; ++x) {
-          const bool in = x >= origin[0] && x < origin[0] + region[0] && y >= origin[1] && z >= origin[2];
-          ASSERT_EQ(in ? 0xC0FFEEu : 0u, all[(z * e[1] + y) * e[0] + x]) << x << "," << y << "," << z;
+          const bool in =
+              x >= origin[0] && x < origin[0] + region[0] && y >= origin[1] && z >= origin[2];
+          ASSERT_EQ(in ? 0xC0FFEEu : 0u, all[(z * e[1] + y) * e[0] + x])
+              << x << "," << y << "," << z;
         }
   }
 }
@@ -817,15 +903,17 @@ TEST_F(ImageApi, MapRegionsOfEveryType) {
     const size_t o0[3] = {0, 0, 0};
     std::vector<uint16_t> d(e[0] * e[1] * e[2]);
     std::iota(d.begin(), d.end(), 1);
-    ASSERT_CL(CL_SUCCESS, clEnqueueWriteImage(queue_, m, CL_TRUE, o0, e, 0, 0, d.data(), 0, nullptr, nullptr));
+    ASSERT_CL(CL_SUCCESS,
+              clEnqueueWriteImage(queue_, m, CL_TRUE, o0, e, 0, 0, d.data(), 0, nullptr, nullptr));
     const bool slices = c.type == CL_MEM_OBJECT_IMAGE3D || c.type == CL_MEM_OBJECT_IMAGE2D_ARRAY ||
                         c.type == CL_MEM_OBJECT_IMAGE1D_ARRAY;
     const size_t origin[3] = {2, e[1] > 1 ? 1u : 0u, e[2] > 1 ? 1u : 0u};
     const size_t region[3] = {3, e[1] > 1 ? 2u : 1u, e[2] > 1 ? 2u : 1u};
     size_t rp = 0, sp = 99;
     cl_int err = -1;
-    auto* p = static_cast<unsigned char*>(clEnqueueMapImage(queue_, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, origin,
-                                                            region, &rp, &sp, 0, nullptr, nullptr, &err));
+    auto* p = static_cast<unsigned char*>(
+        clEnqueueMapImage(queue_, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, origin, region, &rp, &sp,
+                          0, nullptr, nullptr, &err));
     ASSERT_ERR(CL_SUCCESS, err);
     EXPECT_EQ(imageInfo<size_t>(m, CL_IMAGE_ROW_PITCH), rp);
     EXPECT_EQ(slices ? imageInfo<size_t>(m, CL_IMAGE_SLICE_PITCH) : 0u, sp);
@@ -845,7 +933,8 @@ TEST_F(ImageApi, MapRegionsOfEveryType) {
         }
     ASSERT_CL(CL_SUCCESS, clEnqueueUnmapMemObject(queue_, m, p, 0, nullptr, nullptr));
     std::vector<uint16_t> all(d.size());
-    ASSERT_CL(CL_SUCCESS, clEnqueueReadImage(queue_, m, CL_TRUE, o0, e, 0, 0, all.data(), 0, nullptr, nullptr));
+    ASSERT_CL(CL_SUCCESS,
+              clEnqueueReadImage(queue_, m, CL_TRUE, o0, e, 0, 0, all.data(), 0, nullptr, nullptr));
     EXPECT_EQ(d, all);
     EXPECT_EQ(0u, memInfo<cl_uint>(m, CL_MEM_MAP_COUNT));
   }
@@ -858,20 +947,25 @@ TEST_F(ImageApi, MapErrors) {
   size_t rp = 0, sp = 0;
   cl_int err = CL_SUCCESS;
   // The spec: CL_INVALID_VALUE if image_row_pitch is NULL.
-  EXPECT_EQ(nullptr, clEnqueueMapImage(queue_, m2, CL_TRUE, CL_MAP_READ, o, r, nullptr, &sp, 0, nullptr, nullptr, &err));
+  EXPECT_EQ(nullptr, clEnqueueMapImage(queue_, m2, CL_TRUE, CL_MAP_READ, o, r, nullptr, &sp, 0,
+                                       nullptr, nullptr, &err));
   EXPECT_ERR(CL_INVALID_VALUE, err);
   // The spec: CL_INVALID_VALUE if image is a 3D image, 1D or 2D image array object and
   // image_slice_pitch is NULL.
-  EXPECT_EQ(nullptr, clEnqueueMapImage(queue_, m3, CL_TRUE, CL_MAP_READ, o, r, &rp, nullptr, 0, nullptr, nullptr, &err));
+  EXPECT_EQ(nullptr, clEnqueueMapImage(queue_, m3, CL_TRUE, CL_MAP_READ, o, r, &rp, nullptr, 0,
+                                       nullptr, nullptr, &err));
   EXPECT_ERR(CL_INVALID_VALUE, err);
   // The spec: CL_INVALID_VALUE if values specified in map_flags are not valid.
-  EXPECT_EQ(nullptr, clEnqueueMapImage(queue_, m2, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE_INVALIDATE_REGION, o, r, &rp,
-                                       nullptr, 0, nullptr, nullptr, &err));
+  EXPECT_EQ(nullptr,
+            clEnqueueMapImage(queue_, m2, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE_INVALIDATE_REGION, o,
+                              r, &rp, nullptr, 0, nullptr, nullptr, &err));
   EXPECT_ERR(CL_INVALID_VALUE, err);
-  EXPECT_EQ(nullptr, clEnqueueMapImage(queue_, m2, CL_TRUE, 0x100, o, r, &rp, nullptr, 0, nullptr, nullptr, &err));
+  EXPECT_EQ(nullptr, clEnqueueMapImage(queue_, m2, CL_TRUE, 0x100, o, r, &rp, nullptr, 0, nullptr,
+                                       nullptr, &err));
   EXPECT_ERR(CL_INVALID_VALUE, err);
   // A 2D image may leave image_slice_pitch NULL.
-  void* p = clEnqueueMapImage(queue_, m2, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, o, r, &rp, nullptr, 0, nullptr, nullptr, &err);
+  void* p = clEnqueueMapImage(queue_, m2, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, o, r, &rp,
+                              nullptr, 0, nullptr, nullptr, &err);
   ASSERT_ERR(CL_SUCCESS, err);
   EXPECT_CL(CL_INVALID_VALUE, clEnqueueUnmapMemObject(queue_, m3, p, 0, nullptr, nullptr));
   EXPECT_CL_OK(clEnqueueUnmapMemObject(queue_, m2, p, 0, nullptr, nullptr));
@@ -884,13 +978,16 @@ TEST_F(ImageApi, SamplersCanBeCreated) {
   cl_int err = -1;
   Sampler s(clCreateSampler(context_, CL_TRUE, CL_ADDRESS_REPEAT, CL_FILTER_LINEAR, &err));
   ASSERT_ERR(CL_SUCCESS, err);
-  EXPECT_EQ(cl_addressing_mode(CL_ADDRESS_REPEAT), info<cl_addressing_mode>(clGetSamplerInfo, s, CL_SAMPLER_ADDRESSING_MODE));
-  EXPECT_EQ(cl_filter_mode(CL_FILTER_LINEAR), info<cl_filter_mode>(clGetSamplerInfo, s, CL_SAMPLER_FILTER_MODE));
+  EXPECT_EQ(cl_addressing_mode(CL_ADDRESS_REPEAT),
+            info<cl_addressing_mode>(clGetSamplerInfo, s, CL_SAMPLER_ADDRESSING_MODE));
+  EXPECT_EQ(cl_filter_mode(CL_FILTER_LINEAR),
+            info<cl_filter_mode>(clGetSamplerInfo, s, CL_SAMPLER_FILTER_MODE));
   EXPECT_EQ(cl_bool(CL_TRUE), info<cl_bool>(clGetSamplerInfo, s, CL_SAMPLER_NORMALIZED_COORDS));
   const cl_sampler_properties props[] = {CL_SAMPLER_NORMALIZED_COORDS, CL_FALSE, 0};
   Sampler t(clCreateSamplerWithProperties(context_, props, &err));
   ASSERT_ERR(CL_SUCCESS, err);
-  EXPECT_EQ(cl_addressing_mode(CL_ADDRESS_CLAMP), info<cl_addressing_mode>(clGetSamplerInfo, t, CL_SAMPLER_ADDRESSING_MODE));
+  EXPECT_EQ(cl_addressing_mode(CL_ADDRESS_CLAMP),
+            info<cl_addressing_mode>(clGetSamplerInfo, t, CL_SAMPLER_ADDRESSING_MODE));
   EXPECT_EQ(nullptr, clCreateSampler(context_, CL_TRUE, 0x7777, CL_FILTER_LINEAR, &err));
   EXPECT_ERR(CL_INVALID_VALUE, err);
 }
@@ -919,7 +1016,8 @@ TEST_F(ImageApi, ImageAndSamplerKernelArguments) {
   cl_int err = -1;
   Program prog(clCreateProgramWithSource(context_, 1, &src, nullptr, &err));
   ASSERT_ERR(CL_SUCCESS, err);
-  ASSERT_CL(CL_SUCCESS, clBuildProgram(prog, 1, &device_, "-cl-std=CL1.2 -cl-kernel-arg-info", nullptr, nullptr));
+  ASSERT_CL(CL_SUCCESS, clBuildProgram(prog, 1, &device_, "-cl-std=CL1.2 -cl-kernel-arg-info",
+                                       nullptr, nullptr));
   Kernel k(clCreateKernel(prog, "k", &err));
   ASSERT_ERR(CL_SUCCESS, err);
   Mem rw = image(makeDesc(CL_MEM_OBJECT_IMAGE2D, 4, 4));
@@ -952,16 +1050,21 @@ TEST_F(ImageApi, ImageAndSamplerKernelArguments) {
   cl_sampler sh = s.get();
   EXPECT_CL_OK(clSetKernelArg(k, 2, sizeof(cl_sampler), &sh));
   EXPECT_CL(CL_INVALID_SAMPLER, clSetKernelArg(k, 2, sizeof(cl_sampler), &(h = rw.get())));
+  // CTS api negative_invalid_arg_sampler: no value is no valid sampler either.
+  EXPECT_CL(CL_INVALID_SAMPLER, clSetKernelArg(k, 2, sizeof(cl_sampler), nullptr));
   EXPECT_CL_OK(clSetKernelArg(k, 3, sizeof(cl_mem), &(h = buf.get())));
   // Argument info of image arguments.
   cl_kernel_arg_access_qualifier access = 0;
-  EXPECT_CL_OK(clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof(access), &access, nullptr));
+  EXPECT_CL_OK(
+      clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof(access), &access, nullptr));
   EXPECT_EQ(cl_kernel_arg_access_qualifier(CL_KERNEL_ARG_ACCESS_READ_ONLY), access);
-  EXPECT_CL_OK(clGetKernelArgInfo(k, 1, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof(access), &access, nullptr));
+  EXPECT_CL_OK(
+      clGetKernelArgInfo(k, 1, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof(access), &access, nullptr));
   EXPECT_EQ(cl_kernel_arg_access_qualifier(CL_KERNEL_ARG_ACCESS_WRITE_ONLY), access);
   // The kernel runs (it uses no image builtin) and the images it was given stay intact.
   const size_t one = 1;
-  ASSERT_CL(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &one, nullptr, 0, nullptr, nullptr));
+  ASSERT_CL(CL_SUCCESS,
+            clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &one, nullptr, 0, nullptr, nullptr));
   auto p = read(buf, 4);
   EXPECT_EQ(1, p[0]);
 }
@@ -987,14 +1090,17 @@ TEST_F(ImageApi, ConcurrentImageCommandsFromSeveralThreads) {
         const cl_uint color[4] = {cl_uint(t * 1000 + i), 0, 0, 0};
         const size_t o[3] = {0, 0, 0}, r[3] = {16, 16, 1};
         std::vector<cl_uint> got(256);
-        if (err != CL_SUCCESS || clEnqueueFillImage(q, m, color, o, r, 0, nullptr, nullptr) != CL_SUCCESS ||
-            clEnqueueReadImage(q, m, CL_TRUE, o, r, 0, 0, got.data(), 0, nullptr, nullptr) != CL_SUCCESS)
+        if (err != CL_SUCCESS ||
+            clEnqueueFillImage(q, m, color, o, r, 0, nullptr, nullptr) != CL_SUCCESS ||
+            clEnqueueReadImage(q, m, CL_TRUE, o, r, 0, 0, got.data(), 0, nullptr, nullptr) !=
+                CL_SUCCESS)
           ++failures;
         for (cl_uint v : got)
           if (v != color[0]) ++failures;
         // Each thread writes its own row of the shared image.
         const size_t so[3] = {0, size_t(t), 0}, sr[3] = {64, 1, 1};
-        if (clEnqueueFillImage(q, shared, color, so, sr, 0, nullptr, nullptr) != CL_SUCCESS) ++failures;
+        if (clEnqueueFillImage(q, shared, color, so, sr, 0, nullptr, nullptr) != CL_SUCCESS)
+          ++failures;
         clReleaseMemObject(m);
       }
       clFinish(q);
@@ -1004,9 +1110,11 @@ TEST_F(ImageApi, ConcurrentImageCommandsFromSeveralThreads) {
   EXPECT_EQ(0, failures.load());
   std::vector<cl_uint> all(64 * 8);
   const size_t o[3] = {0, 0, 0}, r[3] = {64, 8, 1};
-  ASSERT_CL(CL_SUCCESS, clEnqueueReadImage(queue_, shared, CL_TRUE, o, r, 0, 0, all.data(), 0, nullptr, nullptr));
+  ASSERT_CL(CL_SUCCESS, clEnqueueReadImage(queue_, shared, CL_TRUE, o, r, 0, 0, all.data(), 0,
+                                           nullptr, nullptr));
   for (size_t y = 0; y < 8; ++y)
-    for (size_t x = 0; x < 64; ++x) ASSERT_EQ(cl_uint(y * 1000 + 19), all[y * 64 + x]) << x << "," << y;
+    for (size_t x = 0; x < 64; ++x)
+      ASSERT_EQ(cl_uint(y * 1000 + 19), all[y * 64 + x]) << x << "," << y;
 }
 
 }  // namespace

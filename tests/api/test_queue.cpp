@@ -261,6 +261,8 @@ TEST_F(QueueApi, SetDefaultDeviceQueueWithoutDeviceQueues) {
   // on-device queue.
   EXPECT_CL(CL_INVALID_OPERATION, clSetDefaultDeviceCommandQueue(context_, device_, queue_));
   EXPECT_CL(CL_INVALID_CONTEXT, clSetDefaultDeviceCommandQueue(nullptr, device_, queue_));
+  // CTS api consistency_device_enqueue: whatever the queue, even none.
+  EXPECT_CL(CL_INVALID_OPERATION, clSetDefaultDeviceCommandQueue(context_, device_, nullptr));
 }
 
 }  // namespace
