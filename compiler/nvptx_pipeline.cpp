@@ -41,6 +41,8 @@
 extern "C" {
 extern const char manifold_nvptx_shim_bitcode[];
 extern const uint64_t manifold_nvptx_shim_bitcode_size;
+extern const char manifold_nvptx_atomics_bitcode[];
+extern const uint64_t manifold_nvptx_atomics_bitcode_size;
 extern const char manifold_nvptx_libclc_bitcode[];
 extern const uint64_t manifold_nvptx_libclc_bitcode_size;
 extern const char manifold_nvptx_libdevice_bitcode[];
@@ -490,6 +492,12 @@ bool finalize_nvptx_executable(llvm::Module& module, const std::vector<KernelInf
                    llvm::MemoryBufferRef(llvm::StringRef(manifold_nvptx_shim_bitcode,
                                                          manifold_nvptx_shim_bitcode_size),
                                          "nvptx shim"),
+                   /*only_needed=*/true, log))
+    return false;
+  if (!link_lazily(module,
+                   llvm::MemoryBufferRef(llvm::StringRef(manifold_nvptx_atomics_bitcode,
+                                                         manifold_nvptx_atomics_bitcode_size),
+                                         "nvptx atomics"),
                    /*only_needed=*/true, log))
     return false;
   llvm::MemoryBufferRef libclc =

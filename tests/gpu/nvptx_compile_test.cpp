@@ -83,6 +83,43 @@ TEST(NvptxPipeline, WorkDimReadsTheLaunchStateAndWorkGroupBarrierLinks) {
       << *ptx;
 }
 
+// CTS c11_atomics on CUDA: the C11-style functions on local 64-bit atomics (and the rest of
+// the family) were undefined at link: libclc has few of them.
+TEST(NvptxPipeline, C11AtomicsOfEveryTypeOnLocalAndGlobalMemory) {
+  // The orders and scopes the CUDA device reports (relaxed, work-group), on every type.
+  expect_builds("c11_atomics", R"(
+    #define R memory_order_relaxed
+    #define WG memory_scope_work_group
+    kernel void k(global atomic_long* g, global atomic_int* gi, global atomic_ulong* gu,
+                  global long* out) {
+      local atomic_long l[4];
+      local atomic_uint lu[4];
+      local atomic_flag flag;
+      size_t i = get_local_id(0);
+      if (i == 0) {
+        atomic_init(&l[0], 5);
+        atomic_store_explicit(&l[1], 7, R, WG);
+        atomic_init(&lu[0], 1u);
+        atomic_flag_clear_explicit(&flag, R, WG);
+      }
+      work_group_barrier(CLK_LOCAL_MEM_FENCE);
+      long seen = atomic_load_explicit(&l[1], R, WG);
+      long expected = 5;
+      atomic_compare_exchange_strong_explicit(&l[0], &expected, 9, R, R, WG);
+      atomic_fetch_add_explicit(&l[2], 1, R, WG);
+      atomic_fetch_min_explicit(&l[3], -3, R, WG);
+      atomic_fetch_xor_explicit(&lu[0], 3u, R, WG);
+      atomic_exchange_explicit(g, seen, R, WG);
+      atomic_fetch_max_explicit(gu, 2ul, R, WG);
+      int e = 0;
+      atomic_compare_exchange_weak_explicit(gi, &e, 1, R, R, WG);
+      atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, R, WG);
+      bool was = atomic_flag_test_and_set_explicit(&flag, R, WG);
+      out[get_global_id(0)] = seen + expected + e + was + atomic_load_explicit(&lu[0], R, WG);
+    })",
+                "-cl-std=CL3.0");
+}
+
 TEST(NvptxPipeline, LocalArgumentsAndBarriers) {
   expect_builds("reduce", R"(
     kernel void reduce(global const float* in, global float* out, local float* scratch, local int* other) {
