@@ -331,10 +331,25 @@ bool lower_printf(llvm::Module& module, std::string* log) {
     std::string rewritten;
     const std::vector<Conversion> conversions = parse_format(format);
     size_t argument = 1, copied = 0;
-    auto promote = [&](llvm::Value* v, char letter) -> llvm::Value* {
+    // vprintf misreads the hh length modifier (CTS printf length_specifier: "%hhd" printed
+    // '%'): h and hh are dropped from the directives, and their values narrowed here to char or
+    // short, then widened to int the way the conversion reads them.
+    auto drop_short_length = [](std::string directive, const std::string& length) {
+      if (length == "hh" || length == "h") directive.erase(directive.rfind(length), length.size());
+      return directive;
+    };
+    auto promote = [&](llvm::Value* v, char letter,
+                       const std::string& length = {}) -> llvm::Value* {
       llvm::Type* type = v->getType();
       if (type->isHalfTy() || type->isFloatTy())
         return builder.CreateFPExt(v, builder.getDoubleTy());
+      if (type->isIntegerTy()) {
+        const unsigned narrow = length == "hh" ? 8 : length == "h" ? 16 : 0;
+        if (narrow && type->getIntegerBitWidth() > narrow) {
+          v = builder.CreateTrunc(v, builder.getIntNTy(narrow));
+          type = v->getType();
+        }
+      }
       if (type->isIntegerTy() && type->getIntegerBitWidth() < 32) {
         const bool is_signed = letter == 'd' || letter == 'i' || letter == 'c';
         return is_signed ? builder.CreateSExt(v, builder.getInt32Ty())
@@ -354,8 +369,8 @@ bool lower_printf(llvm::Module& module, std::string* log) {
       }
       llvm::Value* v = call->getArgOperand(argument++);
       if (c.vector == 0) {
-        rewritten += directive;
-        values.push_back(promote(v, c.letter));
+        rewritten += drop_short_length(directive, c.length);
+        values.push_back(promote(v, c.letter, c.length));
         continue;
       }
       // %v4hlf -> %f,%f,%f,%f (hl means 32-bit elements; h and hh stay for short and char).
@@ -367,13 +382,14 @@ bool lower_printf(llvm::Module& module, std::string* log) {
         ++digits_end;
       element.erase(v_at, digits_end - v_at);
       if (c.length == "hl") element.erase(element.find("hl"), 2);
+      element = drop_short_length(element, c.length);
       auto* vector_type = llvm::dyn_cast<llvm::FixedVectorType>(v->getType());
       const unsigned lanes = vector_type ? vector_type->getNumElements() : 1;
       for (unsigned lane = 0; lane < lanes; ++lane) {
         if (lane) rewritten += ',';
         rewritten += element;
         llvm::Value* e = vector_type ? builder.CreateExtractElement(v, lane) : v;
-        values.push_back(promote(e, c.letter));
+        values.push_back(promote(e, c.letter, c.length));
       }
     }
     rewritten += format.substr(std::min(copied, format.size()));

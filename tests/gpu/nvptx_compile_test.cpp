@@ -180,6 +180,23 @@ TEST(NvptxPipeline, Printf) {
     })");
 }
 
+// CTS printf length_specifier and vector on CUDA: vprintf misreads "hh" ("%hhd" printed '%').
+// The format vprintf gets has no h/hh (the values are narrowed and widened to int instead), and
+// vector conversions become one conversion per lane.
+TEST(NvptxPipeline, PrintfShortLengthsAndVectorsReachVprintfAsInts) {
+  BuildOutput out = build(R"(
+    kernel void k(void) { printf("%#v2hhx %hhd %hx\n", (uchar2)(0xFA, 0xFB), 127, -32767); })",
+                          "", nvptx_target(9, 0));
+  ASSERT_TRUE(out.success) << out.log;
+  std::string error;
+  auto ptx = nvptx_ptx_of(out.binary, &error);
+  ASSERT_TRUE(ptx.has_value()) << error;
+  std::string bytes;  // how PTX spells the rewritten format: its bytes in decimal
+  for (char ch : std::string("%#x,%#x %d %x\n")) bytes += std::to_string(int(ch)) + ", ";
+  bytes.replace(bytes.size() - 2, 2, "}");  // the terminating zero is left implicit
+  EXPECT_NE(ptx->find(bytes), std::string::npos) << "format bytes " << bytes << " in\n" << *ptx;
+}
+
 TEST(NvptxPipeline, StructsVectorsAndHelpers) {
   expect_builds("structs", R"(
     typedef struct { float4 a; int b; } S;
