@@ -525,6 +525,16 @@ bool finalize_nvptx_executable(llvm::Module& module, const std::vector<KernelInf
     return false;
   }
   if (!link_lazily(module, libclc, true, log)) return false;
+  // -cl-fp32-correctly-rounded-divide-sqrt: libclc's sqrt calls libdevice's __nv_sqrtf, which
+  // takes the approximate path (its __CUDA_PREC_SQRT reflection is 0); LLVM's own sqrt
+  // intrinsic becomes the correctly rounded sqrt.rn.f32 (CTS math_brute_force sqrt_cr).
+  if (std::find(options.math_flags.begin(), options.math_flags.end(),
+                "-cl-fp32-correctly-rounded-divide-sqrt") != options.math_flags.end())
+    if (llvm::Function* nv_sqrt = module.getFunction("__nv_sqrtf")) {
+      llvm::Function* exact = llvm::Intrinsic::getOrInsertDeclaration(
+          &module, llvm::Intrinsic::sqrt, {llvm::Type::getFloatTy(module.getContext())});
+      nv_sqrt->replaceAllUsesWith(exact);
+    }
   // The shim's own helpers may call into libdevice; so may libclc.
   llvm::MemoryBufferRef libdevice =
       library_bytes(manifold_nvptx_libdevice_bitcode, manifold_nvptx_libdevice_bitcode_size,

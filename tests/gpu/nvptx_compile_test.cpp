@@ -197,6 +197,22 @@ TEST(NvptxPipeline, PrintfShortLengthsAndVectorsReachVprintfAsInts) {
   EXPECT_NE(ptx->find(bytes), std::string::npos) << "format bytes " << bytes << " in\n" << *ptx;
 }
 
+// CTS math_brute_force sqrt_cr on CUDA: with -cl-fp32-correctly-rounded-divide-sqrt (the device
+// reports CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) sqrt must be the correctly rounded instruction.
+TEST(NvptxPipeline, CorrectlyRoundedSqrtWhenAskedFor) {
+  const char* source = "kernel void k(global float* x) { x[0] = sqrt(x[0]); x[1] = sqrt(x[1]); }";
+  const char* vector = "kernel void k(global float4* x) { x[0] = sqrt(x[0]); }";
+  for (const char* s : {source, vector}) {
+    BuildOutput exact = build(s, "-cl-fp32-correctly-rounded-divide-sqrt", nvptx_target(9, 0));
+    ASSERT_TRUE(exact.success) << exact.log;
+    std::string error;
+    auto ptx = nvptx_ptx_of(exact.binary, &error);
+    ASSERT_TRUE(ptx.has_value()) << error;
+    EXPECT_NE(ptx->find("sqrt.rn.f32"), std::string::npos) << *ptx;
+    EXPECT_EQ(ptx->find("sqrt.approx"), std::string::npos) << *ptx;
+  }
+}
+
 TEST(NvptxPipeline, StructsVectorsAndHelpers) {
   expect_builds("structs", R"(
     typedef struct { float4 a; int b; } S;
