@@ -189,3 +189,13 @@ NATIVE1(native_rsqrt, __nv_rsqrtf)
 NATIVE1(native_sqrt, __nv_fsqrt_rn)
 NATIVE2(native_powr, __nv_fast_powf)
 NATIVE2(native_divide, __nv_fast_fdividef)
+
+// ---- Relational: libclc's nvptx vector isinf returns libdevice's 1 per true lane, where a
+// vector relational must give -1 (all bits set; CTS math_brute_force isinf) ----
+#define VECTOR_ISINF(T, I)                                                      \
+  INLINE OVERLOAD I isinf(T x) { return __builtin_elementwise_abs(x) == (T)(__builtin_inff()); }
+#define VECTOR_ISINF_WIDTHS(T, I)                                                   \
+  VECTOR_ISINF(T##2, I##2) VECTOR_ISINF(T##3, I##3) VECTOR_ISINF(T##4, I##4)     \
+  VECTOR_ISINF(T##8, I##8) VECTOR_ISINF(T##16, I##16)
+VECTOR_ISINF_WIDTHS(float, int)
+VECTOR_ISINF_WIDTHS(double, long)

@@ -213,6 +213,21 @@ TEST(NvptxPipeline, CorrectlyRoundedSqrtWhenAskedFor) {
   }
 }
 
+// CTS math_brute_force isinf on CUDA: a vector relational is -1 in every true lane; libclc's
+// nvptx library gave libdevice's 1. The shim's vector isinf compares (setp, selp -1).
+TEST(NvptxPipeline, VectorIsinfIsAllBitsInTrueLanes) {
+  BuildOutput out = build(
+      "kernel void k(global float4* x, global int4* r, global double2* y, "
+      "global long2* s) { r[0] = isinf(x[0]); s[0] = isinf(y[0]); }",
+      "", nvptx_target(9, 0));
+  ASSERT_TRUE(out.success) << out.log;
+  std::string error;
+  auto ptx = nvptx_ptx_of(out.binary, &error);
+  ASSERT_TRUE(ptx.has_value()) << error;
+  EXPECT_NE(ptx->find("-1, 0, %p"), std::string::npos) << *ptx;  // selp: -1 where true
+  EXPECT_EQ(ptx->find(", 1, 0, %p"), std::string::npos) << *ptx;
+}
+
 TEST(NvptxPipeline, StructsVectorsAndHelpers) {
   expect_builds("structs", R"(
     typedef struct { float4 a; int b; } S;
