@@ -9,6 +9,7 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/SubtargetFeature.h>
+#include <pthread.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -23,6 +24,7 @@
 #include "compiler/workgroup.h"
 
 extern "C" int __manifold_printf(const char* format, const char* descriptor, const char* values);
+extern "C" int __manifold_address_space_of(const void* pointer);
 
 namespace manifold::compiler {
 
@@ -61,6 +63,33 @@ class ThreadBuffer {
   size_t capacity_ = 0;
 };
 
+// The running work-group's __local bytes and per-work-item private arrays, in the thread's
+// group buffer: what to_local/to_private/get_fence of a generic pointer ask about.
+struct GroupMemory {
+  const char* local_begin = nullptr;
+  const char* local_end = nullptr;
+  const char* private_begin = nullptr;
+  const char* private_end = nullptr;
+};
+thread_local GroupMemory current_group_memory;
+
+// The thread's stack, where the work-group function keeps work-items' private variables.
+struct StackRange {
+  const char* low = nullptr;
+  const char* high = nullptr;
+  StackRange() {
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
+    void* base = nullptr;
+    size_t size = 0;
+    if (pthread_attr_getstack(&attr, &base, &size) == 0) {
+      low = static_cast<const char*>(base);
+      high = low + size;
+    }
+    pthread_attr_destroy(&attr);
+  }
+};
+
 uint64_t align_up(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
@@ -71,6 +100,9 @@ llvm::Error add_host_symbols(llvm::orc::LLJIT& jit) {
   llvm::orc::SymbolMap symbols;
   symbols[jit.mangleAndIntern("__manifold_printf")] = {
       llvm::orc::ExecutorAddr::fromPtr(&__manifold_printf), llvm::JITSymbolFlags::Exported};
+  symbols[jit.mangleAndIntern("__manifold_address_space_of")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&__manifold_address_space_of),
+      llvm::JITSymbolFlags::Exported};
   if (auto error = main.define(llvm::orc::absoluteSymbols(std::move(symbols)))) return error;
   // SLEEF provides the vector and scalar math the builtin library calls.
   auto sleef = llvm::orc::DynamicLibrarySearchGenerator::Load("libsleef.so.3", prefix);
@@ -216,6 +248,9 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
       local_pointers[i] = memory + local_offsets[i];
       args[i] = &local_pointers[i];
     }
+    current_group_memory = {memory, memory + local_bytes,
+                            scratch_bytes ? memory + scratch_offset : nullptr,
+                            scratch_bytes ? memory + scratch_offset + scratch_bytes : nullptr};
     WorkGroupContext context = shape;
     context.local_memory = memory;
     context.scratch = scratch_bytes ? memory + scratch_offset : nullptr;
@@ -254,3 +289,18 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
 }
 
 }  // namespace manifold::compiler
+
+// Called by kernels (compiler/cpu_pipeline.cpp lowers to_global/to_local/to_private to it, the
+// builtin library's get_fence calls it): the named address space a generic pointer points
+// into. 2: the running group's __local memory; 0: a work-item's private memory (the thread's
+// stack, or the group's per-work-item arrays); 1: anything else, global memory.
+extern "C" int __manifold_address_space_of(const void* pointer) {
+  using manifold::compiler::current_group_memory;
+  const char* p = static_cast<const char*>(pointer);
+  const auto& group = current_group_memory;
+  if (p >= group.local_begin && p < group.local_end) return 2;
+  if (p >= group.private_begin && p < group.private_end) return 0;
+  thread_local const manifold::compiler::StackRange stack;
+  if (p >= stack.low && p < stack.high) return 0;
+  return 1;
+}

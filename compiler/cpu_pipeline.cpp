@@ -321,6 +321,43 @@ void flush_denormals_while_running(llvm::Function& wg, llvm::Attribute denormal_
   }
 }
 
+// to_global/to_local/to_private of a generic pointer (clang calls __to_global and so on): the
+// pointer if it points into that address space, else NULL. On the CPU every address space is
+// host memory; the host function __manifold_address_space_of tells them apart by where the
+// pointer lies (the running group's __local bytes, the thread's stack and private arrays).
+void lower_address_space_casts(llvm::Module& module) {
+  static constexpr std::pair<const char*, int> kCasts[] = {
+      {"__to_private", 0}, {"__to_global", 1}, {"__to_local", 2}};
+  if (std::none_of(std::begin(kCasts), std::end(kCasts),
+                   [&](const auto& cast) { return module.getFunction(cast.first); }))
+    return;
+  llvm::LLVMContext& c = module.getContext();
+  llvm::PointerType* host_pointer = llvm::PointerType::get(c, 0);
+  llvm::FunctionCallee space_of = module.getOrInsertFunction(
+      "__manifold_address_space_of",
+      llvm::FunctionType::get(llvm::Type::getInt32Ty(c), {host_pointer}, false));
+  for (const auto& [name, space] : kCasts) {
+    llvm::Function* cast = module.getFunction(name);
+    if (!cast) continue;
+    for (llvm::User* user : llvm::SmallVector<llvm::User*, 8>(cast->users())) {
+      auto* call = llvm::dyn_cast<llvm::CallInst>(user);
+      if (!call || call->getCalledFunction() != cast) continue;
+      llvm::IRBuilder<> b(call);
+      llvm::Value* pointer = call->getArgOperand(0);
+      llvm::Value* asked =
+          b.CreateCall(space_of, {b.CreatePointerBitCastOrAddrSpaceCast(pointer, host_pointer)});
+      auto* result_type = llvm::cast<llvm::PointerType>(call->getType());
+      llvm::Value* in_space = b.CreateICmpEQ(asked, b.getInt32(space));
+      llvm::Value* result =
+          b.CreateSelect(in_space, b.CreatePointerBitCastOrAddrSpaceCast(pointer, result_type),
+                         llvm::ConstantPointerNull::get(result_type));
+      call->replaceAllUsesWith(result);
+      call->eraseFromParent();
+    }
+    if (cast->use_empty()) cast->eraseFromParent();
+  }
+}
+
 // x86's div and idiv trap on a zero divisor and on INT_MIN / -1, and the SIGFPE would kill the
 // application; OpenCL C only leaves the result undefined. Where a divisor may trap it becomes 1
 // (a select, which vectorizes like the division around it): x / 0 gives x, INT_MIN / -1 gives
@@ -384,6 +421,7 @@ bool finalize_executable(llvm::Module& module, std::vector<KernelInfo>& kernels,
     return false;
   }
   lower_printf_calls(module);
+  lower_address_space_casts(module);
   if (!link_builtins(module, log)) return false;
   strip_target_attributes(module);  // again: the builtins just linked carry them too
   if (!check_undefined(module, log)) return false;

@@ -634,6 +634,46 @@ TEST(CpuRun, IntegerDivisionByZeroAndOverflowDoNotTrap) {
   }
 }
 
+// CTS generic_address_space: to_global/to_local/to_private of a generic pointer give it back
+// only for its own address space, and get_fence names the fence it needs (both were undefined).
+TEST(CpuRun, GenericPointersKnowTheirAddressSpace) {
+  auto exe = build_and_load(R"(
+    global int gint = 1;
+    int check(generic int* p, int expected_space) {
+      int space = to_global(p) ? 1 : to_local(p) ? 2 : to_private(p) ? 3 : 0;
+      cl_mem_fence_flags fence = get_fence(p);
+      int fence_ok = expected_space == 1 ? fence == CLK_GLOBAL_MEM_FENCE
+                   : expected_space == 2 ? fence == CLK_LOCAL_MEM_FENCE : fence == 0;
+      return (space == expected_space) + 2 * fence_ok;
+    }
+    kernel void k(global int* out, global int* buffer, local int* scratch) {
+      local int lint;
+      private int pint = 3;
+      int parr[4] = {1, 2, 3, 4};
+      size_t i = get_global_id(0);
+      lint = 2;
+      scratch[get_local_id(0)] = 5;
+      struct { global int* g; local int* l; private int* p; } s = {&gint, &lint, &pint};
+      out[6 * i + 0] = check(s.g, 1);
+      out[6 * i + 1] = check(buffer + i, 1);
+      out[6 * i + 2] = check(s.l, 2);
+      out[6 * i + 3] = check(scratch + get_local_id(0), 2);
+      out[6 * i + 4] = check(s.p, 3);
+      out[6 * i + 5] = check(&parr[i % 4], 3) + parr[(i + 1) % 4] * 0;
+    })",
+                            "-cl-std=CL3.0");
+  ASSERT_NE(exe, nullptr);
+  const size_t n = 256;
+  std::vector<int> out(6 * n, -1), buffer(n, 0);
+  void* po = out.data();
+  void* pb = buffer.data();
+  const void* args[] = {&po, &pb, nullptr};
+  const size_t local_sizes[] = {0, 0, 64 * sizeof(int)};
+  exe->run("k", range_1d(n, 64), args, local_sizes);
+  for (size_t i = 0; i < out.size(); ++i)
+    ASSERT_EQ(3, out[i]) << "item " << i / 6 << " check " << i % 6;
+}
+
 TEST(CpuRun, OptimizationAndMathOptions) {
   const char* source = R"(
     __kernel void k(__global float* data, __local float* tile) {
