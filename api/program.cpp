@@ -64,12 +64,14 @@ std::string options_or_empty(const char* options) { return options ? options : "
 // the application gave pfn_notify. The thread holds a reference to the program so that the
 // application may release it before the build ends; pfn_notify is called in every case.
 template <class Step>
-void run_build(Program& program, BuildNotify pfn_notify, void* user_data, cl_int failure_code,
-               const char* what, Step step) {
+void run_build(Program& program, const std::vector<Device*>& devices, BuildNotify pfn_notify,
+               void* user_data, cl_int failure_code, const char* what, Step step) {
   if (!pfn_notify) {
     if (!step()) fail(failure_code, std::string(what) + " failed (see the build log)");
     return;
   }
+  // The status reads CL_BUILD_IN_PROGRESS once this call returns, not once the thread starts.
+  program.reserve_step(devices);
   Ref<Program> keep(&program);
   run_build_thread([keep, pfn_notify, user_data, what, step = std::move(step)]() mutable {
     try {
@@ -301,7 +303,7 @@ void clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_id*
   check(compiler::options_valid(opts, compiler::OptionsKind::Build, &why), CL_INVALID_BUILD_OPTIONS,
         ("invalid build options: " + why).c_str());
   check_not_busy(p);
-  run_build(p, pfn_notify, user_data, CL_BUILD_PROGRAM_FAILURE, "clBuildProgram",
+  run_build(p, requested, pfn_notify, user_data, CL_BUILD_PROGRAM_FAILURE, "clBuildProgram",
             [&p, requested, opts] { return p.build(requested, opts); });
 }
 
@@ -349,7 +351,7 @@ void clCompileProgram(cl_program program, cl_uint num_devices, const cl_device_i
   check(compiler::options_valid(opts, compiler::OptionsKind::Compile, &why),
         CL_INVALID_COMPILER_OPTIONS, ("invalid compiler options: " + why).c_str());
   check_not_busy(p);
-  run_build(p, pfn_notify, user_data, CL_COMPILE_PROGRAM_FAILURE, "clCompileProgram",
+  run_build(p, requested, pfn_notify, user_data, CL_COMPILE_PROGRAM_FAILURE, "clCompileProgram",
             [&p, requested, opts, headers] { return p.compile(requested, opts, headers); });
 }
 
@@ -391,7 +393,11 @@ cl_program clLinkProgram(cl_context context, cl_uint num_devices, const cl_devic
     size_t with_object = 0;
     for (Program* in : inputs) {
       const DeviceBuild b = in->build_of(*d);
-      if (b.status == CL_BUILD_SUCCESS && binary_type_is_linkable(b.type)) {
+      // A compiled object or library from clCreateProgramWithBinary is linkable as it is (its
+      // build status stays CL_BUILD_NONE: CTS compiler execute_after_serialize_reload_*).
+      const bool usable =
+          b.status == CL_BUILD_SUCCESS || (b.status == CL_BUILD_NONE && !b.binary.empty());
+      if (usable && binary_type_is_linkable(b.type)) {
         ++with_object;
         // The spec: a linked program supports only uniform work-groups if any input was
         // compiled that way (before OpenCL C 2.0, or with -cl-uniform-work-group-size).
@@ -429,7 +435,7 @@ cl_program clLinkProgram(cl_context context, cl_uint num_devices, const cl_devic
           .with_handle(handle);
     return handle;
   }
-  run_build(lp, pfn_notify, user_data, CL_LINK_PROGRAM_FAILURE, "clLinkProgram", step);
+  run_build(lp, to_link, pfn_notify, user_data, CL_LINK_PROGRAM_FAILURE, "clLinkProgram", step);
   return linked.detach()->handle();
 }
 

@@ -153,6 +153,24 @@ std::vector<std::pair<Device*, DeviceBuild>> Program::executables() const {
   return out;
 }
 
+std::vector<size_t> Program::step_indices(const std::vector<Device*>& requested) const {
+  std::vector<size_t> indices;
+  for (size_t i = 0; i < devices_.size(); ++i)
+    if (requested.empty() ||
+        std::find(requested.begin(), requested.end(), devices_[i].get()) != requested.end())
+      indices.push_back(i);
+  return indices;
+}
+
+void Program::reserve_step(const std::vector<Device*>& requested) {
+  std::lock_guard lock(mutex_);
+  check(!building_, CL_INVALID_OPERATION, "a build of this program is already running");
+  check(attached_kernels_.load() == 0, CL_INVALID_OPERATION, "kernels are attached to the program");
+  building_ = true;
+  reserved_ = true;
+  for (size_t i : step_indices(requested)) builds_[i].status = CL_BUILD_IN_PROGRESS;
+}
+
 bool Program::building() const {
   std::lock_guard lock(mutex_);
   return building_;
@@ -166,14 +184,15 @@ bool Program::run_step(const std::vector<Device*>& requested, const std::string&
   std::vector<size_t> indices;
   {
     std::lock_guard lock(mutex_);
-    check(!building_, CL_INVALID_OPERATION, "a build of this program is already running");
-    check(attached_kernels_.load() == 0, CL_INVALID_OPERATION,
-          "kernels are attached to the program");
-    for (size_t i = 0; i < devices_.size(); ++i)
-      if (requested.empty() ||
-          std::find(requested.begin(), requested.end(), devices_[i].get()) != requested.end())
-        indices.push_back(i);
-    building_ = true;
+    if (reserved_) {
+      reserved_ = false;  // reserve_step() checked, marked and set building_
+    } else {
+      check(!building_, CL_INVALID_OPERATION, "a build of this program is already running");
+      check(attached_kernels_.load() == 0, CL_INVALID_OPERATION,
+            "kernels are attached to the program");
+      building_ = true;
+    }
+    indices = step_indices(requested);
     last_options_ = options;
     for (size_t i : indices) builds_[i].status = CL_BUILD_IN_PROGRESS;
   }

@@ -73,6 +73,11 @@ class Program : public ApiObject<_cl_program, ObjectKind::Program, CL_INVALID_PR
   // Whether a build, compile or link step is running (clBuildProgram with pfn_notify returns
   // before it ends).
   bool building() const;
+  // Before a step runs on a build thread: the devices' build status is CL_BUILD_IN_PROGRESS
+  // from now (an application polls it as soon as clCompileProgram returns: CTS compiler
+  // compile_and_link_status_options_log), and the step that follows takes over. Throws
+  // CL_INVALID_OPERATION when kernels are attached or a build is running.
+  void reserve_step(const std::vector<Device*>& devices);
 
   // clLinkProgram: a linked program allows non-uniform work-groups only if every input was
   // compiled in a way that allows them (the spec, clEnqueueNDRangeKernel).
@@ -86,6 +91,8 @@ class Program : public ApiObject<_cl_program, ObjectKind::Program, CL_INVALID_PR
  private:
   // `shareable`: the step's result depends only on the device's compiler target (builds and
   // compiles from source), so devices with the same target share one result.
+  // Indices in devices_ of the requested devices (all when none is named). Under mutex_.
+  std::vector<size_t> step_indices(const std::vector<Device*>& requested) const;
   template <class Step>
   bool run_step(const std::vector<Device*>& devices, const std::string& options, bool shareable,
                 Step step);
@@ -97,6 +104,7 @@ class Program : public ApiObject<_cl_program, ObjectKind::Program, CL_INVALID_PR
   mutable std::mutex mutex_;
   std::vector<DeviceBuild> builds_;  // parallel to devices_
   bool building_ = false;
+  bool reserved_ = false;  // reserve_step() ran: the next run_step is the one it announced
   std::string last_options_;
   std::atomic<int> attached_kernels_{0};
   std::atomic<bool> inputs_allow_non_uniform_{true};

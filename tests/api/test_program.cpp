@@ -69,4 +69,80 @@ TEST_F(ProgramTest, LinkSucceedsWithTheMissingDefinition) {
   clReleaseProgram(defines);
 }
 
+// CTS compiler execute_after_serialize_reload_object/library and program_binary_type: a
+// compiled object saved with CL_PROGRAM_BINARIES and reloaded with clCreateProgramWithBinary is
+// linked as it is (its build status is CL_BUILD_NONE until then), into a library or executable.
+TEST_F(ProgramTest, ReloadedCompiledObjectLinksIntoLibraryAndExecutable) {
+  cl_program object = compiled("kernel void k(global int* p) { p[get_global_id(0)] += 3; }\n");
+  size_t size = 0;
+  ASSERT_CL(CL_SUCCESS,
+            clGetProgramInfo(object, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr));
+  std::vector<unsigned char> bytes(size);
+  unsigned char* binaries[] = {bytes.data()};
+  ASSERT_CL(CL_SUCCESS,
+            clGetProgramInfo(object, CL_PROGRAM_BINARIES, sizeof binaries, binaries, nullptr));
+  const unsigned char* reload[] = {bytes.data()};
+  cl_int status = CL_INVALID_VALUE, err = CL_INVALID_VALUE;
+  cl_program reloaded =
+      clCreateProgramWithBinary(context_, 1, &device_, &size, reload, &status, &err);
+  ASSERT_ERR(CL_SUCCESS, err);
+  cl_program_binary_type type = 0;
+  EXPECT_CL_OK(clGetProgramBuildInfo(reloaded, device_, CL_PROGRAM_BINARY_TYPE, sizeof type, &type,
+                                     nullptr));
+  EXPECT_EQ(CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT, type);
+  cl_program library =
+      clLinkProgram(context_, 1, &device_, "-create-library", 1, &reloaded, nullptr, nullptr, &err);
+  ASSERT_ERR(CL_SUCCESS, err);
+  EXPECT_CL_OK(
+      clGetProgramBuildInfo(library, device_, CL_PROGRAM_BINARY_TYPE, sizeof type, &type, nullptr));
+  EXPECT_EQ(CL_PROGRAM_BINARY_TYPE_LIBRARY, type);
+  cl_program executable =
+      clLinkProgram(context_, 1, &device_, "", 1, &reloaded, nullptr, nullptr, &err);
+  ASSERT_ERR(CL_SUCCESS, err);
+  cl_kernel k = clCreateKernel(executable, "k", &err);
+  ASSERT_ERR(CL_SUCCESS, err);
+  int value = 4;
+  Mem buf = makeBuffer(sizeof(int), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, &value);
+  cl_mem m = buf;
+  EXPECT_CL_OK(clSetKernelArg(k, 0, sizeof(cl_mem), &m));
+  EXPECT_CL_OK(clEnqueueTask(queue_, k, 0, nullptr, nullptr));
+  EXPECT_CL_OK(
+      clEnqueueReadBuffer(queue_, m, CL_TRUE, 0, sizeof(int), &value, 0, nullptr, nullptr));
+  if (!kernelsComputeNothing(device_)) {
+    EXPECT_EQ(7, value);
+  }
+  clReleaseKernel(k);
+  for (cl_program p : {executable, library, reloaded, object}) EXPECT_CL_OK(clReleaseProgram(p));
+}
+
+// CTS compiler compile_and_link_status_options_log: with pfn_notify the step runs on a build
+// thread, and the status an application reads as soon as the call returns is
+// CL_BUILD_IN_PROGRESS (or already the outcome), never CL_BUILD_NONE.
+TEST_F(ProgramTest, AsynchronousStepsReportInProgressAtOnce) {
+  static std::atomic<int> notified{0};
+  auto notify = [](cl_program, void*) { notified.fetch_add(1); };
+  for (int round = 0; round < 3; ++round) {
+    const char* source = "kernel void k(global float* p) { p[0] = sqrt(p[0]); }";
+    cl_int err = CL_SUCCESS;
+    cl_program p = clCreateProgramWithSource(context_, 1, &source, nullptr, &err);
+    ASSERT_ERR(CL_SUCCESS, err);
+    const int before = notified.load();
+    if (round == 0) {
+      ASSERT_CL(CL_SUCCESS,
+                clCompileProgram(p, 1, &device_, "", 0, nullptr, nullptr, notify, nullptr));
+    } else {
+      ASSERT_CL(CL_SUCCESS, clBuildProgram(p, 1, &device_, "", notify, nullptr));
+    }
+    cl_build_status status = CL_BUILD_NONE;
+    ASSERT_CL(CL_SUCCESS, clGetProgramBuildInfo(p, device_, CL_PROGRAM_BUILD_STATUS, sizeof status,
+                                                &status, nullptr));
+    EXPECT_TRUE(status == CL_BUILD_IN_PROGRESS || status == CL_BUILD_SUCCESS) << status;
+    while (notified.load() == before) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ASSERT_CL(CL_SUCCESS, clGetProgramBuildInfo(p, device_, CL_PROGRAM_BUILD_STATUS, sizeof status,
+                                                &status, nullptr));
+    EXPECT_EQ(CL_BUILD_SUCCESS, status);
+    EXPECT_CL_OK(clReleaseProgram(p));
+  }
+}
+
 }  // namespace
