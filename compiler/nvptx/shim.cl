@@ -270,3 +270,40 @@ SHIM_LANES2(ldexp, double, int)
   INLINE OVERLOAD T##16 ldexp(T##16 x, int n) { return ldexp(x, (int16)(n)); }
 SHIM_LDEXP_SCALAR_N(float)
 SHIM_LDEXP_SCALAR_N(double)
+
+// tgamma(double) of large negative arguments is +-0 (libclc: inf).
+double __nv_tgamma(double x);
+INLINE OVERLOAD double tgamma(double x) { return __nv_tgamma(x); }
+SHIM_LANES1(tgamma, double)
+
+// cospi and tanpi with the signs of zero the spec gives (libclc's were wrong: CTS
+// math_edge_cases): cospi(n + 0.5) is +0; tanpi(n) is copysign(0, n) for even n and
+// copysign(0, -n) for odd n; tanpi(n + 0.5) is +inf for even n, -inf for odd n. libdevice's
+// sinpi/cospi of the argument's fraction (a period of tanpi) give the rest within 3 ulp.
+float __nv_sinpif(float x);
+float __nv_cospif(float x);
+double __nv_sinpi(double x);
+double __nv_cospi(double x);
+INLINE OVERLOAD float cospi(float x) { return __nv_cospif(x); }
+INLINE OVERLOAD double cospi(double x) { return __nv_cospi(x); }
+SHIM_LANES1(cospi, float)
+SHIM_LANES1(cospi, double)
+#define SHIM_TANPI(T, SINPI, COSPI, EXACT_LIMIT)                                              \
+  INLINE OVERLOAD T tanpi(T x) {                                                              \
+    if (__builtin_isnan(x) || __builtin_isinf(x)) return (T)__builtin_nan("");               \
+    const T n = __builtin_rint(x);                                                            \
+    const T r = x - n; /* exact, in [-0.5, 0.5] */                                           \
+    /* integers past EXACT_LIMIT are all even */                                              \
+    const bool n_odd = __builtin_fabs(n) < EXACT_LIMIT && ((long)n & 1);                      \
+    if (r == 0) return __builtin_copysign((T)0, n_odd ? -x : x);                              \
+    if (__builtin_fabs(r) == (T)0.5) {                                                        \
+      const T k = __builtin_floor(x); /* x = k + 0.5 */                                       \
+      const bool k_odd = __builtin_fabs(k) < EXACT_LIMIT && ((long)k & 1);                    \
+      return k_odd ? -(T)__builtin_inf() : (T)__builtin_inf();                                \
+    }                                                                                         \
+    return SINPI(r) / COSPI(r);                                                               \
+  }
+SHIM_TANPI(float, __nv_sinpif, __nv_cospif, 0x1p24f)
+SHIM_TANPI(double, __nv_sinpi, __nv_cospi, 0x1p53)
+SHIM_LANES1(tanpi, float)
+SHIM_LANES1(tanpi, double)

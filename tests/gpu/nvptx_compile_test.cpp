@@ -228,8 +228,8 @@ TEST(NvptxPipeline, VectorIsinfIsAllBitsInTrueLanes) {
   EXPECT_EQ(ptx->find(", 1, 0, %p"), std::string::npos) << *ptx;
 }
 
-// CTS math_brute_force on CUDA: log1p, pow, powr, atan2pi (double), tgamma, ldexp come from the
-// shim (libdevice) in every width; they must build and assemble.
+// CTS math_brute_force on CUDA: log1p, pow, powr, atan2pi (double), tgamma, ldexp, cospi, tanpi
+// come from the shim (libdevice) in every width; they must build and assemble.
 TEST(NvptxPipeline, ShimMathInEveryWidth) {
   expect_builds("shim_math", R"(
     kernel void k(global double4* d, global float3* f, global int3* n, global double* s) {
@@ -237,6 +237,9 @@ TEST(NvptxPipeline, ShimMathInEveryWidth) {
       d[8] = ldexp(d[9], 3) + ldexp(d[10], (int4)(1, 2, 3, 4));
       f[0] = tgamma(f[1]) + ldexp(f[2], n[0]) + ldexp(f[3], 2);
       s[0] = log1p(s[1]) + pow(s[2], s[3]) + powr(s[4], s[5]) + atan2pi(s[6], s[7]);
+      s[8] = tgamma(s[9]) + cospi(s[10]) + tanpi(s[11]);
+      d[11] = tgamma(d[12]) + cospi(d[13]) + tanpi(d[14]);
+      f[4] = cospi(f[5]) + tanpi(f[6]);
     })");
 }
 
