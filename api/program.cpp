@@ -531,10 +531,13 @@ void clGetProgramBuildInfo(cl_program program, cl_device_id device,
     }
     case CL_PROGRAM_BINARY_TYPE:
       return out.value(binary_type_code(p.build_of(d).type));
-    case CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE:
-      // The compiler reports no program scope global variables (and the 3.0 spec requires 0
-      // for devices that do not support them).
-      return out.value<size_t>(0);
+    case CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE: {
+      // The spec: the total amount of storage, in bytes, used by program variables in the
+      // global address space (CTS basic progvar_*).
+      const DeviceBuild b = p.build_of(d);
+      return out.value<size_t>(
+          b.status == CL_BUILD_SUCCESS ? compiler::global_variables_size(b.binary) : 0);
+    }
     default:
       unknown_param("program build");
   }

@@ -126,8 +126,7 @@ BuildOutput build(std::string_view source, std::string_view options, const Targe
   std::string log;
   auto module = compile_to_module(context, source, parsed, {}, target, &log);
   if (!module) return failure(std::move(log));
-  BuildOutput out =
-      finish_executable(std::move(module), parsed, options, target, std::move(log));
+  BuildOutput out = finish_executable(std::move(module), parsed, options, target, std::move(log));
   if (out.success) program_cache::store(key, out);
   return out;
 }
@@ -236,6 +235,30 @@ std::optional<BinaryInfo> inspect_binary(std::span<const uint8_t> binary, std::s
   info.options = std::move(program->options);
   info.triple = std::move(program->triple);
   return info;
+}
+
+size_t global_variables_size(std::span<const uint8_t> binary) {
+  std::string error;
+  std::optional<ProgramBinary> program = deserialize(binary, &error);
+  if (!program || program->type != BinaryType::Executable || program->bitcode.empty()) return 0;
+  llvm::LLVMContext context;
+  auto module = llvm::parseBitcodeFile(
+      llvm::MemoryBufferRef(llvm::StringRef(reinterpret_cast<const char*>(program->bitcode.data()),
+                                            program->bitcode.size()),
+                            "program"),
+      context);
+  if (!module) {
+    llvm::consumeError(module.takeError());
+    return 0;
+  }
+  constexpr unsigned kGlobalAddressSpace = 1;  // clang's OpenCL global, on every Manifold target
+  size_t total = 0;
+  const llvm::DataLayout& layout = (*module)->getDataLayout();
+  for (const llvm::GlobalVariable& g : (*module)->globals())
+    if (!g.isDeclaration() && g.getAddressSpace() == kGlobalAddressSpace &&
+        !g.getName().starts_with("llvm."))
+      total += layout.getTypeAllocSize(g.getValueType());
+  return total;
 }
 
 Target host_cpu_target() {

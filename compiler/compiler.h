@@ -124,6 +124,9 @@ struct BinaryInfo {
   std::string triple;
 };
 std::optional<BinaryInfo> inspect_binary(std::span<const uint8_t> binary, std::string* error);
+// CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE: the bytes of the program-scope variables in the
+// global address space of an executable binary (0 for anything else).
+size_t global_variables_size(std::span<const uint8_t> binary);
 
 // ---- Executable code on the host CPU ----
 

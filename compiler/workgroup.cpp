@@ -392,7 +392,6 @@ class KernelLowering {
   Value* x_loop_bound(const Region& region, llvm::ValueToValueMapTy& map, BasicBlock* preheader,
                       const std::vector<BasicBlock*>& clones);
   Function* placeholder(const char* name, llvm::Type* arg);
-  Instruction* rematerialize_before(Instruction* original, llvm::BasicBlock::iterator where);
   Value* rematerialize_tree_before(Value* original, llvm::BasicBlock::iterator where);
 
   llvm::Module& module_;
@@ -448,13 +447,6 @@ Function* KernelLowering::placeholder(const char* name, llvm::Type* arg) {
   function->setDoesNotAccessMemory();
   function->setDoesNotThrow();
   return function;
-}
-
-Instruction* KernelLowering::rematerialize_before(Instruction* original,
-                                                  llvm::BasicBlock::iterator where) {
-  Instruction* copy = original->clone();
-  copy->insertBefore(where);
-  return copy;
 }
 
 Value* KernelLowering::rematerialize_tree_before(Value* original,

@@ -145,4 +145,32 @@ TEST_F(ProgramTest, AsynchronousStepsReportInProgressAtOnce) {
   }
 }
 
+// CTS basic progvar_*: CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE counts the program-scope
+// variables in the global address space (it was always 0).
+TEST_F(ProgramTest, GlobalVariableTotalSizeCountsProgramScopeGlobals) {
+  size_t max_size = 0;
+  ASSERT_CL(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE,
+                                        sizeof max_size, &max_size, nullptr));
+  if (max_size == 0) GTEST_SKIP() << "no program-scope global variables on this device";
+  const char* source =
+      "global int table[10];\n"
+      "global float scale = 2.0f;\n"
+      "constant int fixed[4] = {1, 2, 3, 4};\n"
+      "kernel void k(global int* p) {\n"
+      "  table[p[3]] = p[4];\n"
+      "  scale = p[5];\n"
+      "  p[0] = table[p[1]] + (int)scale + fixed[p[2]];\n"
+      "}\n";
+  cl_int err = CL_SUCCESS;
+  cl_program p = clCreateProgramWithSource(context_, 1, &source, nullptr, &err);
+  ASSERT_ERR(CL_SUCCESS, err);
+  ASSERT_CL(CL_SUCCESS, clBuildProgram(p, 1, &device_, "-cl-std=CL3.0", nullptr, nullptr));
+  size_t total = 0;
+  ASSERT_CL(CL_SUCCESS,
+            clGetProgramBuildInfo(p, device_, CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE,
+                                  sizeof total, &total, nullptr));
+  EXPECT_GE(total, 40u);  // the table at least (the optimizer may keep scale in a register)
+  EXPECT_CL_OK(clReleaseProgram(p));
+}
+
 }  // namespace

@@ -293,6 +293,8 @@ bool options_valid(std::string_view options, std::string* why) {
          options_valid(options, OptionsKind::Link, why);
 }
 
+size_t global_variables_size(std::span<const uint8_t>) { return 0; }
+
 std::optional<BinaryInfo> inspect_binary(std::span<const uint8_t> binary, std::string* error) {
   auto d = decode(binary);
   if (!d) {
