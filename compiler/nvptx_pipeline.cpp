@@ -41,8 +41,8 @@
 extern "C" {
 extern const char manifold_nvptx_shim_bitcode[];
 extern const uint64_t manifold_nvptx_shim_bitcode_size;
-extern const char manifold_nvptx_atomics_bitcode[];
-extern const uint64_t manifold_nvptx_atomics_bitcode_size;
+extern const char manifold_nvptx_portable_bitcode[];
+extern const uint64_t manifold_nvptx_portable_bitcode_size;
 extern const char manifold_nvptx_libclc_bitcode[];
 extern const uint64_t manifold_nvptx_libclc_bitcode_size;
 extern const char manifold_nvptx_libdevice_bitcode[];
@@ -511,9 +511,9 @@ bool finalize_nvptx_executable(llvm::Module& module, const std::vector<KernelInf
                    /*only_needed=*/true, log))
     return false;
   if (!link_lazily(module,
-                   llvm::MemoryBufferRef(llvm::StringRef(manifold_nvptx_atomics_bitcode,
-                                                         manifold_nvptx_atomics_bitcode_size),
-                                         "nvptx atomics"),
+                   llvm::MemoryBufferRef(llvm::StringRef(manifold_nvptx_portable_bitcode,
+                                                         manifold_nvptx_portable_bitcode_size),
+                                         "nvptx portable builtins"),
                    /*only_needed=*/true, log))
     return false;
   llvm::MemoryBufferRef libclc =

@@ -243,6 +243,27 @@ TEST(NvptxPipeline, ShimMathInEveryWidth) {
     })");
 }
 
+// CTS half vstore_half_rtp/rtn on CUDA: libclc's double forms end in a round-to-nearest
+// conversion, so a tiny positive double stored with rtp gave 0 instead of the smallest half. The
+// portable software conversion (compiler/builtins/vstore_half.cl) rounds from the double's bits.
+TEST(NvptxPipeline, VstoreHalfOfDoublesRoundsFromTheDouble) {
+  const char* source = R"(
+    kernel void k(global double* d, global half* h, local half* l) {
+      vstore_half_rtp(d[0], 0, h);
+      vstore_half2_rtn((double2)(d[1], d[2]), 1, h);
+      vstorea_half4_rtz((double4)(d[3]), 1, l);
+      vstore_half(vload_half(5, l), 9, h);
+    })";
+  expect_builds("vstore_half", source);
+  BuildOutput out = build(source, "", nvptx_target(9, 0));
+  ASSERT_TRUE(out.success) << out.log;
+  std::string error;
+  auto ptx = nvptx_ptx_of(out.binary, &error);
+  ASSERT_TRUE(ptx.has_value()) << error;
+  EXPECT_EQ(ptx->find(".f16.f64"), std::string::npos) << *ptx;  // libclc's fptrunc to half
+  EXPECT_EQ(ptx->find(".f32.f64"), std::string::npos) << *ptx;
+}
+
 TEST(NvptxPipeline, StructsVectorsAndHelpers) {
   expect_builds("structs", R"(
     typedef struct { float4 a; int b; } S;
