@@ -139,7 +139,9 @@ struct Executor {
           break;
         }
         case compiler::ArgKind::Local:
-          shared = (shared + 15) & ~15u;             // 16 bytes: the widest vector access
+          // 128 bytes: the widest OpenCL type (double16); the block's base is as aligned
+          // (compiler/nvptx_pipeline.cpp), so every __local argument is aligned for its type.
+          shared = (shared + 127) & ~127u;
           record.add_param(&shared, sizeof shared);  // a u32 parameter
           shared += static_cast<uint32_t>(arg.local_size);
           break;

@@ -307,3 +307,20 @@ SHIM_TANPI(float, __nv_sinpif, __nv_cospif, 0x1p24f)
 SHIM_TANPI(double, __nv_sinpi, __nv_cospi, 0x1p53)
 SHIM_LANES1(tanpi, float)
 SHIM_LANES1(tanpi, double)
+
+// asinpi(-0) and atanpi(-0) are -0 (libclc's double forms gave +0: CTS math_edge_cases); the
+// exact values at +-1 and +-inf, else libdevice's asin/atan over pi (within the 5 ulp allowed).
+double __nv_asin(double x);
+double __nv_atan(double x);
+INLINE OVERLOAD double asinpi(double x) {
+  if (x == 0.0 || __builtin_isnan(x)) return x;
+  if (__builtin_fabs(x) == 1.0) return __builtin_copysign(0.5, x);
+  return __nv_asin(x) * M_1_PI;
+}
+INLINE OVERLOAD double atanpi(double x) {
+  if (x == 0.0 || __builtin_isnan(x)) return x;
+  if (__builtin_isinf(x)) return __builtin_copysign(0.5, x);
+  return __nv_atan(x) * M_1_PI;
+}
+SHIM_LANES1(asinpi, double)
+SHIM_LANES1(atanpi, double)

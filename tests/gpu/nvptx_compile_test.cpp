@@ -240,6 +240,8 @@ TEST(NvptxPipeline, ShimMathInEveryWidth) {
       s[8] = tgamma(s[9]) + cospi(s[10]) + tanpi(s[11]);
       d[11] = tgamma(d[12]) + cospi(d[13]) + tanpi(d[14]);
       f[4] = cospi(f[5]) + tanpi(f[6]);
+      s[12] = asinpi(s[13]) + atanpi(s[14]);
+      d[15] = asinpi(d[16]) + atanpi(d[17]);
     })");
 }
 
@@ -262,6 +264,23 @@ TEST(NvptxPipeline, VstoreHalfOfDoublesRoundsFromTheDouble) {
   ASSERT_TRUE(ptx.has_value()) << error;
   EXPECT_EQ(ptx->find(".f16.f64"), std::string::npos) << *ptx;  // libclc's fptrunc to half
   EXPECT_EQ(ptx->find(".f32.f64"), std::string::npos) << *ptx;
+}
+
+// CTS basic kernel_memory_alignment_local on CUDA: a __local double16 argument must be 128-byte
+// aligned; the dynamic shared block that holds __local arguments is declared so (the runtime
+// places each argument at a multiple of 128 in it).
+TEST(NvptxPipeline, LocalArgumentBlockIsAlignedForTheWidestType) {
+  BuildOutput out = build(
+      "kernel void k(local double16* a, local char* b, global double16* o) {"
+      " o[0] = a[0] + (double16)(b[0]); }",
+      "", nvptx_target(9, 0));
+  ASSERT_TRUE(out.success) << out.log;
+  std::string error;
+  auto ptx = nvptx_ptx_of(out.binary, &error);
+  ASSERT_TRUE(ptx.has_value()) << error;
+  EXPECT_NE(ptx->find(".extern .shared .align 128 .b8 __manifold_dynamic_shared[]"),
+            std::string::npos)
+      << *ptx;
 }
 
 TEST(NvptxPipeline, StructsVectorsAndHelpers) {
