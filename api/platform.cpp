@@ -110,6 +110,10 @@ void clCreateSubDevices(cl_device_id in_device, const cl_device_partition_proper
   if (kind == CL_DEVICE_PARTITION_EQUALLY) {
     const auto n = static_cast<cl_uint>(properties[1]);
     check(n > 0, CL_INVALID_VALUE, "CL_DEVICE_PARTITION_EQUALLY needs a non-zero count");
+    // The spec: CL_INVALID_DEVICE_PARTITION_COUNT if the total number of compute units
+    // requested exceeds CL_DEVICE_MAX_COMPUTE_UNITS.
+    check(n <= info.max_compute_units, CL_INVALID_DEVICE_PARTITION_COUNT,
+          "CL_DEVICE_PARTITION_EQUALLY asks for more compute units than the device has");
     check(n < info.max_compute_units, CL_DEVICE_PARTITION_FAILED,
           "CL_DEVICE_PARTITION_EQUALLY by every compute unit would give the device itself");
     const cl_uint count = std::min(info.max_compute_units / n, info.partition_max_sub_devices);

@@ -180,8 +180,10 @@ bool provided_by_host(const llvm::Function& function) {
   llvm::StringRef name = function.getName();
   return function.isIntrinsic() || name.starts_with("Sleef_") || name.starts_with("__manifold") ||
          name == "memcpy" || name == "memset" || name == "memmove" ||
-         // libm's exact remainders (frem lowers to fmod; remainder has no instruction).
-         name == "fmod" || name == "fmodf" || name == "remainder" || name == "remainderf";
+         // libm's exact remainders (frem lowers to fmod; remainder has no instruction), and
+         // its double pow (compiler/builtins/math.cl says why).
+         name == "fmod" || name == "fmodf" || name == "remainder" || name == "remainderf" ||
+         name == "pow";
 }
 
 // SLEEF's vector functions for the scalar SLEEF calls the builtin library makes, announced

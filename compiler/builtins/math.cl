@@ -54,8 +54,6 @@ SLEEF_UNARY(tan, tanf_u35, tan_u35)
 SLEEF_UNARY(asin, asinf_u35, asin_u35)
 SLEEF_UNARY(acos, acosf_u35, acos_u35)
 SLEEF_UNARY(atan, atanf_u35, atan_u35)
-SLEEF_UNARY(sinh, sinhf_u10, sinh_u10)
-SLEEF_UNARY(cosh, coshf_u10, cosh_u10)
 SLEEF_UNARY(tanh, tanhf_u10, tanh_u10)
 SLEEF_UNARY(atanh, atanhf_u10, atanh_u10)
 SLEEF_UNARY(exp, expf_u10, exp_u10)
@@ -68,10 +66,8 @@ SLEEF_UNARY(log10, log10f_u10, log10_u10)
 SLEEF_UNARY(cbrt, cbrtf_u10, cbrt_u10)
 SLEEF_UNARY(erf, erff_u10, erf_u10)
 SLEEF_UNARY(erfc, erfcf_u15, erfc_u15)
-SLEEF_UNARY(tgamma, tgammaf_u10, tgamma_u10)
 SLEEF_UNARY(lgamma, lgammaf_u10, lgamma_u10)
 SLEEF_BINARY(atan2, atan2f_u35, atan2_u35)
-SLEEF_BINARY(pow, powf_u10, pow_u10)
 SLEEF_BINARY(hypot, hypotf_u05, hypot_u05)
 SLEEF_BINARY(nextafter, nextafterf, nextafter)
 
@@ -232,8 +228,61 @@ OVLC double rsqrt(double x) { return 1.0 / __builtin_sqrt(x); }
 VEC_UNARY(float, rsqrt, float)
 VEC_UNARY(double, rsqrt, double)
 
-OVLC float pown(float x, int n) { return (float)Sleef_pow_u10((double)x, (double)n); }
-OVLC double pown(double x, int n) { return Sleef_pow_u10(x, (double)n); }
+// sinh and cosh near the top of the range (CTS math_brute_force): SLEEF's overflow where exp(x)
+// does, before the result does. Floats take the double forms there; doubles square exp(|x|/2).
+OVLC float sinh(float x) {
+  return __builtin_fabsf(x) < 88.0f ? Sleef_sinhf_u10(x) : (float)Sleef_sinh_u10((double)x);
+}
+OVLC float cosh(float x) {
+  return __builtin_fabsf(x) < 88.0f ? Sleef_coshf_u10(x) : (float)Sleef_cosh_u10((double)x);
+}
+OVLC double cosh(double x) {
+  const double a = __builtin_fabs(x);
+  if (a < 709.0) return Sleef_cosh_u10(x);
+  const double half_root = Sleef_exp_u10(0.5 * a);  // cosh = e^a / 2 here, as (e^(a/2) / 2) e^(a/2)
+  return (0.5 * half_root) * half_root;
+}
+OVLC double sinh(double x) {
+  if (__builtin_fabs(x) < 709.0) return Sleef_sinh_u10(x);
+  return __builtin_copysign(cosh(x), x);
+}
+VEC_UNARY(float, sinh, float)
+VEC_UNARY(double, sinh, double)
+VEC_UNARY(float, cosh, float)
+VEC_UNARY(double, cosh, double)
+
+// tgamma of negative arguments whose result is tiny: SLEEF's lose precision there (28 ulp for
+// float, 1600 for double at -172). Floats take the double form; doubles below -170 use the
+// reflection tgamma(x) = pi / (sinpi(x) tgamma(1 - x)), dividing out the factors of
+// tgamma(1 - x) one at a time so that nothing overflows (each step adds half an ulp).
+OVLC float tgamma(float x) { return (float)Sleef_tgamma_u10((double)x); }
+OVLC double tgamma(double x) {
+  if (!(x < -170.0) || x == __builtin_floor(x)) return Sleef_tgamma_u10(x);
+  // Below -190 the result is under the smallest denormal: a zero of the reflection's sign.
+  if (x < -190.0) return __builtin_copysign(0.0, Sleef_sinpi_u05(x));
+  const double y = 1.0 - x;  // > 171: tgamma(y) overflows
+  double r = M_PI / Sleef_sinpi_u05(x);
+  double base = y;
+  while (base > 171.0) {
+    base -= 1.0;  // tgamma(y) = (y - 1) ... (base) * tgamma(base)
+    r /= base;
+  }
+  return r / Sleef_tgamma_u10(base);
+}
+VEC_UNARY(float, tgamma, float)
+VEC_UNARY(double, tgamma, double)
+
+// Double pow is libm's (glibc: under 1 ulp everywhere, C99's special values, which OpenCL's are):
+// SLEEF's loses its accuracy where x^y nears the top of the range (CTS math_brute_force: inf for
+// DBL_MAX^0.99999). Float pow stays SLEEF's (double-precision inside), pow(x, 1) is x.
+double libm_pow(double x, double y) __asm__("pow");
+OVLC float pow(float x, float y) { return y == 1.0f ? x : Sleef_powf_u10(x, y); }
+OVLC double pow(double x, double y) { return libm_pow(x, y); }
+VEC_BINARY(float, pow, float, float)
+VEC_BINARY(double, pow, double, double)
+
+OVLC float pown(float x, int n) { return n == 1 ? x : (float)Sleef_pow_u10((double)x, (double)n); }
+OVLC double pown(double x, int n) { return libm_pow(x, (double)n); }
 VEC_BINARY(float, pown, float, int)
 VEC_BINARY(double, pown, double, int)
 
@@ -242,6 +291,7 @@ OVLC float powr(float x, float y) {
   if (x == 0.0f && y == 0.0f) return NAN;
   if (isinf(x) && y == 0.0f) return NAN;
   if (x == 1.0f && isinf(y)) return NAN;
+  if (x == 0.0f) return y < 0.0f ? INFINITY : 0.0f;  // +inf or +0, whatever the sign of x
   return Sleef_powf_u10(x, y);
 }
 OVLC double powr(double x, double y) {
@@ -249,7 +299,8 @@ OVLC double powr(double x, double y) {
   if (x == 0.0 && y == 0.0) return NAN;
   if (isinf(x) && y == 0.0) return NAN;
   if (x == 1.0 && isinf(y)) return NAN;
-  return Sleef_pow_u10(x, y);
+  if (x == 0.0) return y < 0.0 ? (double)INFINITY : 0.0;
+  return libm_pow(x, y);
 }
 VEC_BINARY(float, powr, float, float)
 VEC_BINARY(double, powr, double, double)
@@ -257,14 +308,36 @@ VEC_BINARY(double, powr, double, double)
 OVLC float rootn(float x, int n) {
   if (n == 0) return NAN;
   if (x < 0.0f && (n & 1) == 0) return NAN;
+  if (n == 1) return x;
   double r = Sleef_pow_u10(__builtin_fabs((double)x), 1.0 / (double)n);
-  return (float)__builtin_copysign(r, (double)x);
+  // Even roots are +0 or +inf for either zero; odd ones keep the sign.
+  return (n & 1) ? (float)__builtin_copysign(r, (double)x) : (float)r;
 }
 OVLC double rootn(double x, int n) {
   if (n == 0) return NAN;
   if (x < 0.0 && (n & 1) == 0) return NAN;
-  double r = Sleef_pow_u10(__builtin_fabs(x), 1.0 / (double)n);
-  return __builtin_copysign(r, x);
+  if (n == 1) return x;
+  double a = __builtin_fabs(x), r;
+  if (a == 0.0 || isinf(a)) {
+    r = n > 0 ? a : 1.0 / a;
+  } else if (n > 64 || n < -64) {
+    r = libm_pow(a, 1.0 / (double)n);  // log2(a) / n is small: the error of 1/n stays small
+  } else {
+    // pow(a, 1/n) with a scaled to [1, 2^|n|): 1/n is inexact, and its error grows with log(a)
+    // (74 ulp at -DBL_MAX for n = 3). a = m 2^(|n| k) exactly, so the root is root(m) 2^k.
+    const int m_bits = n > 0 ? n : -n;
+    int scale_in = 0;
+    if (a < 0x1p-1000) {  // denormals (and near): normal first
+      a *= 0x1p600;
+      scale_in = 600;
+    }
+    const int exponent = (int)((as_ulong(a) >> 52) & 0x7ff) - 1023 - scale_in;
+    const int k = exponent >= 0 ? exponent / m_bits : -((-exponent + m_bits - 1) / m_bits);
+    const double m = __builtin_ldexp(a, -k * m_bits - scale_in);
+    r = __builtin_ldexp(libm_pow(m, 1.0 / (double)m_bits), k);
+    if (n < 0) r = 1.0 / r;
+  }
+  return (n & 1) ? __builtin_copysign(r, x) : r;
 }
 VEC_BINARY(float, rootn, float, int)
 VEC_BINARY(double, rootn, double, int)
@@ -377,8 +450,9 @@ OVL double lgamma_r(double x, __private int* sign) {
     *quotient = ((x < (T)0) != (y < (T)0)) ? -q : q;                            \
     return r;                                                                   \
   }
-REMQUO_CORE(float, __builtin_fabsf, Sleef_fmodf, Sleef_remainderf, __builtin_rintf)
-REMQUO_CORE(double, __builtin_fabs, Sleef_fmod, Sleef_remainder, __builtin_rint)
+// The library's exact fmod and remainder (above): SLEEF's give NaN when x/y is huge.
+REMQUO_CORE(float, __builtin_fabsf, fmod, remainder, __builtin_rintf)
+REMQUO_CORE(double, __builtin_fabs, fmod, remainder, __builtin_rint)
 
 // AS wrapper of a scalar core: f(T x, AS P* p).
 #define PTR1_SCALAR(AS, NAME, T, P) \

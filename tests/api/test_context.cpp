@@ -312,6 +312,10 @@ TEST_F(ContextApi, ProgramBuiltForTheParentServesItsSubDevices) {
                                         &all_units, nullptr));
   cl_device_partition_property whole[] = {CL_DEVICE_PARTITION_EQUALLY, all_units, 0};
   EXPECT_CL(CL_DEVICE_PARTITION_FAILED, clCreateSubDevices(device_, whole, 0, nullptr, &none));
+  // ... and by more units than it has is an invalid count.
+  cl_device_partition_property more[] = {CL_DEVICE_PARTITION_EQUALLY, all_units + 1, 0};
+  EXPECT_CL(CL_INVALID_DEVICE_PARTITION_COUNT,
+            clCreateSubDevices(device_, more, 0, nullptr, &none));
   devices.push_back(device_);
   cl_int err = -1;
   {

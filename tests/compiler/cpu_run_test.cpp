@@ -3,6 +3,8 @@
 #include <xmmintrin.h>
 
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <numeric>
@@ -672,6 +674,54 @@ TEST(CpuRun, GenericPointersKnowTheirAddressSpace) {
   exe->run("k", range_1d(n, 64), args, local_sizes);
   for (size_t i = 0; i < out.size(); ++i)
     ASSERT_EQ(3, out[i]) << "item " << i / 6 << " check " << i % 6;
+}
+
+// CTS math_brute_force -w on the CPU: the special values and range ends where SLEEF's forms
+// were wrong (overflow before the result does, signs of zero, huge exponents, x^1).
+TEST(CpuRun, MathAtTheEndsOfTheRange) {
+  auto exe = build_and_load(R"(
+    kernel void k(global float* f, global double* d) {
+      f[0] = cosh(89.0f);            f[1] = sinh(-89.0f);
+      f[2] = powr(-0.0f, -3.0f);     f[3] = powr(-0.0f, 1.0f);
+      f[4] = rootn(-0.0f, -2);       f[5] = rootn(-0.0f, 2);
+      f[6] = tgamma(-34.99f);        f[7] = half_powr(-0.0f, -3.0f);
+      int q;
+      f[8] = remquo(-0x1.96788cp+73f, 0x1.097bbp-98f, &q);
+      d[0] = cosh(710.0);            d[1] = sinh(-710.0);
+      d[2] = pow(-DBL_MAX, 1.0);     d[3] = pown(-DBL_MAX, 1);
+      d[4] = rootn(-DBL_MAX, 3);     d[5] = pow(DBL_MAX, 0x1.fffffffffffffp-1);
+      d[6] = rootn(0x1.0000000000001p-1022, 2);
+      d[7] = tgamma(-172.0000000001);
+      d[8] = remquo(0x1.00ffffffff86dp+849, 0x1.9a00000000550p-287, &q);
+    })",
+                            "-cl-std=CL3.0");
+  ASSERT_NE(exe, nullptr);
+  std::vector<float> f(9, 0);
+  std::vector<double> d(9, 0);
+  void* pf = f.data();
+  void* pd = d.data();
+  const void* args[] = {&pf, &pd};
+  exe->run("k", range_1d(1, 1), args, nullptr);
+  EXPECT_FLOAT_EQ(std::cosh(89.0f), f[0]);
+  EXPECT_FLOAT_EQ(std::sinh(-89.0f), f[1]);
+  EXPECT_EQ(INFINITY, f[2]);
+  EXPECT_EQ(0.0f, f[3]);
+  EXPECT_FALSE(std::signbit(f[3]));
+  EXPECT_EQ(INFINITY, f[4]);
+  EXPECT_FALSE(std::signbit(f[5]));
+  const double g = std::tgamma(double(-34.99f));
+  EXPECT_NEAR(g, f[6], std::fabs(g) * 1e-5);
+  EXPECT_EQ(INFINITY, f[7]);
+  EXPECT_FALSE(std::isnan(f[8]));
+  EXPECT_DOUBLE_EQ(std::cosh(710.0), d[0]);
+  EXPECT_DOUBLE_EQ(std::sinh(-710.0), d[1]);
+  EXPECT_EQ(-DBL_MAX, d[2]);
+  EXPECT_EQ(-DBL_MAX, d[3]);
+  EXPECT_DOUBLE_EQ(std::cbrt(-DBL_MAX), d[4]);
+  EXPECT_DOUBLE_EQ(std::pow(DBL_MAX, 0x1.fffffffffffffp-1), d[5]);
+  EXPECT_DOUBLE_EQ(std::sqrt(0x1.0000000000001p-1022), d[6]);
+  EXPECT_NEAR(std::tgamma(-172.0000000001), d[7], std::fabs(std::tgamma(-172.0000000001)) * 1e-12);
+  EXPECT_FALSE(std::isnan(d[8]));
 }
 
 TEST(CpuRun, OptimizationAndMathOptions) {
