@@ -35,6 +35,7 @@
 #include <set>
 
 #include "compiler/cpu_pipeline.h"
+#include "compiler/printf_format.h"
 
 // Bitcode embedded at build time (compiler/nvptx/nvptx.cmake): the shim always; libclc's
 // nvptx library and libdevice when they were found then (else read from disk at run time).
@@ -272,40 +273,6 @@ bool retype_constant_arguments(llvm::Function& kernel, std::string* log) {
 // ---- printf -> CUDA's vprintf(format, packed arguments) ----
 // vprintf knows C's conversions only: OpenCL's vector conversions (%v4f) are expanded into
 // one conversion per element here, from the constant format string.
-struct Conversion {
-  size_t begin, end;    // the directive in the format, '%' to the conversion letter
-  unsigned vector = 0;  // element count of %vN, 0 for scalars
-  std::string length;   // hh h hl l
-  char letter = 0;
-};
-
-std::vector<Conversion> parse_format(const std::string& format) {
-  std::vector<Conversion> out;
-  for (size_t i = 0; i < format.size(); ++i) {
-    if (format[i] != '%') continue;
-    if (i + 1 < format.size() && format[i + 1] == '%') {
-      ++i;
-      continue;
-    }
-    Conversion c;
-    c.begin = i++;
-    while (i < format.size() && std::string_view("-+ #0").find(format[i]) != std::string::npos) ++i;
-    while (i < format.size() &&
-           (std::isdigit(static_cast<unsigned char>(format[i])) || format[i] == '.'))
-      ++i;
-    if (i < format.size() && format[i] == 'v') {
-      ++i;
-      while (i < format.size() && std::isdigit(static_cast<unsigned char>(format[i])))
-        c.vector = c.vector * 10 + (format[i++] - '0');
-    }
-    while (i < format.size() && (format[i] == 'h' || format[i] == 'l')) c.length += format[i++];
-    if (i < format.size()) c.letter = format[i];
-    c.end = i + 1;
-    out.push_back(c);
-  }
-  return out;
-}
-
 bool lower_printf(llvm::Module& module, std::string* log) {
   llvm::Function* printf = module.getFunction("printf");
   if (!printf) return true;
@@ -331,7 +298,7 @@ bool lower_printf(llvm::Module& module, std::string* log) {
     // The values vprintf gets, in order, and the format rewritten for them.
     std::vector<llvm::Value*> values;
     std::string rewritten;
-    const std::vector<Conversion> conversions = parse_format(format);
+    const std::vector<PrintfConversion> conversions = parse_printf_format(format);
     size_t argument = 1, copied = 0;
     // vprintf misreads the hh length modifier (CTS printf length_specifier: "%hhd" printed
     // '%'): h and hh are dropped from the directives, and their values narrowed here to char or
@@ -361,7 +328,7 @@ bool lower_printf(llvm::Module& module, std::string* log) {
         return builder.CreateAddrSpaceCast(v, generic);
       return v;
     };
-    for (const Conversion& c : conversions) {
+    for (const PrintfConversion& c : conversions) {
       rewritten += format.substr(copied, c.begin - copied);
       copied = c.end;
       std::string directive = format.substr(c.begin, c.end - c.begin);

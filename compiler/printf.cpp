@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "compiler/cpu_pipeline.h"
+#include "compiler/printf_format.h"
 
 namespace manifold::compiler {
 
@@ -39,33 +40,15 @@ struct VectorConversion {
 
 std::vector<VectorConversion> vector_conversions(llvm::StringRef format) {
   std::vector<VectorConversion> out;
-  for (size_t i = 0; i < format.size(); ++i) {
-    if (format[i] != '%') continue;
-    if (i + 1 < format.size() && format[i + 1] == '%') {
-      ++i;
-      continue;
-    }
-    ++i;
-    while (i < format.size() && std::strchr("-+ #0", format[i])) ++i;
-    while (i < format.size() &&
-           (std::isdigit(static_cast<unsigned char>(format[i])) || format[i] == '.'))
-      ++i;
+  for (const PrintfConversion& c : parse_printf_format(format)) {
     VectorConversion v;
-    if (i < format.size() && format[i] == 'v') {
-      ++i;
-      while (i < format.size() && std::isdigit(static_cast<unsigned char>(format[i])))
-        v.lanes = v.lanes * 10 + unsigned(format[i++] - '0');
-    }
-    std::string length;
-    while (i < format.size() && (format[i] == 'h' || format[i] == 'l')) length += format[i++];
-    const char conversion = i < format.size() ? format[i] : 0;
-    v.kind = conversion && std::strchr("fFeEgGaA", conversion) ? 'f' : 'i';
-    v.element_bytes = length == "hh"   ? 1
-                      : length == "h"  ? 2
-                      : length == "hl" ? 4
-                      : length == "l"  ? 8
-                                       : 0;
-    if (!v.element_bytes) v.lanes = 0;  // a vector conversion needs a length modifier
+    v.kind = c.letter && std::strchr("fFeEgGaA", c.letter) ? 'f' : 'i';
+    v.element_bytes = c.length == "hh"   ? 1
+                      : c.length == "h"  ? 2
+                      : c.length == "hl" ? 4
+                      : c.length == "l"  ? 8
+                                         : 0;
+    v.lanes = v.element_bytes ? c.vector : 0;  // a vector conversion needs a length modifier
     out.push_back(v);
   }
   return out;
@@ -122,8 +105,13 @@ void lower_printf_calls(llvm::Module& module) {
     for (unsigned i = 0; i < fields.size(); ++i) {
       const uint64_t offset = record_layout->getElementOffset(i).getFixedValue();
       if (as_vector[i].lanes) {
-        descriptor += as_vector[i].kind + std::to_string(as_vector[i].element_bytes) + "x" +
-                      std::to_string(as_vector[i].lanes) + "@" + std::to_string(offset) + ";";
+        descriptor += as_vector[i].kind;
+        descriptor += std::to_string(as_vector[i].element_bytes);
+        descriptor += 'x';
+        descriptor += std::to_string(as_vector[i].lanes);
+        descriptor += '@';
+        descriptor += std::to_string(offset);
+        descriptor += ';';
         continue;
       }
       llvm::Type* type = fields[i];
@@ -135,8 +123,13 @@ void lower_printf_calls(llvm::Module& module) {
       char kind = type->isPointerTy() ? 'p' : type->isFloatingPointTy() ? 'f' : 'i';
       descriptor += kind;
       descriptor += std::to_string(layout.getTypeStoreSize(type).getFixedValue());
-      if (lanes) descriptor += "x" + std::to_string(lanes);
-      descriptor += "@" + std::to_string(offset) + ";";
+      if (lanes) {
+        descriptor += 'x';
+        descriptor += std::to_string(lanes);
+      }
+      descriptor += '@';
+      descriptor += std::to_string(offset);
+      descriptor += ';';
     }
 
     // The record lives in the entry block so the work-group pass treats it as private memory.

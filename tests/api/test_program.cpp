@@ -14,6 +14,23 @@ class ProgramTest : public ContextTest {
     EXPECT_CL_OK(clCompileProgram(p, 1, &device_, "", 0, nullptr, nullptr, nullptr, nullptr));
     return p;
   }
+  // Runs kernel "k" of `program` once on a buffer holding `value`; expects `expected` back
+  // (where kernels compute anything).
+  void expectKernelTurns(cl_program program, int value, int expected) {
+    cl_int err = CL_SUCCESS;
+    cl_kernel k = clCreateKernel(program, "k", &err);
+    ASSERT_ERR(CL_SUCCESS, err);
+    Mem buf = makeBuffer(sizeof(int), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, &value);
+    cl_mem m = buf;
+    EXPECT_CL_OK(clSetKernelArg(k, 0, sizeof(cl_mem), &m));
+    EXPECT_CL_OK(clEnqueueTask(queue_, k, 0, nullptr, nullptr));
+    EXPECT_CL_OK(
+        clEnqueueReadBuffer(queue_, m, CL_TRUE, 0, sizeof(int), &value, 0, nullptr, nullptr));
+    if (!kernelsComputeNothing(device_)) {
+      EXPECT_EQ(expected, value);
+    }
+    clReleaseKernel(k);
+  }
 };
 
 // "clLinkProgram ... returns a valid non-zero program object" and "CL_LINK_PROGRAM_FAILURE if
@@ -51,19 +68,7 @@ TEST_F(ProgramTest, LinkSucceedsWithTheMissingDefinition) {
   cl_int err = CL_SUCCESS;
   cl_program linked = clLinkProgram(context_, 1, &device_, "", 2, inputs, nullptr, nullptr, &err);
   ASSERT_ERR(CL_SUCCESS, err);
-  cl_kernel k = clCreateKernel(linked, "k", &err);
-  ASSERT_ERR(CL_SUCCESS, err);
-  int value = 21;
-  Mem buf = makeBuffer(sizeof(int), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, &value);
-  cl_mem m = buf;
-  EXPECT_CL_OK(clSetKernelArg(k, 0, sizeof(cl_mem), &m));
-  EXPECT_CL_OK(clEnqueueTask(queue_, k, 0, nullptr, nullptr));
-  EXPECT_CL_OK(
-      clEnqueueReadBuffer(queue_, m, CL_TRUE, 0, sizeof(int), &value, 0, nullptr, nullptr));
-  if (!kernelsComputeNothing(device_)) {
-    EXPECT_EQ(value, 42);
-  }
-  clReleaseKernel(k);
+  expectKernelTurns(linked, 21, 42);
   clReleaseProgram(linked);
   clReleaseProgram(uses);
   clReleaseProgram(defines);
@@ -99,19 +104,7 @@ TEST_F(ProgramTest, ReloadedCompiledObjectLinksIntoLibraryAndExecutable) {
   cl_program executable =
       clLinkProgram(context_, 1, &device_, "", 1, &reloaded, nullptr, nullptr, &err);
   ASSERT_ERR(CL_SUCCESS, err);
-  cl_kernel k = clCreateKernel(executable, "k", &err);
-  ASSERT_ERR(CL_SUCCESS, err);
-  int value = 4;
-  Mem buf = makeBuffer(sizeof(int), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, &value);
-  cl_mem m = buf;
-  EXPECT_CL_OK(clSetKernelArg(k, 0, sizeof(cl_mem), &m));
-  EXPECT_CL_OK(clEnqueueTask(queue_, k, 0, nullptr, nullptr));
-  EXPECT_CL_OK(
-      clEnqueueReadBuffer(queue_, m, CL_TRUE, 0, sizeof(int), &value, 0, nullptr, nullptr));
-  if (!kernelsComputeNothing(device_)) {
-    EXPECT_EQ(7, value);
-  }
-  clReleaseKernel(k);
+  expectKernelTurns(executable, 4, 7);
   for (cl_program p : {executable, library, reloaded, object}) EXPECT_CL_OK(clReleaseProgram(p));
 }
 
