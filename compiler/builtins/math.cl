@@ -433,11 +433,12 @@ OVL double lgamma_r(double x, __private int* sign) {
   *sign = isnan(x) ? 0 : s;
   return r;
 }
-// remquo: the remainder is exact (IEEE remainder); the quotient's low 7 bits come from the
-// exact fmod by 128*|y|, which leaves a quotient below 129 that rounds correctly.
-#define REMQUO_CORE(T, ABS, FMOD, REM, RINT)                                    \
+// remquo: the remainder is exact (IEEE remainder). The quotient's low 7 bits come from the exact
+// fmod by 128*|y|, then by taking out 64|y|, 32|y| ... |y| in turn: each subtraction is exact
+// (Sterbenz), so the count is exact even for denormal y, where a division was off by one. The
+// last step rounds half to even, as remainder does.
+#define REMQUO_CORE(T, ABS, FMOD, REM)                                          \
   OVL T remquo(T x, T y, __private int* quotient) {                             \
-    T r = REM(x, y);                                                            \
     if (isnan(x) || isnan(y) || isinf(x) || y == (T)0) {                        \
       *quotient = 0;                                                            \
       return (isnan(x) || isnan(y)) ? x + y : (T)NAN;                           \
@@ -445,14 +446,22 @@ OVL double lgamma_r(double x, __private int* sign) {
     T ay = ABS(y);                                                              \
     T big = ay * (T)128;                                                        \
     T reduced = isinf(big) ? ABS(x) : FMOD(ABS(x), big);                        \
-    int q = (int)RINT((reduced - ABS(r) * (r * x < (T)0 ? (T)-1 : (T)1)) / ay); \
+    int q = 0;                                                                  \
+    for (int bit = 64; bit >= 1; bit >>= 1) {                                   \
+      T step = ay * (T)bit;                                                     \
+      if (reduced >= step) {                                                    \
+        reduced -= step;                                                        \
+        q += bit;                                                               \
+      }                                                                         \
+    }                                                                           \
+    T twice = reduced * (T)2;                                                   \
+    if (twice > ay || (twice == ay && (q & 1))) ++q;                            \
     q &= 127;                                                                   \
     *quotient = ((x < (T)0) != (y < (T)0)) ? -q : q;                            \
-    return r;                                                                   \
+    return REM(x, y);                                                           \
   }
-// The library's exact fmod and remainder (above): SLEEF's give NaN when x/y is huge.
-REMQUO_CORE(float, __builtin_fabsf, fmod, remainder, __builtin_rintf)
-REMQUO_CORE(double, __builtin_fabs, fmod, remainder, __builtin_rint)
+REMQUO_CORE(float, __builtin_fabsf, fmod, remainder)
+REMQUO_CORE(double, __builtin_fabs, fmod, remainder)
 
 // AS wrapper of a scalar core: f(T x, AS P* p).
 #define PTR1_SCALAR(AS, NAME, T, P) \

@@ -693,11 +693,16 @@ TEST(CpuRun, MathAtTheEndsOfTheRange) {
       d[6] = rootn(0x1.0000000000001p-1022, 2);
       d[7] = tgamma(-172.0000000001);
       d[8] = remquo(0x1.00ffffffff86dp+849, 0x1.9a00000000550p-287, &q);
+      int qf, qd;
+      f[9] = remquo(0x1.659a12p-54f, -0x1.229572p-108f, &qf);
+      d[9] = remquo(0x1.d6000000003c1p-370, 0x1.94ffffffffb16p-1010, &qd);
+      f[10] = qf;
+      d[10] = qd;
     })",
                             "-cl-std=CL3.0");
   ASSERT_NE(exe, nullptr);
-  std::vector<float> f(9, 0);
-  std::vector<double> d(9, 0);
+  std::vector<float> f(11, 0);
+  std::vector<double> d(11, 0);
   void* pf = f.data();
   void* pd = d.data();
   const void* args[] = {&pf, &pd};
@@ -722,6 +727,11 @@ TEST(CpuRun, MathAtTheEndsOfTheRange) {
   EXPECT_DOUBLE_EQ(std::sqrt(0x1.0000000000001p-1022), d[6]);
   EXPECT_NEAR(std::tgamma(-172.0000000001), d[7], std::fabs(std::tgamma(-172.0000000001)) * 1e-12);
   EXPECT_FALSE(std::isnan(d[8]));
+  // The quotient's low 7 bits where y is tiny (a division was off by one): CTS's references.
+  EXPECT_EQ(-0x1.467aap-110f, f[9]);
+  EXPECT_EQ(-116, int(f[10]));
+  EXPECT_EQ(-0x1.ca79b57de2608p-1012, d[9]);
+  EXPECT_EQ(99, int(d[10]));
 }
 
 TEST(CpuRun, OptimizationAndMathOptions) {
