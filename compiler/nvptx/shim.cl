@@ -10,6 +10,8 @@
 #define OVERLOAD __attribute__((overloadable))
 #define INLINE __attribute__((always_inline))
 
+#include "common.h"  // VEC_UNARY / VEC_BINARY / VEC_SPLAT_SECOND, shared with the CPU library
+
 typedef struct {
   ulong global_offset[3];
   uint work_dim;
@@ -201,7 +203,8 @@ VECTOR_ISINF_WIDTHS(float, int)
 VECTOR_ISINF_WIDTHS(double, long)
 
 // ---- Math: libclc's generic forms that get special values wrong (CTS math_brute_force on
-// CUDA), replaced by libdevice's, which CUDA itself uses; vector forms lane by lane ----
+// CUDA), replaced by libdevice's, which CUDA itself uses; vector forms lane by lane with the
+// builtin library's macros (compiler/builtins/common.h) ----
 double __nv_log1p(double x);
 double __nv_pow(double x, double y);
 double __nv_atan2(double y, double x);
@@ -209,32 +212,15 @@ float __nv_tgammaf(float x);
 float __nv_ldexpf(float x, int n);
 double __nv_ldexp(double x, int n);
 
-#define SHIM_LANES1(NAME, T)                                                             \
-  INLINE OVERLOAD T##2 NAME(T##2 x) { return (T##2)(NAME(x.s0), NAME(x.s1)); }          \
-  INLINE OVERLOAD T##3 NAME(T##3 x) { return (T##3)(NAME(x.s0), NAME(x.s1), NAME(x.s2)); } \
-  INLINE OVERLOAD T##4 NAME(T##4 x) { return (T##4)(NAME(x.lo), NAME(x.hi)); }          \
-  INLINE OVERLOAD T##8 NAME(T##8 x) { return (T##8)(NAME(x.lo), NAME(x.hi)); }          \
-  INLINE OVERLOAD T##16 NAME(T##16 x) { return (T##16)(NAME(x.lo), NAME(x.hi)); }
-#define SHIM_LANES2(NAME, T, U)                                                                \
-  INLINE OVERLOAD T##2 NAME(T##2 x, U##2 y) { return (T##2)(NAME(x.s0, y.s0), NAME(x.s1, y.s1)); } \
-  INLINE OVERLOAD T##3 NAME(T##3 x, U##3 y) {                                                  \
-    return (T##3)(NAME(x.s0, y.s0), NAME(x.s1, y.s1), NAME(x.s2, y.s2));                       \
-  }                                                                                            \
-  INLINE OVERLOAD T##4 NAME(T##4 x, U##4 y) { return (T##4)(NAME(x.lo, y.lo), NAME(x.hi, y.hi)); } \
-  INLINE OVERLOAD T##8 NAME(T##8 x, U##8 y) { return (T##8)(NAME(x.lo, y.lo), NAME(x.hi, y.hi)); } \
-  INLINE OVERLOAD T##16 NAME(T##16 x, U##16 y) {                                               \
-    return (T##16)(NAME(x.lo, y.lo), NAME(x.hi, y.hi));                                        \
-  }
-
 // log1p(+inf) is +inf (libclc: 709.78).
 INLINE OVERLOAD double log1p(double x) { return __nv_log1p(x); }
-SHIM_LANES1(log1p, double)
+VEC_UNARY(double, log1p, double)
 // Large negative arguments give +-0, not inf.
 INLINE OVERLOAD float tgamma(float x) { return __nv_tgammaf(x); }
-SHIM_LANES1(tgamma, float)
+VEC_UNARY(float, tgamma, float)
 // Huge exponents overflow or underflow as IEEE says (libclc gave inf for 0).
 INLINE OVERLOAD double pow(double x, double y) { return __nv_pow(x, y); }
-SHIM_LANES2(pow, double, double)
+VEC_BINARY(double, pow, double, double)
 // powr: pow for x >= 0 with the spec's own special values.
 INLINE OVERLOAD double powr(double x, double y) {
   if (__builtin_isnan(x) || __builtin_isnan(y) || x < 0.0) return __builtin_nan("");
@@ -243,7 +229,7 @@ INLINE OVERLOAD double powr(double x, double y) {
   if (x == 1.0) return __builtin_isinf(y) ? __builtin_nan("") : 1.0;
   return __nv_pow(x, y);
 }
-SHIM_LANES2(powr, double, double)
+VEC_BINARY(double, powr, double, double)
 // atan2pi(-inf, -inf) is -0.75 (libclc: NaN); the exact values of the special cases, else
 // atan2/pi (within the 6 ulp allowed).
 INLINE OVERLOAD double atan2pi(double y, double x) {
@@ -256,25 +242,19 @@ INLINE OVERLOAD double atan2pi(double y, double x) {
   if (__builtin_isinf(x)) return __builtin_copysign(x_negative ? 1.0 : 0.0, y);
   return __nv_atan2(y, x) * M_1_PI;
 }
-SHIM_LANES2(atan2pi, double, double)
+VEC_BINARY(double, atan2pi, double, double)
 // ldexp(NaN, n) is NaN (libclc: 0 or inf).
 INLINE OVERLOAD float ldexp(float x, int n) { return __nv_ldexpf(x, n); }
 INLINE OVERLOAD double ldexp(double x, int n) { return __nv_ldexp(x, n); }
-SHIM_LANES2(ldexp, float, int)
-SHIM_LANES2(ldexp, double, int)
-#define SHIM_LDEXP_SCALAR_N(T)                                                          \
-  INLINE OVERLOAD T##2 ldexp(T##2 x, int n) { return ldexp(x, (int2)(n)); }           \
-  INLINE OVERLOAD T##3 ldexp(T##3 x, int n) { return ldexp(x, (int3)(n)); }           \
-  INLINE OVERLOAD T##4 ldexp(T##4 x, int n) { return ldexp(x, (int4)(n)); }           \
-  INLINE OVERLOAD T##8 ldexp(T##8 x, int n) { return ldexp(x, (int8)(n)); }           \
-  INLINE OVERLOAD T##16 ldexp(T##16 x, int n) { return ldexp(x, (int16)(n)); }
-SHIM_LDEXP_SCALAR_N(float)
-SHIM_LDEXP_SCALAR_N(double)
+VEC_BINARY(float, ldexp, float, int)
+VEC_BINARY(double, ldexp, double, int)
+VEC_SPLAT_SECOND(float, ldexp, float, int)
+VEC_SPLAT_SECOND(double, ldexp, double, int)
 
 // tgamma(double) of large negative arguments is +-0 (libclc: inf).
 double __nv_tgamma(double x);
 INLINE OVERLOAD double tgamma(double x) { return __nv_tgamma(x); }
-SHIM_LANES1(tgamma, double)
+VEC_UNARY(double, tgamma, double)
 
 // cospi and tanpi with the signs of zero the spec gives (libclc's were wrong: CTS
 // math_edge_cases): cospi(n + 0.5) is +0; tanpi(n) is copysign(0, n) for even n and
@@ -286,8 +266,8 @@ double __nv_sinpi(double x);
 double __nv_cospi(double x);
 INLINE OVERLOAD float cospi(float x) { return __nv_cospif(x); }
 INLINE OVERLOAD double cospi(double x) { return __nv_cospi(x); }
-SHIM_LANES1(cospi, float)
-SHIM_LANES1(cospi, double)
+VEC_UNARY(float, cospi, float)
+VEC_UNARY(double, cospi, double)
 #define SHIM_TANPI(T, SINPI, COSPI, EXACT_LIMIT)                                              \
   INLINE OVERLOAD T tanpi(T x) {                                                              \
     if (__builtin_isnan(x) || __builtin_isinf(x)) return (T)__builtin_nan("");               \
@@ -305,8 +285,8 @@ SHIM_LANES1(cospi, double)
   }
 SHIM_TANPI(float, __nv_sinpif, __nv_cospif, 0x1p24f)
 SHIM_TANPI(double, __nv_sinpi, __nv_cospi, 0x1p53)
-SHIM_LANES1(tanpi, float)
-SHIM_LANES1(tanpi, double)
+VEC_UNARY(float, tanpi, float)
+VEC_UNARY(double, tanpi, double)
 
 // asinpi(-0) and atanpi(-0) are -0 (libclc's double forms gave +0: CTS math_edge_cases); the
 // exact values at +-1 and +-inf, else libdevice's asin/atan over pi (within the 5 ulp allowed).
@@ -322,5 +302,5 @@ INLINE OVERLOAD double atanpi(double x) {
   if (__builtin_isinf(x)) return __builtin_copysign(0.5, x);
   return __nv_atan(x) * M_1_PI;
 }
-SHIM_LANES1(asinpi, double)
-SHIM_LANES1(atanpi, double)
+VEC_UNARY(double, asinpi, double)
+VEC_UNARY(double, atanpi, double)
