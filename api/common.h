@@ -18,11 +18,6 @@ namespace manifold::api {
 // the events differ.
 std::vector<Event*> resolve_wait_list(const Context& context, cl_uint count, const cl_event* list);
 
-// Enqueues `command`, gives its event to the application if it asked (`event_out`), and waits
-// for it when `blocking` (CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if it failed).
-void submit(CommandQueue& queue, Ref<Command> command, std::span<Event* const> wait_list,
-            cl_event* event_out, bool blocking = false, SyncKind sync = SyncKind::None);
-
 // Walks a zero-terminated (name, value) property list; `visit(name, value)`.
 template <class T, class Visit>
 std::vector<T> read_properties(const T* properties, Visit visit) {

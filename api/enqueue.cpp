@@ -150,7 +150,7 @@ void clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool 
   check(ptr && size, CL_INVALID_VALUE, "ptr is NULL or size is 0");
   check_host_reads(m);
   auto cmd = Command::make(t.queue, CL_COMMAND_READ_BUFFER, CopyOp{at(m, offset), host(ptr), size});
-  submit(t.queue, std::move(cmd), t.waits, event, blocking_read);
+  t.queue.submit(std::move(cmd), t.waits, event, blocking_read);
 }
 
 void clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write,
@@ -164,7 +164,7 @@ void clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool
   check_host_writes(m);
   auto cmd =
       Command::make(t.queue, CL_COMMAND_WRITE_BUFFER, CopyOp{host(ptr), at(m, offset), size});
-  submit(t.queue, std::move(cmd), t.waits, event, blocking_write);
+  t.queue.submit(std::move(cmd), t.waits, event, blocking_write);
 }
 
 void clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer,
@@ -184,7 +184,7 @@ void clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer, cl_m
           CL_MEM_COPY_OVERLAP, "source and destination regions overlap");
   auto cmd = Command::make(t.queue, CL_COMMAND_COPY_BUFFER,
                            CopyOp{at(src, src_offset), at(dst, dst_offset), size});
-  submit(t.queue, std::move(cmd), t.waits, event);
+  t.queue.submit(std::move(cmd), t.waits, event);
 }
 
 void clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer, const void* pattern,
@@ -203,7 +203,7 @@ void clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer, const vo
   check_range(m, offset, size);
   FillOp op{at(m, offset), size, {}, pattern_size};
   std::memcpy(op.pattern.data(), pattern, pattern_size);
-  submit(t.queue, Command::make(t.queue, CL_COMMAND_FILL_BUFFER, std::move(op)), t.waits, event);
+  t.queue.submit(Command::make(t.queue, CL_COMMAND_FILL_BUFFER, std::move(op)), t.waits, event);
 }
 
 void clEnqueueReadBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read,
@@ -225,8 +225,8 @@ void clEnqueueReadBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_b
   add(hoff, rect_extent(region, hp), "the host rectangle overflows");
   check_host_reads(m);
   CopyRectOp op{at(m, boff), host(static_cast<std::byte*>(ptr) + hoff), make_rect(region, bp, hp)};
-  submit(t.queue, Command::make(t.queue, CL_COMMAND_READ_BUFFER_RECT, std::move(op)), t.waits,
-         event, blocking_read);
+  t.queue.submit(Command::make(t.queue, CL_COMMAND_READ_BUFFER_RECT, std::move(op)), t.waits, event,
+                 blocking_read);
 }
 
 void clEnqueueWriteBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write,
@@ -250,8 +250,8 @@ void clEnqueueWriteBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_
   check_host_writes(m);
   const auto* src = static_cast<const std::byte*>(ptr) + hoff;
   CopyRectOp op{host(src), at(m, boff), make_rect(region, hp, bp)};
-  submit(t.queue, Command::make(t.queue, CL_COMMAND_WRITE_BUFFER_RECT, std::move(op)), t.waits,
-         event, blocking_write);
+  t.queue.submit(Command::make(t.queue, CL_COMMAND_WRITE_BUFFER_RECT, std::move(op)), t.waits,
+                 event, blocking_write);
 }
 
 void clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer,
@@ -290,8 +290,8 @@ void clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_buffer, 
     check(!overlap, CL_MEM_COPY_OVERLAP, "source and destination regions overlap");
   }
   CopyRectOp op{at(src, soff), at(dst, doff), make_rect(region, sp, dp)};
-  submit(t.queue, Command::make(t.queue, CL_COMMAND_COPY_BUFFER_RECT, std::move(op)), t.waits,
-         event);
+  t.queue.submit(Command::make(t.queue, CL_COMMAND_COPY_BUFFER_RECT, std::move(op)), t.waits,
+                 event);
 }
 
 void* clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_map,
@@ -313,10 +313,9 @@ void* clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool 
   if (map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) check_host_writes(m);
   void* mapped = m.add_mapping(offset, size, map_flags);
   try {
-    submit(t.queue,
-           Command::make(t.queue, CL_COMMAND_MAP_BUFFER,
-                         MapOp{Ref<MemObject>(&m), offset, size, map_flags}),
-           t.waits, event, blocking_map);
+    t.queue.submit(Command::make(t.queue, CL_COMMAND_MAP_BUFFER,
+                                 MapOp{Ref<MemObject>(&m), offset, size, map_flags}),
+                   t.waits, event, blocking_map);
   } catch (...) {
     m.remove_mapping(mapped);
     throw;
@@ -335,8 +334,7 @@ void clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_mem memobj, void
   // clEnqueueMapBuffer or clEnqueueMapImage for memobj.
   check(m.remove_mapping(mapped_ptr), CL_INVALID_VALUE,
         "mapped_ptr is not a mapping of this memory object");
-  submit(
-      t.queue,
+  t.queue.submit(
       Command::make(t.queue, CL_COMMAND_UNMAP_MEM_OBJECT, UnmapOp{Ref<MemObject>(&m), mapped_ptr}),
       t.waits, event);
 }
@@ -356,8 +354,8 @@ void clEnqueueMigrateMemObjects(cl_command_queue command_queue, cl_uint num_mem_
           "a memory object belongs to another context");
     op.mems.emplace_back(&m);
   }
-  submit(t.queue, Command::make(t.queue, CL_COMMAND_MIGRATE_MEM_OBJECTS, std::move(op)), t.waits,
-         event);
+  t.queue.submit(Command::make(t.queue, CL_COMMAND_MIGRATE_MEM_OBJECTS, std::move(op)), t.waits,
+                 event);
 }
 
 // ---- Image commands ----
@@ -489,8 +487,8 @@ void clEnqueueReadImage(cl_command_queue command_queue, cl_mem image, cl_bool bl
   // created with CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS.
   check_host_reads(m);
   CopyRectOp op{at(m, b.offset), host(ptr), box_rect(b, of(b), hp)};
-  submit(t.queue, Command::make(t.queue, CL_COMMAND_READ_IMAGE, std::move(op)), t.waits, event,
-         blocking_read);
+  t.queue.submit(Command::make(t.queue, CL_COMMAND_READ_IMAGE, std::move(op)), t.waits, event,
+                 blocking_read);
 }
 
 void clEnqueueWriteImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_write,
@@ -507,8 +505,8 @@ void clEnqueueWriteImage(cl_command_queue command_queue, cl_mem image, cl_bool b
   // created with CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS.
   check_host_writes(m);
   CopyRectOp op{host(ptr), at(m, b.offset), box_rect(b, hp, of(b))};
-  submit(t.queue, Command::make(t.queue, CL_COMMAND_WRITE_IMAGE, std::move(op)), t.waits, event,
-         blocking_write);
+  t.queue.submit(Command::make(t.queue, CL_COMMAND_WRITE_IMAGE, std::move(op)), t.waits, event,
+                 blocking_write);
 }
 
 void clEnqueueFillImage(cl_command_queue command_queue, cl_mem image, const void* fill_color,
@@ -534,7 +532,7 @@ void clEnqueueFillImage(cl_command_queue command_queue, cl_mem image, const void
       std::vector<cl_mem_properties>{}));
   staging->release_api();  // internal: only the command holds it
   CopyRectOp op{Location{staging, nullptr, 0}, at(m, b.offset), box_rect(b, {0, 0}, of(b))};
-  submit(t.queue, Command::make(t.queue, CL_COMMAND_FILL_IMAGE, std::move(op)), t.waits, event);
+  t.queue.submit(Command::make(t.queue, CL_COMMAND_FILL_IMAGE, std::move(op)), t.waits, event);
 }
 
 void clEnqueueCopyImage(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_image,
@@ -559,7 +557,7 @@ void clEnqueueCopyImage(cl_command_queue command_queue, cl_mem src_image, cl_mem
     check(!rect_copy_overlap(sb.offset, db.offset, sb.extent.data(), sb.row_pitch, sb.slice_pitch),
           CL_MEM_COPY_OVERLAP, "source and destination regions overlap");
   CopyRectOp op{at(src, sb.offset), at(dst, db.offset), box_rect(sb, of(sb), of(db))};
-  submit(t.queue, Command::make(t.queue, CL_COMMAND_COPY_IMAGE, std::move(op)), t.waits, event);
+  t.queue.submit(Command::make(t.queue, CL_COMMAND_COPY_IMAGE, std::move(op)), t.waits, event);
 }
 
 // clEnqueueCopyImageToBuffer (`to_buffer`) and clEnqueueCopyBufferToImage: a region of the
@@ -583,7 +581,7 @@ void copy_image_buffer(Target& t, MemObject& image, MemObject& buffer, const siz
                 : CopyRectOp{at(buffer, offset), at(image, b.offset), box_rect(b, packed, of(b))};
   const cl_command_type type =
       to_buffer ? CL_COMMAND_COPY_IMAGE_TO_BUFFER : CL_COMMAND_COPY_BUFFER_TO_IMAGE;
-  submit(t.queue, Command::make(t.queue, type, std::move(op)), t.waits, event);
+  t.queue.submit(Command::make(t.queue, type, std::move(op)), t.waits, event);
 }
 
 void clEnqueueCopyImageToBuffer(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_buffer,
@@ -640,10 +638,9 @@ void* clEnqueueMapImage(cl_command_queue command_queue, cl_mem image, cl_bool bl
     op_flags = CL_MAP_WRITE;
   void* mapped = m.add_mapping(b.offset, span, map_flags);
   try {
-    submit(t.queue,
-           Command::make(t.queue, CL_COMMAND_MAP_IMAGE,
-                         MapOp{Ref<MemObject>(&m), b.offset, span, op_flags}),
-           t.waits, event, blocking_map);
+    t.queue.submit(Command::make(t.queue, CL_COMMAND_MAP_IMAGE,
+                                 MapOp{Ref<MemObject>(&m), b.offset, span, op_flags}),
+                   t.waits, event, blocking_map);
   } catch (...) {
     m.remove_mapping(mapped);
     throw;

@@ -288,7 +288,7 @@ void enqueue_ndrange(cl_command_queue command_queue, cl_kernel kernel, cl_uint w
         "the kernel needs more local memory than CL_DEVICE_LOCAL_MEM_SIZE");
 
   if (empty) {
-    submit(q, Command::make(q, CL_COMMAND_NDRANGE_KERNEL, NoOp{}), waits, event);
+    q.submit(Command::make(q, CL_COMMAND_NDRANGE_KERNEL, NoOp{}), waits, event);
     return;
   }
   compiler::NDRange range;
@@ -299,7 +299,7 @@ void enqueue_ndrange(cl_command_queue command_queue, cl_kernel kernel, cl_uint w
     range.local_size[i] = local[i];
   }
   KernelOp op{std::move(args), launch, range};
-  submit(q, Command::make(q, CL_COMMAND_NDRANGE_KERNEL, std::move(op)), waits, event);
+  q.submit(Command::make(q, CL_COMMAND_NDRANGE_KERNEL, std::move(op)), waits, event);
 }
 
 }  // namespace
@@ -644,7 +644,7 @@ void clEnqueueNativeKernel(cl_command_queue command_queue, void(CL_CALLBACK* use
           "a mem_list entry belongs to another context");
     op.mem_slots.emplace_back(Ref<MemObject>(&m), offset);
   }
-  submit(q, Command::make(q, CL_COMMAND_NATIVE_KERNEL, std::move(op)), waits, event);
+  q.submit(Command::make(q, CL_COMMAND_NATIVE_KERNEL, std::move(op)), waits, event);
 }
 
 }  // namespace manifold::api::impl

@@ -89,7 +89,7 @@ void clEnqueueSVMFree(cl_command_queue command_queue, cl_uint num_svm_pointers,
     else
       for (void* p : pointers) impl::clSVMFree(context, p);
   }};
-  submit(q, Command::make(q, CL_COMMAND_SVM_FREE, std::move(op)), waits, event);
+  q.submit(Command::make(q, CL_COMMAND_SVM_FREE, std::move(op)), waits, event);
 }
 
 void clEnqueueSVMMemcpy(cl_command_queue command_queue, cl_bool blocking_copy, void* dst_ptr,
@@ -106,7 +106,7 @@ void clEnqueueSVMMemcpy(cl_command_queue command_queue, cl_bool blocking_copy, v
   check(size == 0 || d >= s + size || s >= d + size, CL_MEM_COPY_OVERLAP, "the regions overlap");
   auto cmd = Command::make(q, CL_COMMAND_SVM_MEMCPY,
                            CopyOp{host_location(src_ptr), host_location(dst_ptr), size});
-  submit(q, std::move(cmd), waits, event, blocking_copy);
+  q.submit(std::move(cmd), waits, event, blocking_copy);
 }
 
 void clEnqueueSVMMemFill(cl_command_queue command_queue, void* svm_ptr, const void* pattern,
@@ -126,7 +126,7 @@ void clEnqueueSVMMemFill(cl_command_queue command_queue, void* svm_ptr, const vo
   check(size % pattern_size == 0, CL_INVALID_VALUE, "size is not a multiple of pattern_size");
   FillOp op{host_location(svm_ptr), size, {}, pattern_size};
   std::memcpy(op.pattern.data(), pattern, pattern_size);
-  submit(q, Command::make(q, CL_COMMAND_SVM_MEMFILL, std::move(op)), waits, event);
+  q.submit(Command::make(q, CL_COMMAND_SVM_MEMFILL, std::move(op)), waits, event);
 }
 
 void clEnqueueSVMMap(cl_command_queue command_queue, cl_bool blocking_map, cl_map_flags flags,
@@ -143,7 +143,7 @@ void clEnqueueSVMMap(cl_command_queue command_queue, cl_bool blocking_map, cl_ma
   check(!((flags & CL_MAP_WRITE_INVALIDATE_REGION) && (flags & (CL_MAP_READ | CL_MAP_WRITE))),
         CL_INVALID_VALUE, "CL_MAP_WRITE_INVALIDATE_REGION with CL_MAP_READ or CL_MAP_WRITE");
   // The host already sees SVM memory at svm_ptr: the map is a synchronization point only.
-  submit(q, Command::make(q, CL_COMMAND_SVM_MAP, NoOp{}), waits, event, blocking_map);
+  q.submit(Command::make(q, CL_COMMAND_SVM_MAP, NoOp{}), waits, event, blocking_map);
 }
 
 void clEnqueueSVMUnmap(cl_command_queue command_queue, void* svm_ptr,
@@ -153,7 +153,7 @@ void clEnqueueSVMUnmap(cl_command_queue command_queue, void* svm_ptr,
   const std::vector<Event*> waits = waits_of(q, num_events_in_wait_list, event_wait_list);
   // The spec: CL_INVALID_VALUE if svm_ptr is NULL.
   check(svm_ptr != nullptr, CL_INVALID_VALUE, "svm_ptr is NULL");
-  submit(q, Command::make(q, CL_COMMAND_SVM_UNMAP, NoOp{}), waits, event);
+  q.submit(Command::make(q, CL_COMMAND_SVM_UNMAP, NoOp{}), waits, event);
 }
 
 void clEnqueueSVMMigrateMem(cl_command_queue command_queue, cl_uint num_svm_pointers,
@@ -172,7 +172,7 @@ void clEnqueueSVMMigrateMem(cl_command_queue command_queue, cl_uint num_svm_poin
   for (cl_uint i = 0; i < num_svm_pointers; ++i)
     check(svm_pointers[i] != nullptr, CL_INVALID_VALUE, "an SVM pointer is NULL");
   // Host-shared SVM is where every device of the queue reads it: nothing moves.
-  submit(q, Command::make(q, CL_COMMAND_SVM_MIGRATE_MEM, NoOp{}), waits, event);
+  q.submit(Command::make(q, CL_COMMAND_SVM_MIGRATE_MEM, NoOp{}), waits, event);
 }
 
 }  // namespace manifold::api::impl

@@ -1,6 +1,7 @@
 // The backend interface: what a vendor stack (CPU, CUDA, HIP, Level Zero) implements.
 // Small and split by concern; OpenCL semantics (wait lists, out-of-order queues, user events,
-// cross-device dependencies) live in scheduler/ and reach backends only through NativeQueue.
+// cross-device dependencies) live in scheduler/ and reach backends only through NativeQueue,
+// Job and DeviceOps.
 #pragma once
 
 #include <memory>
@@ -8,41 +9,112 @@
 #include <string_view>
 #include <vector>
 
+#include <CL/cl.h>
+
 #include "core/object.h"
 
 namespace manifold {
 
-class Command;
 class Device;
+class MemObject;
 namespace compiler {
 struct KernelInfo;
 }
 
+struct Transfer;
+struct CopyOp;
+struct CopyRectOp;
+struct FillOp;
+struct MapOp;
+struct KernelOp;
+struct NativeKernelOp;
+struct HostFunctionOp;
+class Event;
+class NativeQueue;
+
+// The device operations a backend implements, one virtual each, for one native in-order stream
+// (AdaptiveCpp's inorder_queue shape). Each puts its work into the stream after everything put
+// there before; the host may block only where the operation needs host memory finished. The
+// shared executor (Job::run, scheduler/command.cpp) calls them in the order a command needs.
+// A failure throws manifold::Error: Job::run maps it to the command's status for every backend.
+// Thread: whichever thread runs the stream's submission (never two at once for one stream).
+class DeviceOps {
+ public:
+  // Moves a buffer's bytes into this device's memory (or host memory, for a mapping) from
+  // wherever they are current: host memory, this backend's memory on any of its devices (a peer
+  // copy where the hardware allows), or another backend's device (DeviceBacking::read_to_host).
+  virtual void transfer(const Transfer&) = 0;
+  virtual void copy(const CopyOp&) = 0;  // host<->device, device<->device (either may be host)
+  virtual void copy_rect(const CopyRectOp&) = 0;
+  virtual void fill(const FillOp&) = 0;
+  // Readies a buffer's host memory for a mapping (the bytes came by transfer()).
+  virtual void map(const MapOp&) = 0;
+  // Makes `mem`'s backing on this device now (clEnqueueMigrateMemObjects).
+  virtual void make_resident(MemObject& mem) = 0;
+  virtual void launch(const KernelOp&) = 0;
+  virtual void native_kernel(const NativeKernelOp&) = 0;
+  // Runs a host function after everything before it in the stream has run.
+  virtual void host_function(const HostFunctionOp&) = 0;
+
+ protected:
+  ~DeviceOps() = default;
+};
+
+// What a native queue runs, in order: one command's migrations and operation. The backend sees
+// only this (never the scheduler's Command): it decides when the work goes into its stream
+// (run), and reports RUNNING (where it knows) and the end (finish).
+class Job {
+ public:
+  virtual void retain() = 0;
+  virtual void release() = 0;
+  // Puts the command's migrations and operation into `ops`' stream. CL_SUCCESS, or the status
+  // the command fails with (nothing after the failing step was put into the stream).
+  virtual cl_int run(DeviceOps& ops) = 0;
+  // A kernel launch that moves no memory first (it may wait in a GPU launch batch); else null.
+  virtual const KernelOp* plain_launch() = 0;
+  virtual Event& event() const = 0;
+  // Whether the command's queue records profiling times.
+  virtual bool profiling() const = 0;
+  // Whether the job went to its native queue from the enqueueing thread, inside the enqueue (the
+  // direct path), rather than later, from whichever thread resolved its last dependency. A
+  // backend may leave completion of direct submissions to the application's own next wait.
+  virtual bool submitted_directly() const = 0;
+  // Other native queues whose submitted work this job must wait for on the device (only those
+  // for which waits_natively_for() said yes); the target queue inserts the waits.
+  virtual const std::vector<std::shared_ptr<NativeQueue>>& native_waits() const = 0;
+  void running();  // the event becomes CL_RUNNING
+  // Ends the job: CL_COMPLETE or a negative error. Thread: any.
+  virtual void finish(cl_int status) = 0;
+
+ protected:
+  ~Job() = default;
+};
+
 // An in-order stream of one device: CUDA/HIP stream, Level Zero immediate command list, or a
-// worker of the CPU pool. Every command submitted runs after every command submitted earlier.
+// worker of the CPU pool. Every job submitted runs after every job submitted earlier.
 class NativeQueue : public std::enable_shared_from_this<NativeQueue> {
  public:
   virtual ~NativeQueue() = default;
 
   // Thread: the enqueueing application thread (direct path), or whichever thread completed the
-  // command's last dependency. Must not block on device work. The backend marks the command's
-  // event RUNNING and then COMPLETE (or an error) from any thread it likes, via Command::finish.
-  virtual void submit(Ref<Command> command) = 0;
+  // job's last dependency. Must not block on device work. The backend runs the job (Job::run
+  // with its DeviceOps), marks it running where it knows, and finishes it, from any thread.
+  virtual void submit(Ref<Job> job) = 0;
 
-  // False for a backend queue that runs its commands concurrently (CPU out-of-order queues):
-  // then submission order implies nothing.
+  // False for a backend queue that runs its jobs concurrently (CPU out-of-order queues): then
+  // submission order implies nothing.
   virtual bool orders_submissions() const { return true; }
 
   // Whether this queue can make its work wait, on the device, for work already submitted to
   // `source` (CUDA streams of any CUDA GPU: an event and cuStreamWaitEvent). A dependency on a
-  // command submitted there is then resolved at once, with no host round trip, and submit()
-  // puts the wait in front of the command (Command::native_waits()).
+  // job submitted there is then resolved at once, with no host round trip, and submit() puts
+  // the wait in front of the job (Job::native_waits()).
   virtual bool waits_natively_for(const NativeQueue& source) const { return false; }
 
   // Thread: application (clFlush, and before any blocking wait). Makes submitted work start.
   virtual void flush() {}
 
-  // Thread: application, before it sleeps on a command of this queue. A backend may run queued
+  // Thread: application, before it sleeps on a job of this queue. A backend may run queued
   // work on the calling thread instead of waking a worker (the CPU backend does: latency).
   virtual void help_until_idle() {}
 };

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/backend.h"
+#include "core/device_memory.h"
 #include "core/object.h"
 #include "core/residency.h"
 
@@ -103,14 +104,18 @@ struct DeviceInfo {
 
 class Platform;
 
-class Device : public ApiObject<_cl_device_id, ObjectKind::Device, CL_INVALID_DEVICE> {
+// Memory calls (allocation, address reservation and mapping, host imports): DeviceMemory.
+class Device : public ApiObject<_cl_device_id, ObjectKind::Device, CL_INVALID_DEVICE>,
+               public DeviceMemory {
  public:
   Device() = default;
 
   const DeviceInfo& info() const { return info_; }
   bool is_root() const { return parent_ == nullptr; }
   Device* parent() const { return parent_.get(); }
-  const std::vector<cl_device_partition_property>& partition_type() const { return partition_type_; }
+  const std::vector<cl_device_partition_property>& partition_type() const {
+    return partition_type_;
+  }
 
   // "CL_DEVICE_TYPE_CPU", used in messages and the `manifold` tool.
   virtual const char* backend_name() const = 0;
@@ -138,6 +143,11 @@ class Device : public ApiObject<_cl_device_id, ObjectKind::Device, CL_INVALID_DE
   // Host memory is directly usable by the device (CPU): buffers need no device copy.
   virtual bool shares_host_memory() const { return false; }
 
+  // Whether this device's DeviceOps::transfer copies straight from `source`'s memory (a peer
+  // copy between GPUs of one vendor), no trip through host memory: the migration planner then
+  // takes such a copy first.
+  virtual bool copies_directly_from(const Device& /*source*/) const { return false; }
+
   // Where this device's commands find buffer contents: kHostPlace for devices that share host
   // memory, else a place of the device's own memory, given by the platform at probe time
   // (sub-devices share their parent's).
@@ -155,6 +165,7 @@ class Device : public ApiObject<_cl_device_id, ObjectKind::Device, CL_INVALID_DE
 };
 
 // clGetDeviceInfo for any device (core/device_info.cpp).
-void get_device_info(Device& device, cl_device_info param, size_t size, void* value, size_t* size_ret);
+void get_device_info(Device& device, cl_device_info param, size_t size, void* value,
+                     size_t* size_ret);
 
 }  // namespace manifold

@@ -1,5 +1,9 @@
 #include "core/error.h"
 
+#include <new>
+
+#include "core/log.h"
+
 namespace manifold {
 
 const char* error_name(cl_int code) {
@@ -74,6 +78,21 @@ const char* error_name(cl_int code) {
     default:
       return "CL_UNKNOWN_ERROR";
   }
+}
+
+cl_int status_of_current_exception(const char* where) noexcept {
+  try {
+    throw;
+  } catch (const Error& e) {
+    log_debug("%s failed: %s", where, e.what());
+    return e.code() < 0 ? e.code() : CL_OUT_OF_RESOURCES;
+  } catch (const std::bad_alloc&) {
+    return CL_OUT_OF_HOST_MEMORY;
+  } catch (const std::exception& e) {
+    log_debug("%s failed: %s", where, e.what());
+  } catch (...) {
+  }
+  return CL_OUT_OF_RESOURCES;
 }
 
 }  // namespace manifold

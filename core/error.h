@@ -30,7 +30,9 @@ class Error : public std::exception {
   void* handle_ = nullptr;
 };
 
-[[noreturn]] inline void fail(cl_int code, std::string message) { throw Error(code, std::move(message)); }
+[[noreturn]] inline void fail(cl_int code, std::string message) {
+  throw Error(code, std::move(message));
+}
 
 // `check(cond, CL_INVALID_VALUE, "...")`: the spec's conditions read as guards.
 inline void check(bool condition, cl_int code, const char* message) {
@@ -38,5 +40,21 @@ inline void check(bool condition, cl_int code, const char* message) {
 }
 
 const char* error_name(cl_int code);
+
+// Device work's one mapping from a failure to the status of its command, for every backend: an
+// Error's own code, CL_OUT_OF_HOST_MEMORY for std::bad_alloc, else CL_OUT_OF_RESOURCES. Logged
+// with `where` (the event shows only the code). Call inside a catch block.
+cl_int status_of_current_exception(const char* where) noexcept;
+
+// Runs `work` (returning void); CL_SUCCESS, or what it threw as a status.
+template <class Work>
+cl_int status_of_work(const char* where, Work&& work) noexcept {
+  try {
+    work();
+    return CL_SUCCESS;
+  } catch (...) {
+    return status_of_current_exception(where);
+  }
+}
 
 }  // namespace manifold

@@ -191,3 +191,7 @@ void Event::add_callback(cl_int on_status, EventCallback fn, void* user_data) {
 }
 
 }  // namespace manifold
+
+namespace manifold {
+void Job::running() { event().set_status(CL_RUNNING); }
+}  // namespace manifold

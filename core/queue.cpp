@@ -23,6 +23,23 @@ CommandQueue::CommandQueue(Ref<Context> context, Device& device,
 
 CommandQueue::~CommandQueue() = default;
 
+void CommandQueue::submit(Ref<Command> command, std::span<Event* const> wait_list,
+                          cl_event* event_out, bool blocking, SyncKind sync) {
+  // The command's event was created with one API reference, meant for the application; that
+  // reference keeps it alive here. Not wanted: it goes before the command is shared (no atomic
+  // operation), and only a blocking call keeps the event alive for its wait.
+  Event& event = command->event();
+  Ref<Event> waited;
+  if (!event_out) {
+    if (blocking) waited = command->event_ref();
+    event.drop_unpublished_api_reference();
+  }
+  enqueue(std::move(command), wait_list, sync);
+  if (event_out) *event_out = event.handle();
+  if (blocking && wait_for(event) < 0)
+    fail(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, "the command did not complete");
+}
+
 void CommandQueue::enqueue(Ref<Command> command, std::span<Event* const> wait_list, SyncKind sync) {
   in_flight_.fetch_add(1, std::memory_order_relaxed);
   submitter_->enqueue(*command, wait_list, sync);

@@ -16,7 +16,8 @@ namespace manifold {
 class Command;
 class Event;
 class Submitter;
-enum class SyncKind;
+// What a command means for the ordering of an out-of-order queue.
+enum class SyncKind { None, Marker, Barrier };
 
 class CommandQueue
     : public ApiObject<_cl_command_queue, ObjectKind::Queue, CL_INVALID_COMMAND_QUEUE> {
@@ -32,8 +33,13 @@ class CommandQueue
   bool profiling() const { return properties_ & CL_QUEUE_PROFILING_ENABLE; }
   bool out_of_order() const { return properties_ & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE; }
 
-  // Puts `command` into the DAG; it runs once `wait_list` and the queue's own ordering allow.
-  // Thread: application.
+  // An entry point's enqueue: puts `command` into the DAG (it runs once `wait_list` and the
+  // queue's own ordering allow), gives its event to the application if it asked (`event_out`),
+  // and waits for it when `blocking` (CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if it
+  // failed). Thread: application.
+  void submit(Ref<Command> command, std::span<Event* const> wait_list, cl_event* event_out,
+              bool blocking = false, SyncKind sync = SyncKind::None);
+  // Puts `command` into the DAG (the event stays the caller's). Thread: application.
   void enqueue(Ref<Command> command, std::span<Event* const> wait_list, SyncKind sync);
   void flush();
   void finish();

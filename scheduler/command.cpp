@@ -28,6 +28,15 @@ void Command::depend_on(Event& event, bool from_wait_list) {
   }
 }
 
+void Command::arm() {
+  if (!has_dependencies_) {
+    pending_.store(0, std::memory_order_relaxed);
+    submit(/*direct=*/true);
+    return;
+  }
+  resolve(CL_COMPLETE, nullptr, /*direct=*/true);
+}
+
 void Command::resolve(cl_int status, NativeQueue* source, bool direct) {
   if (status < 0) dependency_failed_.store(true, std::memory_order_relaxed);
   // In another stream the device can wait for: the target queue inserts that wait.
@@ -53,14 +62,45 @@ void Command::submit(bool direct) {
   // the event becomes SUBMITTED together with the step below (one lock per command, not two).
   if (event_->timed()) event_->set_status(CL_SUBMITTED);
   // `this` stays alive meanwhile: the enqueue, or the event resolving it, holds a reference.
-  target->submit(Ref<Command>(this));
+  target->submit(Ref<Job>(this));
   // After the push: a command waiting only for this one's place in `target` may follow it now.
   event_->mark_submitted(target);
 }
 
+namespace {
+// Each operation as the device operations that carry it out.
+struct Dispatch {
+  DeviceOps& ops;
+  void operator()(NoOp&) {}
+  void operator()(CopyOp& op) { ops.copy(op); }
+  void operator()(CopyRectOp& op) { ops.copy_rect(op); }
+  void operator()(FillOp& op) { ops.fill(op); }
+  void operator()(MapOp& op) { ops.map(op); }
+  void operator()(UnmapOp&) {}  // the mapping is the buffer's host memory: nothing moves
+  void operator()(MigrateOp& op) {
+    // To host memory the transfers did it all; to the device its backing is made now.
+    if (!(op.flags & CL_MIGRATE_MEM_OBJECT_HOST))
+      for (auto& m : op.mems) ops.make_resident(*m);
+  }
+  void operator()(KernelOp& op) { ops.launch(op); }
+  void operator()(NativeKernelOp& op) { ops.native_kernel(op); }
+  void operator()(HostFunctionOp& op) { ops.host_function(op); }
+};
+}  // namespace
+
+cl_int Command::run(DeviceOps& ops) {
+  return status_of_work(queue().device().backend_name(), [&] {
+    // Buffer bytes current elsewhere come first (their writers have completed or precede this
+    // command in the stream: scheduler/migration.h).
+    for (const Transfer& t : transfers_) ops.transfer(t);
+    std::visit(Dispatch{ops}, op_);
+  });
+}
+
 void Command::finish(cl_int status) {
   // The operation's objects go first: a buffer released by the application meanwhile is
-  // deleted here (its destructor callbacks run), before the event completes and before clFinish or a wait for this event returns.
+  // deleted here (its destructor callbacks run), before the event completes and before clFinish or
+  // a wait for this event returns.
   op_ = NoOp{};
   transfers_.clear();
   event_->set_status(status);

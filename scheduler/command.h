@@ -1,5 +1,6 @@
 // A command node of the event DAG: an operation, its event, and the count of dependencies it
-// still waits for. When the count reaches zero it goes to its native queue.
+// still waits for. When the count reaches zero it goes to its native queue, as a Job: the
+// backend runs it through its DeviceOps (Command::run, the one executor of every backend).
 #pragma once
 
 #include <atomic>
@@ -8,14 +9,14 @@
 #include <vector>
 
 #include "core/event.h"
+#include "core/operations.h"
 #include "core/queue.h"
 #include "core/recycler.h"
 #include "scheduler/migration.h"
-#include "scheduler/operations.h"
 
 namespace manifold {
 
-class Command final : public EventListener {
+class Command final : public EventListener, public Job {
  public:
   Command(CommandQueue& queue, cl_command_type type);
 
@@ -32,12 +33,12 @@ class Command final : public EventListener {
     return command;
   }
 
-  Event& event() const { return *event_; }
+  Event& event() const override { return *event_; }
   Ref<Event> event_ref() const { return event_; }
   CommandQueue& queue() const { return *event_->queue(); }
   Operation& operation() { return op_; }
   // What must move into the command's memory place before its operation runs (planned at
-  // submission, scheduler/migration.h). The backend runs these first, in order.
+  // submission, scheduler/migration.h). run() carries them out first, in order.
   std::vector<Transfer>& transfers() { return transfers_; }
 
   void retain() override { refs_.fetch_add(1, std::memory_order_relaxed); }
@@ -56,14 +57,7 @@ class Command final : public EventListener {
   void depend_on(Event& event, bool from_wait_list);
   // Ends the enqueue: from now on the last resolved dependency submits the command. Without
   // dependencies nothing but this thread knows the command: it goes at once (no atomic).
-  void arm() {
-    if (!has_dependencies_) {
-      pending_.store(0, std::memory_order_relaxed);
-      submit(/*direct=*/true);
-      return;
-    }
-    resolve(CL_COMPLETE, nullptr, /*direct=*/true);
-  }
+  void arm();
 
   void dependency_resolved(cl_int status, NativeQueue* source) override {
     resolve(status, source, /*direct=*/false);
@@ -72,16 +66,19 @@ class Command final : public EventListener {
   // Other native queues whose submitted work this command must wait for on the device (their
   // commands it depends on were already there); the target queue inserts the waits.
   // Thread: the target's submit (every dependency has resolved by then).
-  const std::vector<std::shared_ptr<NativeQueue>>& native_waits() const { return native_waits_; }
+  const std::vector<std::shared_ptr<NativeQueue>>& native_waits() const override {
+    return native_waits_;
+  }
 
-  // ---- Backend side ----
-  void running() { event_->set_status(CL_RUNNING); }
+  // ---- Backend side (Job) ----
+  cl_int run(DeviceOps& ops) override;
+  const KernelOp* plain_launch() override {
+    return transfers_.empty() ? std::get_if<KernelOp>(&op_) : nullptr;
+  }
+  bool profiling() const override { return queue().profiling(); }
+  bool submitted_directly() const override { return submitted_directly_; }
   // Completes the command (CL_COMPLETE or a negative error). Thread: any.
-  void finish(cl_int status);
-  // Whether the command went to its native queue from the enqueueing thread, inside the enqueue
-  // (the direct path), rather than later, from whichever thread resolved its last dependency.
-  // A backend may leave completion of direct submissions to the application's own next wait.
-  bool submitted_directly() const { return submitted_directly_; }
+  void finish(cl_int status) override;
 
  private:
   ~Command() = default;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <optional>
 
 #include "core/device.h"
@@ -31,8 +30,8 @@ struct Planner {
     return true;
   }
 
-  // The place to copy a piece from: a settled copy, first on a device of the target's own
-  // backend (peer copies beat a trip through host memory), then host memory, then any device.
+  // The place to copy a piece from: a settled copy, first on a device the target copies from
+  // directly (peer copies beat a trip through host memory), then host memory, then any device.
   // A device place counts before its backing exists: the command that made the bytes current
   // there makes it when it runs, before this command's transfer. Empty: no settled copy.
   std::optional<MemoryPlace> source(MemObject& root, Residency::Places at, size_t offset,
@@ -42,9 +41,7 @@ struct Planner {
     for (MemoryPlace p = kHostPlace + 1; p < kMaxMemoryPlaces; ++p) {
       if (!(at & Residency::bit(p)) || !settled(pending, p, offset, size)) continue;
       const Device* owner = Platform::get().device_at_place(p);
-      if (owner && std::strcmp(owner->backend_name(), device.backend_name()) == 0 &&
-          device.memory_place() != kHostPlace)
-        return p;
+      if (owner && device.copies_directly_from(*owner)) return p;
       if (!other) other = p;
     }
     if ((at & Residency::bit(kHostPlace)) && settled(pending, kHostPlace, offset, size))

@@ -18,23 +18,11 @@
 #include <vector>
 
 #include "core/memory.h"
-#include "scheduler/operations.h"
+#include "core/operations.h"
 
 namespace manifold {
 
 class Device;
-
-// One move of bytes into place `to` of a root buffer's range.
-struct Transfer {
-  Ref<MemObject> root;
-  size_t offset = 0, size = 0;  // in the root buffer
-  MemoryPlace to = kHostPlace;
-  // Where the current bytes are. A device's backing there may not exist yet when the transfer is
-  // planned (the command that writes it makes it when it runs); it does once the transfer runs.
-  MemoryPlace from = kHostPlace;
-  // The backing holding the current bytes; null: host memory.
-  DeviceBacking* source() const { return from == kHostPlace ? nullptr : root->find_backing(from); }
-};
 
 // How a command uses an operand's bytes.
 enum class Access {

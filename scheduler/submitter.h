@@ -12,12 +12,11 @@
 
 #include "core/backend.h"
 #include "core/event.h"
+#include "core/queue.h"
 
 namespace manifold {
 
 class Command;
-
-enum class SyncKind { None, Marker, Barrier };
 
 class Submitter {
  public:

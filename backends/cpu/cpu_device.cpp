@@ -46,9 +46,12 @@ HostFacts read_host() {
   HostFacts f;
   if (auto m = cpuinfo_field("model name"); !m.empty()) f.model = m;
   const std::string vendor = cpuinfo_field("vendor_id");
-  if (vendor == "AuthenticAMD") f.vendor = "Advanced Micro Devices, Inc.", f.vendor_id = 0x1022;
-  else if (vendor == "GenuineIntel") f.vendor = "Intel(R) Corporation", f.vendor_id = 0x8086;
-  else if (!vendor.empty()) f.vendor = vendor;
+  if (vendor == "AuthenticAMD")
+    f.vendor = "Advanced Micro Devices, Inc.", f.vendor_id = 0x1022;
+  else if (vendor == "GenuineIntel")
+    f.vendor = "Intel(R) Corporation", f.vendor_id = 0x8086;
+  else if (!vendor.empty())
+    f.vendor = vendor;
 
   hwloc_topology_t topo;
   if (hwloc_topology_init(&topo) == 0 && hwloc_topology_load(topo) == 0) {
@@ -57,7 +60,8 @@ HostFacts read_host() {
     auto cache_size = [&](hwloc_obj_type_t type) -> cl_ulong {
       hwloc_obj_t obj = hwloc_get_obj_by_type(topo, type, 0);
       if (!obj || !obj->attr) return 0;
-      if (type == HWLOC_OBJ_L1CACHE && obj->attr->cache.linesize) f.cacheline = obj->attr->cache.linesize;
+      if (type == HWLOC_OBJ_L1CACHE && obj->attr->cache.linesize)
+        f.cacheline = obj->attr->cache.linesize;
       return obj->attr->cache.size;
     };
     f.l1d = cache_size(HWLOC_OBJ_L1CACHE);
@@ -69,12 +73,15 @@ HostFacts read_host() {
   }
   // The process may be confined to fewer CPUs than the machine has (containers, taskset).
   cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) f.cores = std::min<cl_uint>(f.cores, CPU_COUNT(&set));
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
+    f.cores = std::min<cl_uint>(f.cores, CPU_COUNT(&set));
 
   std::ifstream freq("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
   unsigned long khz = 0;
-  if (freq >> khz) f.clock_mhz = static_cast<cl_uint>(khz / 1000);
-  else if (auto mhz = cpuinfo_field("cpu MHz"); !mhz.empty()) f.clock_mhz = static_cast<cl_uint>(std::stod(mhz));
+  if (freq >> khz)
+    f.clock_mhz = static_cast<cl_uint>(khz / 1000);
+  else if (auto mhz = cpuinfo_field("cpu MHz"); !mhz.empty())
+    f.clock_mhz = static_cast<cl_uint>(std::stod(mhz));
 
   f.memory = cl_ulong(sysconf(_SC_PHYS_PAGES)) * cl_ulong(sysconf(_SC_PAGESIZE));
   return f;
@@ -88,7 +95,9 @@ bool has_feature(const compiler::Target& t, const char* feature) {
 // SIMD width in bytes of the host vector unit, from the target's feature string.
 unsigned vector_bytes(const compiler::Target& t) {
   if (t.features.find("+avx512f") != std::string::npos) return 64;
-  if (t.features.find("+avx2") != std::string::npos || t.features.find("+avx,") != std::string::npos) return 32;
+  if (t.features.find("+avx2") != std::string::npos ||
+      t.features.find("+avx,") != std::string::npos)
+    return 32;
   return 16;
 }
 
@@ -146,21 +155,27 @@ CpuDevice::CpuDevice() : target_(compiler::host_cpu_target()) {
                        CL_FP_ROUND_TO_INF | CL_FP_FMA;
   if (target_.fp64) d.double_fp_config = d.single_fp_config;
   const unsigned vb = vector_bytes(target_);
-  const cl_uint widths[7] = {vb, vb / 2, vb / 4, vb / 8, vb / 4, target_.fp64 ? vb / 8 : 0,
-                             target_.fp16 ? vb / 2 : 0};
+  const cl_uint widths[7] = {
+      vb, vb / 2, vb / 4, vb / 8, vb / 4, target_.fp64 ? vb / 8 : 0, target_.fp16 ? vb / 2 : 0};
   std::copy(std::begin(widths), std::end(widths), d.preferred_vector_width);
   std::copy(std::begin(widths), std::end(widths), d.native_vector_width);
   d.preferred_work_group_size_multiple = vb / 4;  // floats per vector register
   d.non_uniform_work_group_support = true;
   d.generic_address_space_support = has_feature(target_, "__opencl_c_generic_address_space");
-  d.work_group_collective_functions_support = has_feature(target_, "__opencl_c_work_group_collective_functions");
+  d.work_group_collective_functions_support =
+      has_feature(target_, "__opencl_c_work_group_collective_functions");
   if (has_feature(target_, "__opencl_c_subgroups")) d.max_num_sub_groups = 4096 / (vb / 4);
   d.atomic_memory_capabilities = CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP;
-  if (has_feature(target_, "__opencl_c_atomic_order_acq_rel")) d.atomic_memory_capabilities |= CL_DEVICE_ATOMIC_ORDER_ACQ_REL;
-  if (has_feature(target_, "__opencl_c_atomic_order_seq_cst")) d.atomic_memory_capabilities |= CL_DEVICE_ATOMIC_ORDER_SEQ_CST;
-  if (has_feature(target_, "__opencl_c_atomic_scope_device")) d.atomic_memory_capabilities |= CL_DEVICE_ATOMIC_SCOPE_DEVICE;
-  if (has_feature(target_, "__opencl_c_atomic_scope_all_devices")) d.atomic_memory_capabilities |= CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES;
-  d.atomic_fence_capabilities = d.atomic_memory_capabilities | CL_DEVICE_ATOMIC_ORDER_ACQ_REL | CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM;
+  if (has_feature(target_, "__opencl_c_atomic_order_acq_rel"))
+    d.atomic_memory_capabilities |= CL_DEVICE_ATOMIC_ORDER_ACQ_REL;
+  if (has_feature(target_, "__opencl_c_atomic_order_seq_cst"))
+    d.atomic_memory_capabilities |= CL_DEVICE_ATOMIC_ORDER_SEQ_CST;
+  if (has_feature(target_, "__opencl_c_atomic_scope_device"))
+    d.atomic_memory_capabilities |= CL_DEVICE_ATOMIC_SCOPE_DEVICE;
+  if (has_feature(target_, "__opencl_c_atomic_scope_all_devices"))
+    d.atomic_memory_capabilities |= CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES;
+  d.atomic_fence_capabilities = d.atomic_memory_capabilities | CL_DEVICE_ATOMIC_ORDER_ACQ_REL |
+                                CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM;
 
   d.opencl_c_versions = {name_version("OpenCL C", CL_MAKE_VERSION(1, 0, 0)),
                          name_version("OpenCL C", CL_MAKE_VERSION(1, 1, 0)),
@@ -240,8 +255,8 @@ Device* CpuDevice::create_sub_device(cl_uint compute_units, cl_device_partition_
 }
 
 std::shared_ptr<NativeQueue> CpuDevice::create_native_queue_impl(bool out_of_order) {
-  if (out_of_order) return std::make_shared<ConcurrentQueue>(arena_);
-  return std::make_shared<InOrderQueue>(arena_);
+  if (out_of_order) return std::make_shared<ConcurrentQueue>(*this, arena_);
+  return std::make_shared<InOrderQueue>(*this, arena_);
 }
 
 std::shared_ptr<const LoadedProgram> CpuDevice::load_program(std::span<const uint8_t> binary,

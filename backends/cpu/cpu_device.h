@@ -7,7 +7,7 @@
 #include "compiler/compiler.h"
 #include "core/device.h"
 #include "core/memory.h"
-#include "scheduler/operations.h"
+#include "core/operations.h"
 
 namespace manifold::cpu {
 
@@ -44,11 +44,25 @@ class CpuDevice final : public Device {
   std::shared_ptr<const LoadedProgram> load_program(std::span<const uint8_t> binary,
                                                     std::string* error) override;
   bool shares_host_memory() const override { return !private_memory_; }
+  // An emulated GPU reads another's private memory as directly as host memory.
+  bool copies_directly_from(const Device& source) const override {
+    return private_memory_ && dynamic_cast<const CpuDevice*>(&source) != nullptr;
+  }
 
   // Where `l`'s bytes are for commands of this device: host memory, or the private backing
   // (made on first use) of an emulated GPU.
   std::byte* address(const Location& l);
   std::byte* address(MemObject& mem) { return address(Location{Ref<MemObject>(&mem), nullptr, 0}); }
+  // DeviceMemory (cpu_memory.cpp): the host's own memory and address space.
+  uint64_t allocate(size_t size) override;
+  void deallocate(uint64_t address) override;
+  size_t mapping_granularity() const override;
+  bool reserve_range(uint64_t address, size_t size) override;
+  void release_range(uint64_t address, size_t size) override;
+  void map_range(uint64_t address, size_t size) override;
+  void unmap_range(uint64_t address, size_t size) override;
+  uint64_t import_host(void* host, size_t size) override;
+
   Device* create_sub_device(cl_uint compute_units, cl_device_partition_property kind,
                             std::vector<cl_device_partition_property> partition_type) override;
 

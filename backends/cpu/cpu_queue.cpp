@@ -1,7 +1,5 @@
 #include "backends/cpu/cpu_queue.h"
 
-#include "scheduler/command.h"
-
 // oneTBB is not built with ThreadSanitizer: the hand-off of a task from the enqueueing thread to
 // a worker is invisible to it. These annotations state that everything the enqueueing thread
 // wrote before arena_.enqueue (the command, its operands) happens before the task runs. The
@@ -19,14 +17,15 @@ extern "C" void __tsan_release(void* addr);
 
 namespace manifold::cpu {
 
-InOrderQueue::InOrderQueue(tbb::task_arena& arena) : arena_(arena) {}
+InOrderQueue::InOrderQueue(CpuDevice& device, tbb::task_arena& arena)
+    : device_(device), arena_(arena) {}
 InOrderQueue::~InOrderQueue() = default;
 
-void InOrderQueue::submit(Ref<Command> command) {
+void InOrderQueue::submit(Ref<Job> job) {
   bool wake;
   {
     std::lock_guard lock(mutex_);
-    fifo_.push_back(std::move(command));
+    fifo_.push_back(std::move(job));
     wake = !executing_ && !worker_scheduled_;
     if (wake) worker_scheduled_ = true;
   }
@@ -57,25 +56,25 @@ void InOrderQueue::help_until_idle() {
 
 void InOrderQueue::drain() {
   for (;;) {
-    Ref<Command> command;
+    Ref<Job> job;
     {
       std::lock_guard lock(mutex_);
       if (fifo_.empty()) {
         executing_ = false;
         return;
       }
-      command = std::move(fifo_.front());
+      job = std::move(fifo_.front());
       fifo_.pop_front();
     }
-    execute(*command);
+    execute(device_, *job);
   }
 }
 
-void ConcurrentQueue::submit(Ref<Command> command) {
-  MANIFOLD_TSAN_RELEASE(command.get());
-  arena_.enqueue([command = std::move(command)] {
-    MANIFOLD_TSAN_ACQUIRE(command.get());
-    execute(*command);
+void ConcurrentQueue::submit(Ref<Job> job) {
+  MANIFOLD_TSAN_RELEASE(job.get());
+  arena_.enqueue([&device = device_, job = std::move(job)] {
+    MANIFOLD_TSAN_ACQUIRE(job.get());
+    execute(device, *job);
   });
 }
 

@@ -11,25 +11,28 @@
 
 namespace manifold::cpu {
 
-// Runs one command's operation on the calling thread and finishes the command.
-void execute(Command& command);
+class CpuDevice;
+
+// Runs one job on the calling thread through the device's operations and finishes it.
+void execute(CpuDevice& device, Job& job);
 
 // In-order: one FIFO, executed by at most one thread at a time. A worker is woken on submit,
 // but a thread about to wait (clFinish, a blocking read) runs the FIFO itself if no worker has
 // started yet: an enqueue + finish round trip then needs no thread hand-off at all.
 class InOrderQueue final : public NativeQueue {
  public:
-  explicit InOrderQueue(tbb::task_arena& arena);
+  InOrderQueue(CpuDevice& device, tbb::task_arena& arena);
   ~InOrderQueue() override;
-  void submit(Ref<Command> command) override;
+  void submit(Ref<Job> job) override;
   void help_until_idle() override;
 
  private:
   void drain();  // runs the FIFO until empty; caller holds the executing_ role
 
+  CpuDevice& device_;
   tbb::task_arena& arena_;
   std::mutex mutex_;
-  std::deque<Ref<Command>> fifo_;
+  std::deque<Ref<Job>> fifo_;
   bool executing_ = false;         // a thread is running the FIFO
   bool worker_scheduled_ = false;  // a worker task is on its way
 };
@@ -38,11 +41,12 @@ class InOrderQueue final : public NativeQueue {
 // dependencies, so the commands may run concurrently.
 class ConcurrentQueue final : public NativeQueue {
  public:
-  explicit ConcurrentQueue(tbb::task_arena& arena) : arena_(arena) {}
-  void submit(Ref<Command> command) override;
+  ConcurrentQueue(CpuDevice& device, tbb::task_arena& arena) : device_(device), arena_(arena) {}
+  void submit(Ref<Job> job) override;
   bool orders_submissions() const override { return false; }
 
  private:
+  CpuDevice& device_;
   tbb::task_arena& arena_;
 };
 

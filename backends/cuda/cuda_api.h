@@ -60,6 +60,32 @@ struct CUDA_KERNEL_NODE_PARAMS {
   CUcontext ctx;
 };
 
+// Virtual memory management (cuMemCreate/cuMemMap): the members Manifold sets, cuda.h's layout.
+using CUmemGenericAllocationHandle = unsigned long long;
+struct CUmemLocation {
+  int type;  // CU_MEM_LOCATION_TYPE_DEVICE
+  int id;    // the device ordinal
+};
+struct CUmemAllocationProp {
+  int type;  // CU_MEM_ALLOCATION_TYPE_PINNED
+  int requestedHandleTypes;
+  CUmemLocation location;
+  void* win32HandleMetaData;
+  struct {
+    unsigned char compressionType, gpuDirectRDMACapable;
+    unsigned short usage;
+    unsigned char reserved[4];
+  } allocFlags;
+};
+struct CUmemAccessDesc {
+  CUmemLocation location;
+  int flags;  // CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+};
+constexpr int CU_MEM_LOCATION_TYPE_DEVICE = 1;
+constexpr int CU_MEM_ALLOCATION_TYPE_PINNED = 1;
+constexpr int CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 3;
+constexpr int CU_MEM_ALLOC_GRANULARITY_MINIMUM = 0;
+
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
 constexpr CUresult CUDA_ERROR_NOT_READY = 600;
@@ -186,18 +212,34 @@ constexpr int CU_MEMORYTYPE_DEVICE = 2;
      void**, void**))
 
 // Functions Manifold can do without (null where the driver lacks them): CUDA graphs, which
-// batch runs of launches (backends/gpu_stream/launch_batch.h).
-#define MANIFOLD_CUDA_OPTIONAL_FUNCTIONS(X)                                              \
-  X(cuGraphCreate, "cuGraphCreate", CUresult, (CUgraph*, unsigned))                      \
-  X(cuGraphAddKernelNode, "cuGraphAddKernelNode_v2", CUresult,                           \
-    (CUgraphNode*, CUgraph, const CUgraphNode*, size_t, const CUDA_KERNEL_NODE_PARAMS*)) \
-  X(cuGraphInstantiate, "cuGraphInstantiateWithFlags", CUresult,                         \
-    (CUgraphExec*, CUgraph, unsigned long long))                                         \
-  X(cuGraphExecKernelNodeSetParams, "cuGraphExecKernelNodeSetParams_v2", CUresult,       \
-    (CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*))                          \
-  X(cuGraphLaunch, "cuGraphLaunch", CUresult, (CUgraphExec, CUstream))                   \
-  X(cuGraphExecDestroy, "cuGraphExecDestroy", CUresult, (CUgraphExec))                   \
-  X(cuGraphDestroy, "cuGraphDestroy", CUresult, (CUgraph))
+// batch runs of launches (backends/gpu_stream/launch_batch.h), and virtual memory management
+// and mapped host memory (core/device_memory.h).
+#define MANIFOLD_CUDA_OPTIONAL_FUNCTIONS(X)                                                  \
+  X(cuGraphCreate, "cuGraphCreate", CUresult, (CUgraph*, unsigned))                          \
+  X(cuGraphAddKernelNode, "cuGraphAddKernelNode_v2", CUresult,                               \
+    (CUgraphNode*, CUgraph, const CUgraphNode*, size_t, const CUDA_KERNEL_NODE_PARAMS*))     \
+  X(cuGraphInstantiate, "cuGraphInstantiateWithFlags", CUresult,                             \
+    (CUgraphExec*, CUgraph, unsigned long long))                                             \
+  X(cuGraphExecKernelNodeSetParams, "cuGraphExecKernelNodeSetParams_v2", CUresult,           \
+    (CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*))                              \
+  X(cuGraphLaunch, "cuGraphLaunch", CUresult, (CUgraphExec, CUstream))                       \
+  X(cuGraphExecDestroy, "cuGraphExecDestroy", CUresult, (CUgraphExec))                       \
+  X(cuGraphDestroy, "cuGraphDestroy", CUresult, (CUgraph))                                   \
+  X(cuMemAddressReserve, "cuMemAddressReserve", CUresult,                                    \
+    (CUdeviceptr*, size_t, size_t, CUdeviceptr, unsigned long long))                         \
+  X(cuMemAddressFree, "cuMemAddressFree", CUresult, (CUdeviceptr, size_t))                   \
+  X(cuMemCreate, "cuMemCreate", CUresult,                                                    \
+    (CUmemGenericAllocationHandle*, size_t, const CUmemAllocationProp*, unsigned long long)) \
+  X(cuMemRelease, "cuMemRelease", CUresult, (CUmemGenericAllocationHandle))                  \
+  X(cuMemMap, "cuMemMap", CUresult,                                                          \
+    (CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long))         \
+  X(cuMemUnmap, "cuMemUnmap", CUresult, (CUdeviceptr, size_t))                               \
+  X(cuMemSetAccess, "cuMemSetAccess", CUresult,                                              \
+    (CUdeviceptr, size_t, const CUmemAccessDesc*, size_t))                                   \
+  X(cuMemGetAllocationGranularity, "cuMemGetAllocationGranularity", CUresult,                \
+    (size_t*, const CUmemAllocationProp*, int))                                              \
+  X(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2", CUresult,                     \
+    (CUdeviceptr*, void*, unsigned))
 
 struct Api {
 #define MANIFOLD_CUDA_MEMBER(member, symbol, ret, params) ret(*member) params = nullptr;
@@ -205,6 +247,7 @@ struct Api {
   MANIFOLD_CUDA_OPTIONAL_FUNCTIONS(MANIFOLD_CUDA_MEMBER)
 #undef MANIFOLD_CUDA_MEMBER
   bool has_graphs = false;  // every optional graph function is there
+  bool has_vmm = false;     // every virtual memory management function is there
   int driver_version = 0;   // e.g. 13000 for CUDA 13.0
 };
 

@@ -303,34 +303,14 @@ void CudaDevice::enable_peer_access(const CudaDevice& peer) {
             error_text(r).c_str());
 }
 
-void CudaDevice::transfer(const Transfer& t, CUstream stream) {
-  MemObject& root = *t.root;
-  std::byte* host = root.host_data() + t.offset;
-  DeviceBacking* source = t.source();
-  auto* from = dynamic_cast<CudaBacking*>(source);
-  if (t.to == kHostPlace) {  // for a mapping
-    if (from && &from->device() == this)
-      copy_to_host(host, from->pointer() + t.offset, t.size, stream);
-    else if (source)
-      source->read_to_host(host, t.offset, t.size);
-    return;
-  }
-  const CUdeviceptr dst = address(root) + t.offset;
-  if (from && &from->device() != this) {
-    // GPU to GPU: a peer copy in this stream (the source's writer has completed).
-    from->device().enable_peer_access(*this);
-    enable_peer_access(from->device());
-    make_current();
-    if (CUresult r = api().cuMemcpyPeerAsync(dst, context_, from->pointer() + t.offset,
-                                             from->device().context(), t.size, stream);
-        r != CUDA_SUCCESS)
-      fail(CL_OUT_OF_RESOURCES, "peer copy between GPUs: " + error_text(r));
-    return;
-  }
-  // Another backend's memory comes through host memory, which then holds the bytes too.
-  if (source) source->read_to_host(host, t.offset, t.size);
+void CudaDevice::copy_from_peer(CUdeviceptr dst, CudaDevice& peer, CUdeviceptr src, size_t size,
+                                CUstream stream) {
+  peer.enable_peer_access(*this);
+  enable_peer_access(peer);
   make_current();
-  copy_to_device(dst, host, t.size, stream);
+  if (CUresult r = api().cuMemcpyPeerAsync(dst, context_, src, peer.context(), size, stream);
+      r != CUDA_SUCCESS)
+    fail(CL_OUT_OF_RESOURCES, "peer copy between GPUs: " + error_text(r));
 }
 
 }  // namespace manifold::cuda

@@ -16,11 +16,6 @@
 #include "core/device.h"
 #include "core/memory.h"
 #include "core/tls.h"
-#include "scheduler/migration.h"
-
-namespace manifold {
-class Command;
-}
 
 namespace manifold::gpu {
 template <class Api>
@@ -82,7 +77,7 @@ class CudaProgram final : public LoadedProgram {
   std::unordered_map<std::string, Kernel> kernels_;
 };
 
-// One launch into `stream` (cuda_execute.cpp).
+// One launch into `stream` (cuda_ops.cpp).
 CUresult launch_record(const gpu::LaunchRecord& record, CUstream stream);
 
 class CudaDevice final : public Device {
@@ -123,9 +118,25 @@ class CudaDevice final : public Device {
   // The device address of `mem` (its root's backing plus its origin), made on first use (its
   // contents arrive by migration, scheduler/migration.h). Throws CL_MEM_OBJECT_ALLOCATION_FAILURE.
   CUdeviceptr address(MemObject& mem);
-  // Carries out one migration into this device's memory or, for a mapping, host memory, in
-  // stream order (the host side blocks where the copy must be finished before it returns).
-  void transfer(const Transfer& t, CUstream stream);
+  // DeviceMemory (cuda_memory.cpp): cuMemAlloc, the driver's virtual memory management,
+  // mapped page-locked host memory.
+  uint64_t allocate(size_t size) override;
+  void deallocate(uint64_t address) override;
+  size_t mapping_granularity() const override;
+  bool reserve_range(uint64_t address, size_t size) override;
+  void release_range(uint64_t address, size_t size) override;
+  void map_range(uint64_t address, size_t size) override;
+  void unmap_range(uint64_t address, size_t size) override;
+  uint64_t import_host(void* host, size_t size) override;
+  void release_import(void* host) override;
+
+  // Copies from another CUDA GPU's memory into this one's, in `stream` (peer access enabled on
+  // first use; without it the driver stages through host memory).
+  void copy_from_peer(CUdeviceptr dst, CudaDevice& peer, CUdeviceptr src, size_t size,
+                      CUstream stream);
+  bool copies_directly_from(const Device& source) const override {
+    return dynamic_cast<const CudaDevice*>(&source) != nullptr;
+  }
   // A stream of its own for copies that the calling thread waits for (CudaBacking::read_to_host).
   CUstream copy_stream();
   // Host memory the device can DMA directly (page-locked by Manifold).
@@ -134,12 +145,6 @@ class CudaDevice final : public Device {
   // through pinned staging buffers (the host side blocks until its part is done).
   void copy_to_device(CUdeviceptr dst, const void* src, size_t size, CUstream stream);
   void copy_to_host(void* dst, CUdeviceptr src, size_t size, CUstream stream);
-
-  // Executes one command's operation into `stream` (cuda_execute.cpp).
-  cl_int execute(Command& command, CUstream stream);
-  // For a launch that waits in a batch (backends/gpu_stream/launch_batch.h): fills `record`;
-  // CL_SUCCESS, gpu::kNotBatchable (not a plain launch: execute() it), or the launch's error.
-  int prepare_launch(Command& command, gpu::LaunchRecord& record);
 
  private:
   friend class CudaBacking;
@@ -157,6 +162,10 @@ class CudaDevice final : public Device {
 
   // Pageable transfers (backends/gpu_stream/staging.h): pinned chunks or page-locking.
   std::unique_ptr<gpu::Staging<CudaStreamApi>> staging_;
+
+  // Physical memory mapped into reserved ranges, by address (map_range/unmap_range).
+  std::mutex mapped_mutex_;
+  std::map<uint64_t, std::pair<CUmemGenericAllocationHandle, size_t>> mapped_;
 
   std::once_flag copy_stream_once_;
   CUstream copy_stream_ = nullptr;

@@ -52,7 +52,9 @@ struct CudaStreamApi {
     if (api().cuEventElapsedTime(&ms, from, to) != CUDA_SUCCESS) return 0;
     return double(ms) * 1e6;
   }
-  static cl_int execute(Device& d, Command& command, Stream s) { return d.execute(command, s); }
+  // Puts a job's migrations and operation into `s` through the CUDA device operations
+  // (cuda_ops.cpp); CL_SUCCESS or the job's error.
+  static cl_int execute(Device& d, Job& job, Stream s);
 
   // launch_batch.h: a chain of kernel nodes in one executable graph.
   struct Chain {
@@ -61,9 +63,9 @@ struct CudaStreamApi {
     std::vector<CUgraphNode> nodes;
   };
   static bool has_graphs(Device&) { return api().has_graphs; }
-  static int prepare_launch(Device& d, Command& command, gpu::LaunchRecord& record) {
-    return d.prepare_launch(command, record);
-  }
+  // For a launch that waits in a batch: fills `record`; CL_SUCCESS, gpu::kNotBatchable (not a
+  // plain launch: execute() it), or the launch's error (cuda_ops.cpp).
+  static int prepare_launch(Device& d, Job& job, gpu::LaunchRecord& record);
   static cl_int launch(Device&, const gpu::LaunchRecord& record, Stream s) {
     return status_of(launch_record(record, s));
   }

@@ -13,7 +13,7 @@
 // Api must provide (all static), besides what stream_queue.h asks for:
 //   using Chain;                                   // an executable graph: a chain of kernel nodes
 //   bool has_graphs(Device&);                      // the queue makes no batch without
-//   int prepare_launch(Device&, Command&, LaunchRecord&);  // CL_SUCCESS, kNotBatchable or error
+//   int prepare_launch(Device&, Job&, LaunchRecord&);     // CL_SUCCESS, kNotBatchable or error
 //   cl_int launch(Device&, const LaunchRecord&, Stream);
 //   cl_int make_chain(Device&, std::span<const LaunchRecord>, Chain&);   // instantiated
 //   cl_int set_chain_node(Chain&, size_t index, const LaunchRecord&);

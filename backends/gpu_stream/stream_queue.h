@@ -46,10 +46,10 @@
 //   bool event_done(Event);                           // non-blocking: recorded work has run
 //   cl_int synchronize_event(Event);  cl_int synchronize_stream(Stream);   // CL_SUCCESS or error
 //   double elapsed_ns(Event from, Event to);
-//   cl_int execute(Device&, Command&, Stream);  // makes Device current (where the work needs
-//                                               // it) and puts the operation
-//                                               // into the stream (may block on the host for
-//                                               // staging); CL_SUCCESS or error
+//   cl_int execute(Device&, Job&, Stream);  // makes Device current (where the work needs it)
+//                                           // and runs the job with the vendor's DeviceOps on
+//                                           // the stream (may block on the host for staging);
+//                                           // CL_SUCCESS or error
 //   and what launch_batch.h asks for.
 #pragma once
 
@@ -68,10 +68,9 @@
 
 #include "backends/gpu_stream/launch_batch.h"
 #include "core/backend.h"
+#include "core/event.h"
 #include "core/platform.h"
-#include "core/queue.h"
 #include "core/tls.h"
-#include "scheduler/command.h"
 
 namespace manifold::gpu {
 
@@ -103,25 +102,25 @@ class StreamQueue final : public NativeQueue {
     return dynamic_cast<const StreamQueue*>(&source) != nullptr;
   }
 
-  void submit(Ref<Command> command) override {
+  void submit(Ref<Job> job) override {
     State& s = *state_;
     // Before this queue's lock (two queues may wait for each other's earlier work): work another
     // thread puts into this stream meanwhile waits too, which is merely conservative.
     std::vector<Waited> waited;  // empty (no allocation) unless the command waits natively
-    for (const auto& source : command->native_waits()) {
+    for (const auto& source : job->native_waits()) {
       auto& queue = static_cast<StreamQueue&>(*source);
       waited.push_back({queue.state_, queue.make_wait(s.stream)});
     }
-    const bool profiling = command->queue().profiling();
-    const bool direct = command->submitted_directly();
+    const bool profiling = job->profiling();
+    const bool direct = job->submitted_directly();
     std::unique_lock lock(s.mutex);  // FIFO order must be stream order
-    Entry entry{std::move(command), ++s.submitted, nullptr, nullptr, std::move(waited)};
+    Entry entry{std::move(job), ++s.submitted, nullptr, nullptr, std::move(waited)};
     const uint64_t sequence = entry.sequence;
     // A launch waits in the batch while the stream has work (the GPU is busy or the batch is
     // filling); everything else goes after the batch.
     if (s.staged && direct && !profiling && !eager() && entry.waited.empty() &&
         (!s.staged->empty() || s.in_stream > s.completed)) {
-      const int prepared = Api::prepare_launch(s.device, *entry.command, s.staged->next());
+      const int prepared = Api::prepare_launch(s.device, *entry.job, s.staged->next());
       if (prepared == CL_SUCCESS) {
         if (s.staged->empty()) s.batch_started = std::chrono::steady_clock::now();
         s.staged->commit();
@@ -133,7 +132,7 @@ class StreamQueue final : public NativeQueue {
       if (prepared != kNotBatchable) {
         --s.submitted;  // as a failed execute below
         lock.unlock();
-        entry.command->finish(prepared);
+        entry.job->finish(prepared);
         return;
       }
     }
@@ -144,15 +143,15 @@ class StreamQueue final : public NativeQueue {
       Api::record(entry.start, s.stream);
       // RUNNING only where it is timed: elsewhere the event goes from SUBMITTED to COMPLETE
       // (callbacks for CL_RUNNING then fire at completion), one lock less per launch.
-      entry.command->running();
+      entry.job->running();
     }
-    const cl_int status = Api::execute(s.device, *entry.command, s.stream);
+    const cl_int status = Api::execute(s.device, *entry.job, s.stream);
     if (status != CL_SUCCESS) {
       // Nothing of it reached the stream: it fails now, earlier commands still run.
       if (entry.start) s.free_events.push_back(entry.start);
       --s.submitted;  // the sequence numbers stay those of the stream's commands
       lock.unlock();
-      entry.command->finish(status);
+      entry.job->finish(status);
       return;
     }
     if (profiling) {
@@ -349,7 +348,7 @@ class StreamQueue final : public NativeQueue {
     uint64_t sequence;
   };
   struct Entry {
-    Ref<Command> command;
+    Ref<Job> job;
     uint64_t sequence;
     GpuEvent start, end;  // profiling only
     std::vector<Waited> waited;
@@ -424,7 +423,7 @@ class StreamQueue final : public NativeQueue {
         if (status == CL_SUCCESS)
           for (const Waited& w : e.waited) w.queue->complete_through(w.sequence, CL_SUCCESS);
         if (e.start && status == CL_SUCCESS) {
-          Event& event = e.command->event();
+          Event& event = e.job->event();
           const uint64_t submitted = event.stamp(Event::kSubmit);
           uint64_t start = clock->host_ns(Api::elapsed_ns(clock->anchor, e.start));
           uint64_t end = clock->host_ns(Api::elapsed_ns(clock->anchor, e.end));
@@ -438,9 +437,9 @@ class StreamQueue final : public NativeQueue {
           free_events.push_back(e.start);
           free_events.push_back(e.end);
         }
-        e.command->finish(status != CL_SUCCESS     ? status
-                          : e.failed != CL_SUCCESS ? e.failed
-                                                   : CL_COMPLETE);
+        e.job->finish(status != CL_SUCCESS     ? status
+                      : e.failed != CL_SUCCESS ? e.failed
+                                               : CL_COMPLETE);
         finished.store(e.sequence, std::memory_order_release);
         finished.notify_all();
       }
@@ -534,9 +533,9 @@ class StreamPoolQueue final : public NativeQueue {
     for (unsigned i = 0; i < streams; ++i)
       pool_.push_back(std::make_shared<StreamQueue<Api>>(device));
   }
-  void submit(Ref<Command> command) override {
+  void submit(Ref<Job> job) override {
     const size_t i = next_.fetch_add(1, std::memory_order_relaxed) % pool_.size();
-    pool_[i]->submit(std::move(command));
+    pool_[i]->submit(std::move(job));
   }
   bool orders_submissions() const override { return false; }
   void flush() override {

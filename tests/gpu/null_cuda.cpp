@@ -12,6 +12,8 @@
 // pageable host memory consumes the source before returning; an async copy into pageable host
 // memory returns once the bytes are there; copies to or from pinned memory are truly async (a
 // caller that reuses such memory before synchronizing sees the race).
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -317,6 +319,62 @@ API cuMemHostRegister_v2(void* p, size_t n, unsigned) {
 API cuMemHostUnregister(void* p) {
   std::lock_guard lock(g_mutex);
   return g_pinned.erase(reinterpret_cast<uintptr_t>(p)) ? kSuccess : kNotFound;
+}
+// Virtual memory management: device addresses are host addresses here, so a reservation is an
+// inaccessible host mapping at that address and a mapped allocation makes its pages usable. One
+// physical allocation is mapped once at most (all Manifold does).
+constexpr size_t kGranularity = 2 << 20;          // the real driver's, on current GPUs
+std::map<unsigned long long, size_t> g_physical;  // handle -> size (under g_mutex)
+unsigned long long g_next_handle = 1;
+API cuMemGetAllocationGranularity(size_t* granularity, const void*, int) {
+  *granularity = kGranularity;
+  return kSuccess;
+}
+API cuMemAddressReserve(unsigned long long* p, size_t n, size_t, unsigned long long at,
+                        unsigned long long) {
+  if (n == 0 || n % kGranularity || at % kGranularity) return kInvalidValue;
+  void* m = mmap(dev(at), n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) return kOutOfMemory;
+  *p = reinterpret_cast<unsigned long long>(m);  // `at` is a hint, as in the driver
+  return kSuccess;
+}
+API cuMemAddressFree(unsigned long long p, size_t n) {
+  return munmap(dev(p), n) == 0 ? kSuccess : kInvalidValue;
+}
+API cuMemCreate(unsigned long long* handle, size_t n, const void*, unsigned long long) {
+  if (n == 0 || n % kGranularity) return kInvalidValue;
+  std::lock_guard lock(g_mutex);
+  *handle = g_next_handle++;
+  g_physical[*handle] = n;
+  return kSuccess;
+}
+API cuMemRelease(unsigned long long handle) {
+  std::lock_guard lock(g_mutex);
+  return g_physical.erase(handle) ? kSuccess : kInvalidValue;
+}
+API cuMemMap(unsigned long long p, size_t n, size_t offset, unsigned long long handle,
+             unsigned long long) {
+  {
+    std::lock_guard lock(g_mutex);
+    auto it = g_physical.find(handle);
+    if (it == g_physical.end() || offset + n > it->second) return kInvalidValue;
+  }
+  void* m = mmap(dev(p), n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+  return m == MAP_FAILED ? kOutOfMemory : kSuccess;
+}
+API cuMemUnmap(unsigned long long p, size_t n) {
+  void* m =
+      mmap(dev(p), n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+  return m == MAP_FAILED ? kInvalidValue : kSuccess;
+}
+API cuMemSetAccess(unsigned long long, size_t, const void*, size_t count) {
+  return count ? kSuccess : kInvalidValue;
+}
+// Mapped host memory: the GPU's address of a registered range is the host address.
+API cuMemHostGetDevicePointer_v2(unsigned long long* p, void* host, unsigned) {
+  if (!pinned(host, 1)) return kInvalidValue;
+  *p = reinterpret_cast<unsigned long long>(host);
+  return kSuccess;
 }
 API cuMemcpyHtoD_v2(unsigned long long d, const void* s, size_t n) {
   Stream* l = legacy_stream();

@@ -1,4 +1,5 @@
-// What a command does, as data a backend's NativeQueue executes with its own mechanisms.
+// What a command does, as plain data: the scheduler plans and orders it, the shared executor
+// (scheduler/command.cpp) hands each part to a backend's DeviceOps (core/backend.h).
 // Memory operands keep their objects alive until the command is destroyed.
 #pragma once
 
@@ -10,7 +11,6 @@
 #include <vector>
 
 #include "compiler/compiler.h"
-#include "core/backend.h"
 #include "core/kernel.h"
 #include "core/memory.h"
 
@@ -75,6 +75,19 @@ struct HostFunctionOp {  // e.g. clEnqueueSVMFree's callback
 
 using Operation = std::variant<NoOp, CopyOp, CopyRectOp, FillOp, MapOp, UnmapOp, MigrateOp,
                                KernelOp, NativeKernelOp, HostFunctionOp>;
+
+// One move of bytes into place `to` of a root buffer's range, planned by the scheduler
+// (scheduler/migration.h) and carried out by the target device before the operation.
+struct Transfer {
+  Ref<MemObject> root;
+  size_t offset = 0, size = 0;  // in the root buffer
+  MemoryPlace to = kHostPlace;
+  // Where the current bytes are. A device's backing there may not exist yet when the transfer is
+  // planned (the command that writes it makes it when it runs); it does once the transfer runs.
+  MemoryPlace from = kHostPlace;
+  // The backing holding the current bytes; null: host memory.
+  DeviceBacking* source() const { return from == kHostPlace ? nullptr : root->find_backing(from); }
+};
 
 // Resolves a location to host memory (CPU device, and host-side operands of GPU copies).
 inline std::byte* host_address(const Location& l) {

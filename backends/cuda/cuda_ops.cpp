@@ -1,11 +1,13 @@
-// What each operation means on a CUDA device: work put into the command's stream, in order.
+// The device operations on a CUDA device: work put into one stream, in order (the stream
+// queues of backends/gpu_stream call execute() and prepare_launch()).
 #include <cstring>
 
 #include "backends/cuda/cuda_device.h"
+#include "backends/cuda/cuda_queue.h"
 #include "backends/gpu_stream/launch_batch.h"
 #include "core/log.h"
+#include "core/operations.h"
 #include "core/tls.h"
-#include "scheduler/command.h"
 
 namespace manifold::cuda {
 namespace {
@@ -16,18 +18,19 @@ void check_cuda(CUresult r, const char* what) {
        std::string(what) + ": " + error_text(r));
 }
 
-struct Executor {
+class CudaOps final : public DeviceOps {
+ public:
+  CudaOps(CudaDevice& device, CUstream stream) : device(device), stream(stream) {}
+
   CudaDevice& device;
   CUstream stream;
   const Api& a = api();
 
   CUdeviceptr device_at(const Location& l) { return device.address(*l.mem) + l.offset; }
 
-  void operator()(NoOp&) {}
-  void operator()(MigrateOp& op) {
-    for (auto& m : op.mems) device.address(*m);  // allocates now: later commands find it there
-  }
-  void operator()(CopyOp& op) {
+  void transfer(const Transfer& t) override;
+  void make_resident(MemObject& mem) override { device.address(mem); }
+  void copy(const CopyOp& op) override {
     if (op.src.mem && op.dst.mem)
       check_cuda(a.cuMemcpyDtoDAsync(device_at(op.dst), device_at(op.src), op.size, stream),
                  "copy");
@@ -38,7 +41,7 @@ struct Executor {
     else
       std::memmove(host_address(op.dst), host_address(op.src), op.size);
   }
-  void operator()(CopyRectOp& op) {
+  void copy_rect(const CopyRectOp& op) override {
     CUDA_MEMCPY3D c{};
     const Rect& r = op.rect;
     if (op.src.mem) {
@@ -64,7 +67,7 @@ struct Executor {
     c.Depth = r.region[2];
     check_cuda(a.cuMemcpy3DAsync(&c, stream), "rectangular copy");
   }
-  void operator()(FillOp& op) {
+  void fill(const FillOp& op) override {
     const CUdeviceptr dst = device_at(op.dst);
     const std::byte* p = op.pattern.data();
     const size_t n = op.pattern_size;
@@ -93,17 +96,24 @@ struct Executor {
       }
     }
   }
-  // A mapping is the buffer's host memory: the migration before it brought the current bytes
+  // A mapping is the buffer's host memory: the transfer before it brought the current bytes
   // there, and a mapping for writing left them current only there (the next use on the GPU
   // moves them back). Making the GPU's backing page-locks ALLOC/USE_HOST_PTR memory, so that
   // transfers to and from the mapped pointer (a common way to get pinned memory) are plain DMA.
-  void operator()(MapOp& op) { device.address(*op.mem); }
-  void operator()(UnmapOp&) {}
-  void operator()(KernelOp& op) { launch(op); }
-  void operator()(NativeKernelOp&) {
+  void map(const MapOp& op) override { device.address(*op.mem); }
+  void launch(const KernelOp& op) override {
+    // Reused by every launch of the thread: its vectors keep their capacity.
+    MANIFOLD_FAST_TLS static thread_local gpu::LaunchRecord record;
+    prepare(op, record, /*staged=*/false);
+    const CUresult result = launch_record(record, stream);
+    if (result != CUDA_SUCCESS)
+      fail(CL_OUT_OF_RESOURCES,
+           "cuLaunchKernel '" + op.launch->info.name + "': " + error_text(result));
+  }
+  void native_kernel(const NativeKernelOp&) override {
     fail(CL_INVALID_OPERATION, "native kernels do not run on CUDA devices");
   }
-  void operator()(HostFunctionOp& op) {
+  void host_function(const HostFunctionOp& op) override {
     // Runs after everything before it in the stream (rare: SVM frees and the like).
     check_cuda(a.cuStreamSynchronize(stream), "host function");
     op.fn();
@@ -112,7 +122,7 @@ struct Executor {
   // Fills `record` with what launching `op` takes (parameters copied: the driver reads them
   // later for a staged launch). Throws what cannot launch. Returns false, for `staged`, where the
   // launch must first write the program's launch state in stream order: it cannot wait in a batch.
-  bool prepare(KernelOp& op, gpu::LaunchRecord& record, bool staged) {
+  bool prepare(const KernelOp& op, gpu::LaunchRecord& record, bool staged) {
     const auto& program = static_cast<const CudaProgram&>(op.program());
     const compiler::KernelInfo& info = op.launch->info;
     // Found when the kernel object was made (CudaProgram::kernel_handle).
@@ -171,16 +181,6 @@ struct Executor {
     return true;
   }
 
-  void launch(KernelOp& op) {
-    // Reused by every launch of the thread: its vectors keep their capacity.
-    MANIFOLD_FAST_TLS static thread_local gpu::LaunchRecord record;
-    prepare(op, record, /*staged=*/false);
-    const CUresult result = launch_record(record, stream);
-    if (result != CUDA_SUCCESS)
-      fail(CL_OUT_OF_RESOURCES,
-           "cuLaunchKernel '" + op.launch->info.name + "': " + error_text(result));
-  }
-
   // The shim's __manifold_launch (global offset, work_dim), rewritten in stream order only when
   // this launch needs other values than the last one wrote.
   void update_launch_state(CudaProgram& program, const compiler::NDRange& r) {
@@ -220,49 +220,51 @@ CUresult launch_record(const gpu::LaunchRecord& record, CUstream stream) {
                               record.block[2], record.shared, stream, params, nullptr);
 }
 
-namespace {
-// What a command's work threw, as the command's status (logged: the event only shows the code).
-template <class Work>
-int status_of_work(const char* what, Work&& work) {
-  try {
-    return work();
-  } catch (const Error& e) {
-    log_debug("cuda: %s failed: %s", what, e.what());
-    return e.code();
-  } catch (const std::bad_alloc&) {
-    return CL_OUT_OF_HOST_MEMORY;
-  } catch (const std::exception& e) {
-    log_debug("cuda: %s failed: %s", what, e.what());
-    return CL_OUT_OF_RESOURCES;
+// GPU to GPU: a peer copy in this stream (the source's writer has completed). Another backend's
+// memory comes through host memory, which then holds the bytes too.
+void CudaOps::transfer(const Transfer& t) {
+  MemObject& root = *t.root;
+  std::byte* host = root.host_data() + t.offset;
+  DeviceBacking* source = t.source();
+  auto* from = dynamic_cast<CudaBacking*>(source);
+  if (t.to == kHostPlace) {  // for a mapping
+    if (from && &from->device() == &device)
+      device.copy_to_host(host, from->pointer() + t.offset, t.size, stream);
+    else if (source)
+      source->read_to_host(host, t.offset, t.size);
+    return;
   }
+  const CUdeviceptr dst = device.address(root) + t.offset;
+  if (from && &from->device() != &device) {
+    device.copy_from_peer(dst, from->device(), from->pointer() + t.offset, t.size, stream);
+  } else {
+    if (source) source->read_to_host(host, t.offset, t.size);
+    device.make_current();
+    device.copy_to_device(dst, host, t.size, stream);
+  }
+  device.make_current();  // a copy from another GPU may have switched the thread's context
 }
-}  // namespace
 
-int CudaDevice::prepare_launch(Command& command, gpu::LaunchRecord& record) {
-  auto* op = std::get_if<KernelOp>(&command.operation());
-  if (!op || !command.transfers().empty()) return gpu::kNotBatchable;
-  ensure_current();
-  return status_of_work("launch", [&] {
-    return Executor{*this, nullptr}.prepare(*op, record, /*staged=*/true) ? CL_SUCCESS
-                                                                          : gpu::kNotBatchable;
+int CudaStreamApi::prepare_launch(CudaDevice& device, Job& job, gpu::LaunchRecord& record) {
+  const KernelOp* op = job.plain_launch();
+  if (!op) return gpu::kNotBatchable;
+  device.ensure_current();
+  bool batchable = true;
+  const cl_int status = status_of_work("cuda launch", [&] {
+    batchable = CudaOps(device, nullptr).prepare(*op, record, /*staged=*/true);
   });
+  return status == CL_SUCCESS && !batchable ? gpu::kNotBatchable : status;
 }
 
-cl_int CudaDevice::execute(Command& command, CUstream stream) {
+cl_int CudaStreamApi::execute(CudaDevice& device, Job& job, CUstream stream) {
   // A bare launch needs no driver call for the context (ensure_current); what may copy through
   // staging buffers or allocate does.
-  if (command.transfers().empty() && std::holds_alternative<KernelOp>(command.operation()))
-    ensure_current();
+  if (job.plain_launch())
+    device.ensure_current();
   else
-    make_current();
-  return status_of_work("command", [&] {
-    if (!command.transfers().empty()) {
-      for (const Transfer& t : command.transfers()) transfer(t, stream);
-      make_current();  // a copy from another GPU may have switched the thread's context
-    }
-    std::visit(Executor{*this, stream}, command.operation());
-    return CL_SUCCESS;
-  });
+    device.make_current();
+  CudaOps ops(device, stream);
+  return job.run(ops);
 }
 
 }  // namespace manifold::cuda

@@ -1,26 +1,25 @@
-// What each operation means on the CPU device, where every memory object is host memory.
+// The device operations on the CPU device, where every memory object is host memory (or an
+// emulated GPU's private memory): each runs at once, on the thread running the queue.
 #include <cstring>
 #include <mutex>
-#include <new>
 
 #include "backends/cpu/cpu_device.h"
 #include "backends/cpu/cpu_program.h"
 #include "backends/cpu/cpu_queue.h"
 #include "compiler/image_abi.h"
-#include "core/log.h"
-#include "scheduler/command.h"
+#include "core/operations.h"
 
 namespace manifold::cpu {
 namespace {
 
-void copy_rect(const std::byte* src, std::byte* dst, const Rect& r) {
+void copy_rect_bytes(const std::byte* src, std::byte* dst, const Rect& r) {
   for (size_t z = 0; z < r.region[2]; ++z)
     for (size_t y = 0; y < r.region[1]; ++y)
       std::memmove(dst + z * r.dst_slice_pitch + y * r.dst_row_pitch,
                    src + z * r.src_slice_pitch + y * r.src_row_pitch, r.region[0]);
 }
 
-void fill(std::byte* dst, size_t size, const std::byte* pattern, size_t pattern_size) {
+void fill_bytes(std::byte* dst, size_t size, const std::byte* pattern, size_t pattern_size) {
   if (pattern_size == 1) {
     std::memset(dst, static_cast<int>(pattern[0]), size);
     return;
@@ -35,7 +34,7 @@ void fill(std::byte* dst, size_t size, const std::byte* pattern, size_t pattern_
   }
 }
 
-void run_kernel(CpuDevice& device, KernelOp& op) {
+void run_kernel(CpuDevice& device, const KernelOp& op) {
   const auto& program = static_cast<const CpuProgram&>(op.program());
   const auto& info = op.launch->info;
   const size_t n = op.args->values.size();
@@ -89,7 +88,7 @@ void run_kernel(CpuDevice& device, KernelOp& op) {
   program.executable().run(info.name, op.range, values.data(), local_sizes.data());
 }
 
-void run_native_kernel(NativeKernelOp& op) {
+void run_native_kernel(const NativeKernelOp& op) {
   std::vector<std::byte> args = op.args;  // the function may scribble on its copy
   for (auto& [mem, offset] : op.mem_slots) {
     void* address = mem->host_data();
@@ -125,63 +124,52 @@ class CopyLocks {
   std::mutex* second_;
 };
 
-struct Executor {
-  CpuDevice& device;
-  void operator()(NoOp&) {}
-  void operator()(CopyOp& op) {
-    CopyLocks locks(op.src, op.dst);
-    std::memmove(device.address(op.dst), device.address(op.src), op.size);
-  }
-  void operator()(CopyRectOp& op) {
-    CopyLocks locks(op.src, op.dst);
-    copy_rect(device.address(op.src), device.address(op.dst), op.rect);
-  }
-  void operator()(FillOp& op) {
-    CopyLocks locks(op.dst, Location{});
-    fill(device.address(op.dst), op.size, op.pattern.data(), op.pattern_size);
-  }
-  // A mapping is the buffer's host memory (zero-copy on the CPU); on an emulated GPU the
-  // migration before it brought the bytes there.
-  void operator()(MapOp&) {}
-  void operator()(UnmapOp&) {}
-  void operator()(MigrateOp& op) {
-    if (!(op.flags & CL_MIGRATE_MEM_OBJECT_HOST))
-      for (auto& m : op.mems) device.address(*m);  // allocates now: later commands find it there
-  }
-  void operator()(KernelOp& op) { run_kernel(device, op); }
-  void operator()(NativeKernelOp& op) { run_native_kernel(op); }
-  void operator()(HostFunctionOp& op) { op.fn(); }
-};
-
-// Moves bytes into host memory, or into an emulated GPU's memory, from wherever they are current.
-void transfer(CpuDevice& device, const Transfer& t) {
-  std::byte* dst =
-      t.to == kHostPlace ? t.root->host_data() + t.offset : device.address(*t.root) + t.offset;
-  std::lock_guard lock(t.root->copy_mutex());
-  if (DeviceBacking* from = t.source())
-    from->read_to_host(dst, t.offset, t.size);  // another device's memory (a GPU's: a DMA)
-  else
-    std::memcpy(dst, t.root->host_data() + t.offset, t.size);
-}
-
 }  // namespace
 
-void execute(Command& command) {
-  auto& device = static_cast<CpuDevice&>(command.queue().device());
-  command.running();
-  cl_int status = CL_COMPLETE;
-  try {
-    // Buffer bytes current elsewhere come here first (the commands that wrote them have
-    // completed: scheduler/migration.h).
-    for (const Transfer& t : command.transfers()) transfer(device, t);
-    std::visit(Executor{device}, command.operation());
-  } catch (const std::bad_alloc&) {
-    status = CL_OUT_OF_HOST_MEMORY;
-  } catch (const std::exception& e) {
-    log_debug("command failed: %s", e.what());
-    status = CL_OUT_OF_RESOURCES;
+// One per device: the operations carry no state of a stream (they run at once).
+class CpuOps final : public DeviceOps {
+ public:
+  explicit CpuOps(CpuDevice& device) : device_(device) {}
+
+  // Moves bytes into host memory, or into an emulated GPU's memory, from wherever they are
+  // current.
+  void transfer(const Transfer& t) override {
+    std::byte* dst =
+        t.to == kHostPlace ? t.root->host_data() + t.offset : device_.address(*t.root) + t.offset;
+    std::lock_guard lock(t.root->copy_mutex());
+    if (DeviceBacking* from = t.source())
+      from->read_to_host(dst, t.offset, t.size);  // another device's memory (a GPU's: a DMA)
+    else
+      std::memcpy(dst, t.root->host_data() + t.offset, t.size);
   }
-  command.finish(status);
+  void copy(const CopyOp& op) override {
+    CopyLocks locks(op.src, op.dst);
+    std::memmove(device_.address(op.dst), device_.address(op.src), op.size);
+  }
+  void copy_rect(const CopyRectOp& op) override {
+    CopyLocks locks(op.src, op.dst);
+    copy_rect_bytes(device_.address(op.src), device_.address(op.dst), op.rect);
+  }
+  void fill(const FillOp& op) override {
+    CopyLocks locks(op.dst, Location{});
+    fill_bytes(device_.address(op.dst), op.size, op.pattern.data(), op.pattern_size);
+  }
+  // A mapping is the buffer's host memory (zero-copy on the CPU); on an emulated GPU the
+  // transfer before it brought the bytes there.
+  void map(const MapOp&) override {}
+  void make_resident(MemObject& mem) override { device_.address(mem); }
+  void launch(const KernelOp& op) override { run_kernel(device_, op); }
+  void native_kernel(const NativeKernelOp& op) override { run_native_kernel(op); }
+  void host_function(const HostFunctionOp& op) override { op.fn(); }
+
+ private:
+  CpuDevice& device_;
+};
+
+void execute(CpuDevice& device, Job& job) {
+  CpuOps ops(device);
+  job.running();
+  job.finish(job.run(ops));  // CL_SUCCESS is CL_COMPLETE
 }
 
 }  // namespace manifold::cpu
