@@ -28,15 +28,6 @@ void Command::depend_on(Event& event, bool from_wait_list) {
   }
 }
 
-void Command::arm() {
-  if (!has_dependencies_) {
-    pending_.store(0, std::memory_order_relaxed);
-    submit(/*direct=*/true);
-    return;
-  }
-  resolve(CL_COMPLETE, nullptr, /*direct=*/true);
-}
-
 void Command::resolve(cl_int status, NativeQueue* source, bool direct) {
   if (status < 0) dependency_failed_.store(true, std::memory_order_relaxed);
   // In another stream the device can wait for: the target queue inserts that wait.
@@ -89,12 +80,15 @@ struct Dispatch {
 }  // namespace
 
 cl_int Command::run(DeviceOps& ops) {
-  return status_of_work(queue().device().backend_name(), [&] {
+  try {
     // Buffer bytes current elsewhere come first (their writers have completed or precede this
     // command in the stream: scheduler/migration.h).
     for (const Transfer& t : transfers_) ops.transfer(t);
     std::visit(Dispatch{ops}, op_);
-  });
+    return CL_SUCCESS;
+  } catch (...) {
+    return status_of_current_exception(queue().device().backend_name());
+  }
 }
 
 void Command::finish(cl_int status) {

@@ -57,7 +57,14 @@ class Command final : public EventListener, public Job {
   void depend_on(Event& event, bool from_wait_list);
   // Ends the enqueue: from now on the last resolved dependency submits the command. Without
   // dependencies nothing but this thread knows the command: it goes at once (no atomic).
-  void arm();
+  void arm() {
+    if (!has_dependencies_) {
+      pending_.store(0, std::memory_order_relaxed);
+      submit(/*direct=*/true);
+      return;
+    }
+    resolve(CL_COMPLETE, nullptr, /*direct=*/true);
+  }
 
   void dependency_resolved(cl_int status, NativeQueue* source) override {
     resolve(status, source, /*direct=*/false);
