@@ -130,11 +130,41 @@ size_t global_variables_size(std::span<const uint8_t> binary);
 
 // ---- Executable code on the host CPU ----
 
+// The index space of one kernel launch. A launch runs the work-groups [group_first[d],
+// group_first[d] + group_count[d]) of each dimension d (group_count 0: every group from
+// group_first on), so that one NDRange can be split over several launches or devices. The
+// work-item functions answer for the whole NDRange in every launch: get_group_id,
+// get_global_id, get_num_groups and get_global_size are those of the unsplit NDRange.
 struct NDRange {
   unsigned work_dim = 1;
   size_t global_offset[3] = {0, 0, 0};
   size_t global_size[3] = {1, 1, 1};
   size_t local_size[3] = {1, 1, 1};  // enqueued local size; the last group may be smaller
+  size_t group_first[3] = {0, 0, 0};
+  size_t group_count[3] = {0, 0, 0};
+
+  // Work-groups of the whole NDRange in dimension d (1 beyond work_dim).
+  size_t num_groups(unsigned d) const {
+    if (d >= work_dim) return 1;
+    const size_t local = local_size[d] ? local_size[d] : 1;
+    return (global_size[d] + local - 1) / local;
+  }
+  // The first group this launch runs in dimension d, and one past its last.
+  size_t launch_first(unsigned d) const {
+    if (d >= work_dim) return 0;
+    return group_first[d] < num_groups(d) ? group_first[d] : num_groups(d);
+  }
+  size_t launch_end(unsigned d) const {
+    const size_t first = launch_first(d), all = num_groups(d);
+    if (d >= work_dim || group_count[d] == 0 || group_count[d] > all - first) return all;
+    return first + group_count[d];
+  }
+  // Whether this launch runs every group of the NDRange.
+  bool whole() const {
+    for (unsigned d = 0; d < 3; ++d)
+      if (launch_first(d) != 0 || launch_end(d) != num_groups(d)) return false;
+    return true;
+  }
 };
 
 class CpuExecutable {

@@ -544,12 +544,15 @@ bool finalize_nvptx_executable(llvm::Module& module, const std::vector<KernelInf
       g.setLinkage(llvm::GlobalValue::InternalLinkage);
   }
   if (auto* launch = module.getGlobalVariable("__manifold_launch")) {
-    // The shim only declares it (compiler/nvptx/shim.cl): no offsets, one dimension.
+    // The shim only declares it (compiler/nvptx/shim.cl).
     if (launch->isDeclaration()) {
+      // Zero but work_dim (1): no offsets, the launch's grid is the whole NDRange.
       auto* type = llvm::cast<llvm::StructType>(launch->getValueType());
-      llvm::Constant* offsets = llvm::Constant::getNullValue(type->getElementType(0));
-      llvm::Constant* work_dim = llvm::ConstantInt::get(type->getElementType(1), 1);
-      launch->setInitializer(llvm::ConstantStruct::get(type, {offsets, work_dim}));
+      std::vector<llvm::Constant*> fields;
+      for (unsigned i = 0; i < type->getNumElements(); ++i)
+        fields.push_back(llvm::Constant::getNullValue(type->getElementType(i)));
+      fields[1] = llvm::ConstantInt::get(type->getElementType(1), 1);
+      launch->setInitializer(llvm::ConstantStruct::get(type, fields));
       launch->setConstant(true);
     }
     launch->setLinkage(llvm::GlobalValue::ExternalLinkage);

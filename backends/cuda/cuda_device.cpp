@@ -33,6 +33,9 @@ CudaDevice::CudaDevice(CUdevice device, int ordinal) : device_(device) {
   max_shared_optin_ =
       std::max(attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
                attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK));
+  for (int d = 0; d < 3; ++d)
+    max_grid_[d] = uint64_t(std::max(
+        1, attribute(device_, CUdevice_attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X + d))));
 
   DeviceInfo& d = info_;
   char name[256] = {};

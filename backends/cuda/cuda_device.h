@@ -1,6 +1,7 @@
 // An NVIDIA GPU as an OpenCL device, through the CUDA driver API (loaded with dlopen).
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdlib>
 #include <map>
@@ -63,11 +64,19 @@ class CudaProgram final : public LoadedProgram {
   CUmodule module() const { return module_; }
   CUdeviceptr launch_state = 0;  // the shim's __manifold_launch (0: the program never reads it)
 
-  // What __manifold_launch last holds, written in stream order when a launch needs other values.
+  // What the shim's __manifold_launch holds (compiler/nvptx/shim.cl, same layout).
+  struct LaunchState {
+    uint64_t global_offset[3] = {0, 0, 0};
+    uint32_t work_dim = 1, pad = 0;
+    uint64_t group_offset[3] = {0, 0, 0};
+    uint64_t num_groups[3] = {0, 0, 0};  // 0: the launch's grid is the whole NDRange
+    bool operator==(const LaunchState&) const = default;
+  };
+  static_assert(sizeof(LaunchState) == 80, "the shim's manifold_launch_state");
+  // What it last holds, written in stream order when a launch needs other values.
   std::mutex launch_mutex;
-  uint64_t launch_offset[3] = {0, 0, 0};
-  uint32_t launch_work_dim = 1;
-  // launch_work_dim when the offsets are 0 (the usual launch), else 0: read without the lock.
+  LaunchState launch_written;
+  // launch_written.work_dim while the rest is 0 (the usual launch), else 0: read without the lock.
   std::atomic<uint32_t> launch_plain_dims{1};
 
  private:
@@ -113,6 +122,8 @@ class CudaDevice final : public Device {
     return current;
   }
   int max_dynamic_shared() const { return max_shared_optin_; }
+  // The most blocks one launch may have per dimension (a larger NDRange is split).
+  const std::array<uint64_t, 3>& max_grid() const { return max_grid_; }
 
   // ---- Memory ----
   // The device address of `mem` (its root's backing plus its origin), made on first use (its
@@ -155,6 +166,7 @@ class CudaDevice final : public Device {
   CUdevice device_;
   CUcontext context_ = nullptr;
   int max_shared_optin_ = 48 * 1024;
+  std::array<uint64_t, 3> max_grid_{2147483647, 65535, 65535};
   compiler::Target target_;
 
   mutable std::shared_mutex pinned_mutex_;

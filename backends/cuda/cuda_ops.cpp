@@ -105,6 +105,7 @@ class CudaOps final : public DeviceOps {
     // Reused by every launch of the thread: its vectors keep their capacity.
     MANIFOLD_FAST_TLS static thread_local gpu::LaunchRecord record;
     prepare(op, record, /*staged=*/false);
+    if (!one_launch(op.range)) return launch_split(op, record);
     const CUresult result = launch_record(record, stream);
     if (result != CUDA_SUCCESS)
       fail(CL_OUT_OF_RESOURCES,
@@ -129,12 +130,14 @@ class CudaOps final : public DeviceOps {
     auto* kernel = static_cast<CudaProgram::Kernel*>(const_cast<void*>(op.launch->handle));
     if (!kernel) fail(CL_INVALID_KERNEL, "the kernel is not in the loaded module");
     const compiler::NDRange& r = op.range;
-    if (program.launch_state) {
+    const bool single = one_launch(r);
+    if (staged && !single) return false;
+    if (program.launch_state && single) {
       const bool no_offset = !r.global_offset[0] && !r.global_offset[1] && !r.global_offset[2];
       const bool written =
           no_offset && program.launch_plain_dims.load(std::memory_order_acquire) == r.work_dim;
       if (staged && !written) return false;
-      if (!written) update_launch_state(const_cast<CudaProgram&>(program), r);
+      if (!written) write_launch_state(const_cast<CudaProgram&>(program), state_of(r));
     }
     const size_t n = op.args->values.size();
     record.clear_params();
@@ -174,31 +177,63 @@ class CudaOps final : public DeviceOps {
     record.function = kernel->function;
     record.shared = shared;
     for (unsigned d = 0; d < 3; ++d) {
-      const bool used = d < r.work_dim;
-      record.block[d] = used ? static_cast<unsigned>(r.local_size[d]) : 1;
-      record.grid[d] = used ? static_cast<unsigned>(r.global_size[d] / r.local_size[d]) : 1;
+      record.block[d] = d < r.work_dim ? static_cast<unsigned>(r.local_size[d]) : 1;
+      record.grid[d] = static_cast<unsigned>(single ? r.num_groups(d) : 1);  // launch() splits
     }
     return true;
   }
 
-  // The shim's __manifold_launch (global offset, work_dim), rewritten in stream order only when
-  // this launch needs other values than the last one wrote.
-  void update_launch_state(CudaProgram& program, const compiler::NDRange& r) {
-    const bool no_offset = !r.global_offset[0] && !r.global_offset[1] && !r.global_offset[2];
+  // Whether `r` goes in one launch whose grid is the whole NDRange.
+  bool one_launch(const compiler::NDRange& r) const {
+    if (!r.whole()) return false;
+    for (unsigned d = 0; d < 3; ++d)
+      if (r.num_groups(d) > device.max_grid()[d]) return false;
+    return true;
+  }
+
+  static CudaProgram::LaunchState state_of(const compiler::NDRange& r) {
+    CudaProgram::LaunchState state;
+    for (unsigned d = 0; d < 3; ++d) state.global_offset[d] = r.global_offset[d];
+    state.work_dim = r.work_dim;
+    return state;
+  }
+
+  // A launch of part of an NDRange's work-groups, or of more than one launch may have: blocks of
+  // at most max_grid() groups, each told its first group and the NDRange's group count.
+  void launch_split(const KernelOp& op, gpu::LaunchRecord& record) {
+    auto& program = const_cast<CudaProgram&>(static_cast<const CudaProgram&>(op.program()));
+    const compiler::NDRange& r = op.range;
+    CudaProgram::LaunchState state = state_of(r);
+    for (unsigned d = 0; d < 3; ++d) state.num_groups[d] = r.num_groups(d);
+    const auto& max = device.max_grid();
+    for (size_t z = r.launch_first(2); z < r.launch_end(2); z += max[2])
+      for (size_t y = r.launch_first(1); y < r.launch_end(1); y += max[1])
+        for (size_t x = r.launch_first(0); x < r.launch_end(0); x += max[0]) {
+          const size_t first[3] = {x, y, z};
+          for (unsigned d = 0; d < 3; ++d) {
+            state.group_offset[d] = first[d];
+            record.grid[d] = static_cast<unsigned>(std::min(max[d], r.launch_end(d) - first[d]));
+          }
+          if (program.launch_state) write_launch_state(program, state);
+          if (CUresult result = launch_record(record, stream); result != CUDA_SUCCESS)
+            fail(CL_OUT_OF_RESOURCES,
+                 "cuLaunchKernel '" + op.launch->info.name + "': " + error_text(result));
+        }
+  }
+
+  // The shim's __manifold_launch, rewritten in stream order only when this launch needs other
+  // values than the last one wrote. (One per module: launches of one program in several streams
+  // with different offsets are ordered only by this stream's copy.)
+  void write_launch_state(CudaProgram& program, const CudaProgram::LaunchState& state) {
     std::lock_guard lock(program.launch_mutex);
-    bool same = program.launch_work_dim == r.work_dim;
-    for (int d = 0; d < 3; ++d) same = same && program.launch_offset[d] == r.global_offset[d];
-    if (same) return;
-    struct {
-      uint64_t offset[3];
-      uint32_t work_dim;
-      uint32_t pad;
-    } state{{r.global_offset[0], r.global_offset[1], r.global_offset[2]}, r.work_dim, 0};
+    if (program.launch_written == state) return;
     // Small and from pageable memory: the driver copies it out before returning.
-    check_cuda(a.cuMemcpyHtoDAsync(program.launch_state, &state, 28, stream), "launch state");
-    for (int d = 0; d < 3; ++d) program.launch_offset[d] = r.global_offset[d];
-    program.launch_work_dim = r.work_dim;
-    program.launch_plain_dims.store(no_offset ? r.work_dim : 0, std::memory_order_release);
+    check_cuda(a.cuMemcpyHtoDAsync(program.launch_state, &state, sizeof state, stream),
+               "launch state");
+    program.launch_written = state;
+    CudaProgram::LaunchState plain;
+    plain.work_dim = state.work_dim;
+    program.launch_plain_dims.store(state == plain ? state.work_dim : 0, std::memory_order_release);
   }
 };
 

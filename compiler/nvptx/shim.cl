@@ -1,8 +1,9 @@
 // What libclc's nvptx64--nvidiacl library lacks, or gets wrong for Manifold, compiled for NVPTX
 // at build time and linked before libclc (a definition here wins: libclc's is then not pulled).
 //
-// Launch state the host writes before a launch when it changes (global offset, work_dim):
-// CUDA has no notion of either, so they live in one __constant variable per module.
+// Launch state the host writes before a launch when it changes (global offset, work_dim, and
+// for a launch of part of an NDRange's work-groups, the first group and the whole range's
+// group count): CUDA has no notion of these, so they live in one __constant variable per module.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
@@ -15,6 +16,9 @@
 typedef struct {
   ulong global_offset[3];
   uint work_dim;
+  uint pad;
+  ulong group_offset[3];  // the launch's first work-group in the NDRange
+  ulong num_groups[3];    // the NDRange's work-groups; 0: the launch's grid is the whole range
 } manifold_launch_state;
 
 // Name known to the runtime (backends/cuda): it writes this symbol with cuModuleGetGlobal.
@@ -24,18 +28,6 @@ typedef struct {
 extern __constant manifold_launch_state __manifold_launch;
 
 // ---- Work-items: libclc's nvptx get_global_id ignores the global offset ----
-
-
-
-
-
-
-
-
-
-
-
-
 
 #define PICK(dim, x, y, z, other) ((dim) == 0 ? (x) : (dim) == 1 ? (y) : (dim) == 2 ? (z) : (other))
 
@@ -49,12 +41,17 @@ INLINE OVERLOAD size_t get_local_id(uint dim) {
               __nvvm_read_ptx_sreg_tid_z(), 0);
 }
 INLINE OVERLOAD size_t get_group_id(uint dim) {
-  return PICK(dim, __nvvm_read_ptx_sreg_ctaid_x(), __nvvm_read_ptx_sreg_ctaid_y(),
-              __nvvm_read_ptx_sreg_ctaid_z(), 0);
+  return dim < 3 ? PICK(dim, __nvvm_read_ptx_sreg_ctaid_x(), __nvvm_read_ptx_sreg_ctaid_y(),
+                        __nvvm_read_ptx_sreg_ctaid_z(), 0) +
+                       __manifold_launch.group_offset[dim]
+                 : 0;
 }
 INLINE OVERLOAD size_t get_num_groups(uint dim) {
-  return PICK(dim, __nvvm_read_ptx_sreg_nctaid_x(), __nvvm_read_ptx_sreg_nctaid_y(),
-              __nvvm_read_ptx_sreg_nctaid_z(), 1);
+  if (dim >= 3) return 1;
+  const size_t whole = __manifold_launch.num_groups[dim];
+  return whole ? whole
+               : PICK(dim, __nvvm_read_ptx_sreg_nctaid_x(), __nvvm_read_ptx_sreg_nctaid_y(),
+                      __nvvm_read_ptx_sreg_nctaid_z(), 1);
 }
 INLINE OVERLOAD size_t get_global_size(uint dim) { return get_num_groups(dim) * get_local_size(dim); }
 INLINE OVERLOAD size_t get_global_offset(uint dim) {

@@ -2,8 +2,8 @@
 // device the platform lists (parametrized by device). Without a GPU every test is skipped,
 // visibly ("[  SKIPPED ]": ctest counts them as skipped, label gpu).
 #include <CL/cl.h>
-#include <gtest/gtest.h>
 #include <dlfcn.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -20,7 +20,8 @@
 
 #include "cl_test.h"
 
-#define ASSERT_CL_OK(expr) ASSERT_EQ(::cltest::Err(CL_SUCCESS), ::cltest::Err(expr)) << "  in: " #expr
+#define ASSERT_CL_OK(expr) \
+  ASSERT_EQ(::cltest::Err(CL_SUCCESS), ::cltest::Err(expr)) << "  in: " #expr
 
 namespace {
 
@@ -30,7 +31,8 @@ std::vector<cl_device_id> gpu_devices() {
   cl_platform_id platform = findPlatform();
   if (!platform) return {};
   cl_uint n = 0;
-  if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_GPU, 0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
+  if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_GPU, 0, nullptr, &n) != CL_SUCCESS || n == 0)
+    return {};
   std::vector<cl_device_id> devices(n);
   clGetDeviceIDs(platform, CL_DEVICE_TYPE_GPU, n, devices.data(), nullptr);
   return devices;
@@ -41,7 +43,8 @@ class Gpu : public ::testing::TestWithParam<int> {
   void SetUp() override {
     auto devices = gpu_devices();
     if (GetParam() >= static_cast<int>(devices.size()))
-      GTEST_SKIP() << "no GPU device #" << GetParam() << " (the platform lists " << devices.size() << ")";
+      GTEST_SKIP() << "no GPU device #" << GetParam() << " (the platform lists " << devices.size()
+                   << ")";
     device_ = devices[GetParam()];
     cl_int err = CL_SUCCESS;
     context_.reset(clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err));
@@ -82,8 +85,8 @@ class Gpu : public ::testing::TestWithParam<int> {
   template <class T>
   std::vector<T> read(cl_mem m, size_t count, cl_command_queue q = nullptr) {
     std::vector<T> out(count);
-    EXPECT_CL_OK(clEnqueueReadBuffer(q ? q : queue_.get(), m, CL_TRUE, 0, count * sizeof(T), out.data(), 0,
-                                     nullptr, nullptr));
+    EXPECT_CL_OK(clEnqueueReadBuffer(q ? q : queue_.get(), m, CL_TRUE, 0, count * sizeof(T),
+                                     out.data(), 0, nullptr, nullptr));
     return out;
   }
   template <class T>
@@ -102,7 +105,8 @@ class Gpu : public ::testing::TestWithParam<int> {
 
 TEST_P(Gpu, DeviceInfoIsTrue) {
   EXPECT_NE(deviceString(device_, CL_DEVICE_NAME), "");
-  EXPECT_EQ(deviceInfo<cl_device_type>(device_, CL_DEVICE_TYPE), cl_device_type(CL_DEVICE_TYPE_GPU));
+  EXPECT_EQ(deviceInfo<cl_device_type>(device_, CL_DEVICE_TYPE),
+            cl_device_type(CL_DEVICE_TYPE_GPU));
   EXPECT_GT(deviceInfo<cl_uint>(device_, CL_DEVICE_MAX_COMPUTE_UNITS), 1u);
   EXPECT_GE(deviceInfo<size_t>(device_, CL_DEVICE_MAX_WORK_GROUP_SIZE), 256u);
   EXPECT_GE(deviceInfo<cl_ulong>(device_, CL_DEVICE_LOCAL_MEM_SIZE), 48u * 1024);
@@ -117,7 +121,8 @@ TEST_P(Gpu, DeviceInfoIsTrue) {
   ASSERT_CL_OK(clGetDeviceInfo(device_, CL_DEVICE_UUID_KHR, sizeof(uuid), uuid, nullptr));
   EXPECT_NE(std::accumulate(uuid, uuid + CL_UUID_SIZE_KHR, 0), 0);
   std::printf("[ INFO ] %s | %s | %s\n", deviceString(device_, CL_DEVICE_NAME).c_str(),
-              deviceString(device_, CL_DEVICE_VERSION).c_str(), deviceString(device_, CL_DRIVER_VERSION).c_str());
+              deviceString(device_, CL_DEVICE_VERSION).c_str(),
+              deviceString(device_, CL_DRIVER_VERSION).c_str());
 }
 
 TEST_P(Gpu, VectorAddWithOffsetAndConstant) {
@@ -137,6 +142,41 @@ TEST_P(Gpu, VectorAddWithOffsetAndConstant) {
   run(k, n / 2, 256, n / 2);  // the upper half, through the global offset
   auto c = read<float>(mc, n);
   for (size_t i = n / 2; i < n; i += 997) ASSERT_EQ(c[i], a[i] + 2.0f * b[i]) << i;
+}
+
+TEST_P(Gpu, NDRangeBeyondTheGridLimitIsSplitKeepingItsIds) {
+  // CUDA grids have at most 65535 blocks in y and z (2^31-1 in x): a larger NDRange goes as
+  // several launches, each of which still sees the whole NDRange's ids and sizes.
+  Program p = build(R"(
+    kernel void ids(global uint* out) {
+      const size_t y = get_global_id(1) - get_global_offset(1);
+      if (get_global_id(0) != 0) return;
+      out[y * 4 + 0] = (uint)get_group_id(1);
+      out[y * 4 + 1] = (uint)get_num_groups(1);
+      out[y * 4 + 2] = (uint)get_global_size(1);
+      out[y * 4 + 3] = (uint)get_global_id(1);
+    })");
+  const size_t groups = 65535 + 4466, local_y = 2, n = groups * local_y;
+  Mem m = buffer(n * 4 * sizeof(cl_uint));
+  Kernel k = kernel(p, "ids");
+  arg(k, 0, m.get());
+  const size_t global[2] = {1, n}, local[2] = {1, local_y}, offset[2] = {0, 7};
+  ASSERT_CL_OK(clEnqueueNDRangeKernel(queue_, k, 2, offset, global, local, 0, nullptr, nullptr));
+  auto out = read<cl_uint>(m, n * 4);
+  for (size_t y = 0; y < n; ++y) {
+    ASSERT_EQ(out[y * 4 + 0], y / local_y) << y;
+    ASSERT_EQ(out[y * 4 + 1], groups) << y;
+    ASSERT_EQ(out[y * 4 + 2], n) << y;
+    ASSERT_EQ(out[y * 4 + 3], y + 7) << y;
+  }
+  // The next launch of the program sees a whole-grid launch state again.
+  const size_t small[2] = {1, 64};
+  ASSERT_CL_OK(clEnqueueNDRangeKernel(queue_, k, 2, nullptr, small, nullptr, 0, nullptr, nullptr));
+  out = read<cl_uint>(m, 64 * 4);
+  for (size_t y = 0; y < 64; ++y) {
+    ASSERT_EQ(out[y * 4 + 2], 64u) << y;
+    ASSERT_EQ(out[y * 4 + 3], y) << y;
+  }
 }
 
 TEST_P(Gpu, LocalMemoryReductionWithBarriers) {
@@ -162,7 +202,8 @@ TEST_P(Gpu, LocalMemoryReductionWithBarriers) {
   arg(k, 0, mi.get()), arg(k, 1, mo.get());
   ASSERT_CL_OK(clSetKernelArg(k, 2, group * 4, nullptr));
   size_t wg = 0;
-  ASSERT_CL_OK(clGetKernelWorkGroupInfo(k, device_, CL_KERNEL_WORK_GROUP_SIZE, sizeof(wg), &wg, nullptr));
+  ASSERT_CL_OK(
+      clGetKernelWorkGroupInfo(k, device_, CL_KERNEL_WORK_GROUP_SIZE, sizeof(wg), &wg, nullptr));
   EXPECT_GE(wg, group);
   EXPECT_LE(wg, deviceInfo<size_t>(device_, CL_DEVICE_MAX_WORK_GROUP_SIZE));
   run(k, n, group);
@@ -183,7 +224,8 @@ TEST_P(Gpu, LargeLocalMemoryBeyond48K) {
       if (get_local_id(0) == 0) { int s = 0; for (int i = 0; i < n; ++i) s += big[i]; out[0] = s; }
     })");
   const int n = 96 * 1024 / 4;
-  if (deviceInfo<cl_ulong>(device_, CL_DEVICE_LOCAL_MEM_SIZE) < size_t(n) * 4) GTEST_SKIP() << "small local memory";
+  if (deviceInfo<cl_ulong>(device_, CL_DEVICE_LOCAL_MEM_SIZE) < size_t(n) * 4)
+    GTEST_SKIP() << "small local memory";
   Mem mo = buffer(4);
   Kernel k = kernel(p, "fill");
   arg(k, 0, mo.get());
@@ -237,7 +279,8 @@ TEST_P(Gpu, DoublePrecision) {
   arg(k, 0, m.get());
   run(k, n, 64);
   auto x = read<double>(m, n);
-  for (size_t i = 0; i < n; i += 101) EXPECT_NEAR(x[i], std::sqrt(double(i)) + std::exp(-1.0) + std::sin(i * 0.001), 1e-12);
+  for (size_t i = 0; i < n; i += 101)
+    EXPECT_NEAR(x[i], std::sqrt(double(i)) + std::exp(-1.0) + std::sin(i * 0.001), 1e-12);
 }
 
 TEST_P(Gpu, Printf) {
@@ -272,16 +315,18 @@ TEST_P(Gpu, TransfersLargePageableAndRect) {
   std::vector<int> host(n), back(n, 0);
   std::iota(host.begin(), host.end(), 7);
   Mem m = buffer(n * 4);
-  ASSERT_CL_OK(clEnqueueWriteBuffer(queue_, m, CL_FALSE, 0, n * 4, host.data(), 0, nullptr, nullptr));
+  ASSERT_CL_OK(
+      clEnqueueWriteBuffer(queue_, m, CL_FALSE, 0, n * 4, host.data(), 0, nullptr, nullptr));
   Mem copy = buffer(n * 4);
   ASSERT_CL_OK(clEnqueueCopyBuffer(queue_, m, copy, 0, 0, n * 4, 0, nullptr, nullptr));
-  ASSERT_CL_OK(clEnqueueReadBuffer(queue_, copy, CL_TRUE, 0, n * 4, back.data(), 0, nullptr, nullptr));
+  ASSERT_CL_OK(
+      clEnqueueReadBuffer(queue_, copy, CL_TRUE, 0, n * 4, back.data(), 0, nullptr, nullptr));
   ASSERT_TRUE(host == back);
   // A 2-D region: rows of 16 ints out of rows of 64.
   size_t origin[3] = {8 * 4, 2, 0}, host_origin[3] = {0, 0, 0}, region[3] = {16 * 4, 10, 1};
   std::vector<int> rect(16 * 10);
-  ASSERT_CL_OK(clEnqueueReadBufferRect(queue_, m, CL_TRUE, origin, host_origin, region, 64 * 4, 0, 16 * 4, 0,
-                                       rect.data(), 0, nullptr, nullptr));
+  ASSERT_CL_OK(clEnqueueReadBufferRect(queue_, m, CL_TRUE, origin, host_origin, region, 64 * 4, 0,
+                                       16 * 4, 0, rect.data(), 0, nullptr, nullptr));
   for (int r = 0; r < 10; ++r)
     for (int c = 0; c < 16; ++c) ASSERT_EQ(rect[r * 16 + c], host[(2 + r) * 64 + 8 + c]);
 }
@@ -293,7 +338,8 @@ TEST_P(Gpu, FillPatterns) {
   cl_uint sixteen[4] = {1, 2, 3, 4};
   ASSERT_CL_OK(clEnqueueFillBuffer(queue_, m, &one, 1, 0, 4096, 0, nullptr, nullptr));
   ASSERT_CL_OK(clEnqueueFillBuffer(queue_, m, &four, 4, 4096, 4096, 0, nullptr, nullptr));
-  ASSERT_CL_OK(clEnqueueFillBuffer(queue_, m, sixteen, 16, 8192, (1 << 20) - 8192, 0, nullptr, nullptr));
+  ASSERT_CL_OK(
+      clEnqueueFillBuffer(queue_, m, sixteen, 16, 8192, (1 << 20) - 8192, 0, nullptr, nullptr));
   auto bytes = read<cl_uchar>(m, 4096);
   EXPECT_EQ(bytes[17], 0xab);
   auto words = read<cl_uint>(m, (1 << 20) / 4);
@@ -308,14 +354,15 @@ TEST_P(Gpu, MapUnmapAllocHostPtrAndUseHostPtr) {
   // ALLOC_HOST_PTR: write through a map, run, read through a map.
   Mem m = buffer(n * 4, CL_MEM_ALLOC_HOST_PTR);
   cl_int err = CL_SUCCESS;
-  auto* w = static_cast<int*>(clEnqueueMapBuffer(queue_, m, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, 0, n * 4, 0,
-                                                 nullptr, nullptr, &err));
+  auto* w = static_cast<int*>(clEnqueueMapBuffer(queue_, m, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION,
+                                                 0, n * 4, 0, nullptr, nullptr, &err));
   ASSERT_EQ(Err(CL_SUCCESS), Err(err));
   for (size_t i = 0; i < n; ++i) w[i] = int(i);
   ASSERT_CL_OK(clEnqueueUnmapMemObject(queue_, m, w, 0, nullptr, nullptr));
   arg(k, 0, m.get());
   run(k, n, 256);
-  auto* r = static_cast<int*>(clEnqueueMapBuffer(queue_, m, CL_TRUE, CL_MAP_READ, 0, n * 4, 0, nullptr, nullptr, &err));
+  auto* r = static_cast<int*>(
+      clEnqueueMapBuffer(queue_, m, CL_TRUE, CL_MAP_READ, 0, n * 4, 0, nullptr, nullptr, &err));
   ASSERT_EQ(Err(CL_SUCCESS), Err(err));
   for (size_t i = 0; i < n; i += 977) ASSERT_EQ(r[i], int(i) + 1);
   ASSERT_CL_OK(clEnqueueUnmapMemObject(queue_, m, r, 0, nullptr, nullptr));
@@ -324,7 +371,8 @@ TEST_P(Gpu, MapUnmapAllocHostPtrAndUseHostPtr) {
   Mem u = buffer(n * 4, CL_MEM_USE_HOST_PTR, host.data());
   arg(k, 0, u.get());
   run(k, n, 256);
-  auto* h = static_cast<int*>(clEnqueueMapBuffer(queue_, u, CL_TRUE, CL_MAP_READ, 0, n * 4, 0, nullptr, nullptr, &err));
+  auto* h = static_cast<int*>(
+      clEnqueueMapBuffer(queue_, u, CL_TRUE, CL_MAP_READ, 0, n * 4, 0, nullptr, nullptr, &err));
   ASSERT_EQ(Err(CL_SUCCESS), Err(err));
   EXPECT_EQ(h, host.data());
   EXPECT_EQ(host[12345], 6);
@@ -337,7 +385,9 @@ TEST_P(Gpu, ProfilingAndCallbacks) {
   cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
   Queue q(clCreateCommandQueueWithProperties(context_, device_, props, &err));
   ASSERT_EQ(Err(CL_SUCCESS), Err(err));
-  Program p = build("kernel void spin(global float* x, int n) { float v = x[get_global_id(0)]; for (int i = 0; i < n; ++i) v = v * 0.999f + 0.5f; x[get_global_id(0)] = v; }");
+  Program p = build(
+      "kernel void spin(global float* x, int n) { float v = x[get_global_id(0)]; for (int i = 0; i "
+      "< n; ++i) v = v * 0.999f + 0.5f; x[get_global_id(0)] = v; }");
   Kernel k = kernel(p, "spin");
   Mem m = buffer(1 << 22);
   ASSERT_CL_OK(clEnqueueFillBuffer(q, m, &err, 4, 0, 1 << 22, 0, nullptr, nullptr));
@@ -347,12 +397,16 @@ TEST_P(Gpu, ProfilingAndCallbacks) {
   Event e;
   ASSERT_CL_OK(clEnqueueNDRangeKernel(q, k, 1, nullptr, &global, nullptr, 0, nullptr, e.out()));
   std::atomic<int> called{0};
-  ASSERT_CL_OK(clSetEventCallback(e, CL_COMPLETE, [](cl_event, cl_int s, void* u) {
-    static_cast<std::atomic<int>*>(u)->store(s == CL_COMPLETE ? 1 : -1);
-  }, &called));
+  ASSERT_CL_OK(clSetEventCallback(
+      e, CL_COMPLETE,
+      [](cl_event, cl_int s, void* u) {
+        static_cast<std::atomic<int>*>(u)->store(s == CL_COMPLETE ? 1 : -1);
+      },
+      &called));
   ASSERT_CL_OK(clFlush(q));
   // The callback comes without anybody waiting (the queue's waiter thread sees the GPU finish).
-  for (int i = 0; i < 5000 && called.load() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  for (int i = 0; i < 5000 && called.load() == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_EQ(called.load(), 1);
   cl_ulong queued = 0, submit = 0, start = 0, end = 0;
   ASSERT_CL_OK(clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_QUEUED, 8, &queued, nullptr));
@@ -367,11 +421,12 @@ TEST_P(Gpu, ProfilingAndCallbacks) {
 }
 
 TEST_P(Gpu, OutOfOrderQueueWithWaitLists) {
-  Queue q(clCreateCommandQueueWithProperties(context_, device_,
-                                             std::vector<cl_queue_properties>{CL_QUEUE_PROPERTIES,
-                                                                              CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0}
-                                                 .data(),
-                                             nullptr));
+  Queue q(clCreateCommandQueueWithProperties(
+      context_, device_,
+      std::vector<cl_queue_properties>{CL_QUEUE_PROPERTIES, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE,
+                                       0}
+          .data(),
+      nullptr));
   ASSERT_TRUE(q);
   Program p = build("kernel void add(global int* x, int v) { x[get_global_id(0)] += v; }");
   const size_t n = 4096;
@@ -436,12 +491,15 @@ TEST_P(Gpu, WorkGroupTooLargeForKernelIsRejected) {
   Mem m = buffer(4096 * 4);
   arg(k, 0, m.get());
   size_t wg = 0;
-  ASSERT_CL_OK(clGetKernelWorkGroupInfo(k, device_, CL_KERNEL_WORK_GROUP_SIZE, sizeof(wg), &wg, nullptr));
+  ASSERT_CL_OK(
+      clGetKernelWorkGroupInfo(k, device_, CL_KERNEL_WORK_GROUP_SIZE, sizeof(wg), &wg, nullptr));
   size_t global = 4096, local = wg * 2;
   // Larger than the kernel allows: CL_INVALID_WORK_GROUP_SIZE, or CL_INVALID_WORK_ITEM_SIZE when it
   // also exceeds CL_DEVICE_MAX_WORK_ITEM_SIZES[0] (the spec allows either check to come first).
-  const cl_int err = clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &global, &local, 0, nullptr, nullptr);
-  EXPECT_TRUE(err == CL_INVALID_WORK_GROUP_SIZE || err == CL_INVALID_WORK_ITEM_SIZE) << errorName(err);
+  const cl_int err =
+      clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &global, &local, 0, nullptr, nullptr);
+  EXPECT_TRUE(err == CL_INVALID_WORK_GROUP_SIZE || err == CL_INVALID_WORK_ITEM_SIZE)
+      << errorName(err);
 }
 
 // CUDA interop: the application makes another CUDA context current on the thread (or none)
@@ -488,12 +546,16 @@ TEST_P(Gpu, ApplicationSwitchesCudaContexts) {
 
 TEST_P(Gpu, BuildTimes) {
   // Cold (a unique source) and cached; printed for the record, limits live in bench/.
-  const std::string nonce = std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
-  const std::string source = "// " + nonce + "\nkernel void saxpy(global float* y, global const float* x, float a) { size_t i = get_global_id(0); y[i] = a * x[i] + y[i]; }";
+  const std::string nonce =
+      std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+  const std::string source = "// " + nonce +
+                             "\nkernel void saxpy(global float* y, global const float* x, float a) "
+                             "{ size_t i = get_global_id(0); y[i] = a * x[i] + y[i]; }";
   auto time_build = [&] {
     auto start = std::chrono::steady_clock::now();
     Program p = build(source.c_str());
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
   };
   const double cold = time_build(), cached = time_build();
   std::printf("[ INFO ] build: cold %.1f ms, again %.1f ms\n", cold, cached);
@@ -514,7 +576,8 @@ TEST_P(Gpu, LongRunsOfLaunchesKeepOrderArgumentsAndEvents) {
   std::vector<uint32_t> init(n), expect[2];
   std::iota(init.begin(), init.end(), 1u);
   for (int b = 0; b < 2; ++b) {
-    ASSERT_CL_OK(clEnqueueWriteBuffer(queue_, m[b], CL_TRUE, 0, n * 4, init.data(), 0, nullptr, nullptr));
+    ASSERT_CL_OK(
+        clEnqueueWriteBuffer(queue_, m[b], CL_TRUE, 0, n * 4, init.data(), 0, nullptr, nullptr));
     expect[b] = init;
   }
   std::vector<Event> events;
@@ -532,8 +595,8 @@ TEST_P(Gpu, LongRunsOfLaunchesKeepOrderArgumentsAndEvents) {
       const size_t offset = i % 101 == 50 ? 16 : 0;  // an offset rewrites the launch state first
       const size_t global = n - offset;
       Event e;
-      ASSERT_CL_OK(clEnqueueNDRangeKernel(queue_, affine, 1, offset ? &offset : nullptr, &global, nullptr,
-                                          0, nullptr, i % 97 == 0 ? e.out() : nullptr));
+      ASSERT_CL_OK(clEnqueueNDRangeKernel(queue_, affine, 1, offset ? &offset : nullptr, &global,
+                                          nullptr, 0, nullptr, i % 97 == 0 ? e.out() : nullptr));
       if (e) events.push_back(std::move(e));
       for (size_t j = offset; j < n; ++j) expect[b][j] = expect[b][j] * a + c;
     }
@@ -543,7 +606,8 @@ TEST_P(Gpu, LongRunsOfLaunchesKeepOrderArgumentsAndEvents) {
   ASSERT_CL_OK(clWaitForEvents(1, &middle));
   for (auto& e : events) {
     cl_int status = 1;
-    ASSERT_CL_OK(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr));
+    ASSERT_CL_OK(
+        clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr));
     EXPECT_EQ(status, CL_COMPLETE);
   }
   for (int b = 0; b < 2; ++b) EXPECT_EQ(read<uint32_t>(m[b], n), expect[b]) << "buffer " << b;
@@ -589,13 +653,14 @@ TEST_P(Gpu, BatchedLaunchStartsWithoutFlush) {
   const auto t0 = clock::now();
   ASSERT_CL_OK(clFinish(queue_));
   const double finish = ms_since(t0);
-  std::printf("[ INFO ] spin kernel %.1f ms alone; clFinish after the pause %.2f ms\n", alone, finish);
+  std::printf("[ INFO ] spin kernel %.1f ms alone; clFinish after the pause %.2f ms\n", alone,
+              finish);
   EXPECT_LT(finish, alone / 2) << "the batched launch waited for clFinish";
 }
 
 // One instance per GPU the platform lists (one, skipped, where there is none).
-INSTANTIATE_TEST_SUITE_P(Devices, Gpu,
-                         ::testing::Range(0, std::max<int>(1, static_cast<int>(gpu_devices().size()))),
-                         [](const ::testing::TestParamInfo<int>& info) { return "gpu" + std::to_string(info.param); });
+INSTANTIATE_TEST_SUITE_P(
+    Devices, Gpu, ::testing::Range(0, std::max<int>(1, static_cast<int>(gpu_devices().size()))),
+    [](const ::testing::TestParamInfo<int>& info) { return "gpu" + std::to_string(info.param); });
 
 }  // namespace

@@ -132,6 +132,26 @@ TEST_F(NullCuda, RunsOfLaunchesGoAsGraphLaunches) {
   EXPECT_EQ(done.graphs, 2u);
 }
 
+TEST_F(NullCuda, NDRangeBeyondTheGridLimitGoesAsSeveralLaunches) {
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clFinish(queue_)));
+  const int v = 1;
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(kernel_, 0, sizeof v, &v)));
+  // 65535 blocks at most in y: 65635 groups go as two launches.
+  const size_t global_y[2] = {1, 65535 + 100}, one[2] = {1, 1};
+  Counts before = counts();
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueNDRangeKernel(queue_, kernel_, 2, nullptr, global_y, one,
+                                                        0, nullptr, nullptr)));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clFinish(queue_)));
+  EXPECT_EQ(since(before).kernels, 2u);
+  // 2^31-1 blocks at most in x.
+  const size_t global_x = (size_t{1} << 31) + 5, local_x = 1;
+  before = counts();
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueNDRangeKernel(queue_, kernel_, 1, nullptr, &global_x,
+                                                        &local_x, 0, nullptr, nullptr)));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clFinish(queue_)));
+  EXPECT_EQ(since(before).kernels, 2u);
+}
+
 TEST_F(NullCuda, FlushWaitAndStatusPollLaunchTheBatch) {
   idle_then_busy();
   Counts before = counts();
