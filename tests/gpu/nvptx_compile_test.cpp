@@ -77,7 +77,7 @@ TEST(NvptxPipeline, WorkDimReadsTheLaunchStateAndWorkGroupBarrierLinks) {
   ASSERT_TRUE(ptx.has_value()) << error;
   // The kernel loads work_dim (at offset 24 of the state) instead of storing a constant 1.
   EXPECT_NE(ptx->find("[__manifold_launch+24]"), std::string::npos) << *ptx;
-  EXPECT_NE(ptx->find(".const .align 8 .b8 __manifold_launch[32] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "
+  EXPECT_NE(ptx->find(".const .align 8 .b8 __manifold_launch[80] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "
                       "0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1"),
             std::string::npos)
       << *ptx;
