@@ -2,18 +2,12 @@
 
 #include <cstdarg>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
+
+#include "core/settings.h"
 
 namespace manifold {
 
-bool debug_enabled() {
-  static const bool enabled = [] {
-    const char* v = std::getenv("MANIFOLD_DEBUG");
-    return v && *v && std::strcmp(v, "0") != 0;
-  }();
-  return enabled;
-}
+bool debug_enabled() { return settings().debug; }
 
 void log_debug(const char* format, ...) {
   if (!debug_enabled()) return;

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <optional>
 
 #include "core/device.h"
 #include "core/platform.h"
+#include "core/settings.h"
 
 namespace manifold {
 namespace {
@@ -69,7 +69,7 @@ struct Planner {
     if (size == 0) return;
     MemObject& root = const_cast<MemObject&>(mem.root());
     offset += mem.root_offset();
-    static const bool trace = std::getenv("MANIFOLD_TRACE_MIGRATION") != nullptr;
+    const bool trace = settings().trace_migration;
     // The common case of a buffer used again where it already is (every launch of a kernel on
     // one GPU), seen without the lock: nothing moves and nothing changes. A planning of another
     // thread under way meanwhile is not ordered with this command (an application race).

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "core/log.h"
+#include "core/settings.h"
 
 namespace manifold::cuda {
 namespace {
@@ -18,8 +19,7 @@ void load_once() {
   // RTLD_LOCAL: the driver's symbols must not satisfy anybody else's lookups.
   // MANIFOLD_CUDA_DRIVER: another driver library (the simulated one of the tests, a driver
   // installed outside the loader's path).
-  const char* chosen = std::getenv("MANIFOLD_CUDA_DRIVER");
-  const std::string path = chosen && *chosen ? chosen : "libcuda.so.1";
+  const std::string& path = settings().cuda_driver;
   void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!library) {
     const char* error = dlerror();

@@ -4,11 +4,12 @@
 
 #include "backends/cuda/cuda_device.h"
 #include "core/log.h"
+#include "core/settings.h"
 
 namespace manifold::cuda {
 
 std::vector<Device*> CudaDriver::probe() {
-  if (const char* off = std::getenv("MANIFOLD_DISABLE_CUDA"); off && *off && *off != '0') {
+  if (settings().disable_cuda) {
     log_debug("cuda: disabled by MANIFOLD_DISABLE_CUDA");
     return {};
   }

@@ -35,7 +35,6 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <mutex>
@@ -44,6 +43,8 @@
 #include <vector>
 
 #include <CL/cl.h>
+
+#include "core/settings.h"
 
 namespace manifold::gpu {
 
@@ -98,10 +99,9 @@ class ParallelCopy {
   };
 
   ParallelCopy() {
-    const char* v = std::getenv("MANIFOLD_GPU_STAGING_THREADS");
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    unsigned total =
-        v ? static_cast<unsigned>(std::max(1, std::atoi(v))) : std::clamp(cores / 2, 1u, 8u);
+    const unsigned chosen = settings().staging.threads;
+    const unsigned total = chosen ? chosen : std::clamp(cores / 2, 1u, 8u);
     threads_ = total - 1;  // the calling thread copies too
     for (unsigned i = 0; i < threads_; ++i) std::thread([this] { worker(); }).detach();
   }
@@ -150,17 +150,10 @@ class Staging {
   using DevicePtr = typename Api::DevicePtr;
 
  public:
-  enum class Mode { Chunks, Register, Off };
+  using Mode = StagingSettings::Mode;
 
-  explicit Staging(Device& device) : device_(device) {
-    const char* mode = std::getenv("MANIFOLD_GPU_STAGING");
-    const std::string_view m = mode ? mode : "";
-    mode_ = m == "register" ? Mode::Register : m == "off" ? Mode::Off : Mode::Chunks;
-    if (const char* v = std::getenv("MANIFOLD_GPU_STAGING_SLOTS"))
-      slots_ = std::clamp<size_t>(std::strtoull(v, nullptr, 10), 2, 16);
-    if (const char* v = std::getenv("MANIFOLD_GPU_STAGING_CHUNK_MB"))
-      chunk_ = std::clamp<size_t>(std::strtoull(v, nullptr, 10), 1, 256) << 20;
-  }
+  explicit Staging(Device& device, const StagingSettings& config = settings().staging)
+      : device_(device), mode_(config.mode), slots_(config.slots), chunk_(config.chunk_bytes) {}
   ~Staging() {
     // Devices live for the process; the driver may already be gone at exit: free nothing then.
   }

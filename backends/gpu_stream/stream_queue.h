@@ -58,11 +58,9 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <cstdlib>
 #include <deque>
 #include <memory>
 #include <mutex>
-#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -70,6 +68,7 @@
 #include "core/backend.h"
 #include "core/event.h"
 #include "core/platform.h"
+#include "core/settings.h"
 #include "core/tls.h"
 
 namespace manifold::gpu {
@@ -255,13 +254,7 @@ class StreamQueue final : public NativeQueue {
   }
 
  private:
-  static bool eager() {
-    static const bool on = [] {
-      const char* v = std::getenv("MANIFOLD_GPU_COMPLETION");
-      return v && std::string_view(v) == "eager";
-    }();
-    return on;
-  }
+  static bool eager() { return settings().gpu_completion_eager; }
   // A thread inside complete_through (running a callback) must not complete more of the same
   // stream: the entries it holds would never finish for the nested call.
   static int& completing_depth() {
@@ -270,31 +263,10 @@ class StreamQueue final : public NativeQueue {
   }
   static constexpr uint64_t kWaiterAfterBatches = 8;
   // How long a launch may wait in a batch that does not fill (the application stopped enqueueing
-  // without a flush): a few times what filling one takes. MANIFOLD_GPU_LAUNCH_BATCH_US.
-  static std::chrono::microseconds batch_deadline() {
-    static const std::chrono::microseconds d{[] {
-      const char* v = std::getenv("MANIFOLD_GPU_LAUNCH_BATCH_US");
-      const long long parsed = v ? std::atoll(v) : 0;
-      return parsed > 0 ? parsed : 200LL;
-    }()};
-    return d;
-  }
-  static size_t launch_batch_size() {
-    static const size_t n = [] {
-      const char* v = std::getenv("MANIFOLD_GPU_LAUNCH_BATCH");
-      const long long parsed = v ? std::atoll(v) : 32;
-      return parsed > 1 ? size_t(std::min(parsed, 1024LL)) : size_t{0};
-    }();
-    return n;
-  }
-  static uint64_t completion_batch() {
-    static const uint64_t n = [] {
-      const char* v = std::getenv("MANIFOLD_GPU_COMPLETION_BATCH");
-      const long long parsed = v ? std::atoll(v) : 0;
-      return parsed > 0 ? uint64_t(parsed) : uint64_t{256};
-    }();
-    return n;
-  }
+  // without a flush): a few times what filling one takes.
+  static std::chrono::microseconds batch_deadline() { return settings().gpu_launch_batch_deadline; }
+  static size_t launch_batch_size() { return settings().gpu_launch_batch; }
+  static uint64_t completion_batch() { return settings().gpu_completion_batch; }
 
   // Device timestamps on the host clock, one anchor per GPU: a timing event whose host time is
   // known, recorded on an idle stream of its own between two clock reads (the closest of a few

@@ -134,7 +134,7 @@ class StagingTest : public ::testing::TestWithParam<const char*> {
 
 TEST_P(StagingTest, EveryByteArrivesBothWays) {
   SimDevice device;
-  manifold::gpu::Staging<SimApi> staging(device);
+  manifold::gpu::Staging<SimApi> staging(device, manifold::settings_from_environment().staging);
   SimStream stream;
   for (size_t size : {size_t{300} << 10, (size_t{5} << 20) + 3, (size_t{40} << 20) + 4097}) {
     const std::vector<std::byte> source = random_bytes(size, static_cast<unsigned>(size));
@@ -153,7 +153,7 @@ TEST_P(StagingTest, EveryByteArrivesBothWays) {
 
 TEST_P(StagingTest, BackToBackUploadsDoNotOverwriteSlotsInFlight) {
   SimDevice device;
-  manifold::gpu::Staging<SimApi> staging(device);
+  manifold::gpu::Staging<SimApi> staging(device, manifold::settings_from_environment().staging);
   SimStream stream;
   const size_t size = (size_t{7} << 20) + 100;
   std::vector<std::vector<std::byte>> sources, targets;
@@ -173,7 +173,7 @@ TEST_P(StagingTest, BackToBackUploadsDoNotOverwriteSlotsInFlight) {
 TEST_P(StagingTest, RegistrationRefusedFallsBackToChunks) {
   SimDevice device;
   device.refuse_registration = true;
-  manifold::gpu::Staging<SimApi> staging(device);
+  manifold::gpu::Staging<SimApi> staging(device, manifold::settings_from_environment().staging);
   SimStream stream;
   const size_t size = size_t{33} << 20;
   const std::vector<std::byte> source = random_bytes(size, 9);

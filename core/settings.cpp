@@ -1,0 +1,61 @@
+#include "core/settings.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string_view>
+
+namespace manifold {
+namespace {
+
+const char* value_of(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : nullptr;
+}
+bool flag(const char* name) {
+  const char* v = value_of(name);
+  return v && std::string_view(v) != "0";
+}
+// A positive number, or `otherwise` when unset or not a positive number.
+long long number(const char* name, long long otherwise) {
+  const char* v = value_of(name);
+  const long long parsed = v ? std::atoll(v) : 0;
+  return parsed > 0 ? parsed : otherwise;
+}
+
+}  // namespace
+
+Settings settings_from_environment() {
+  Settings s;
+  s.debug = flag("MANIFOLD_DEBUG");
+  s.trace_migration = value_of("MANIFOLD_TRACE_MIGRATION") != nullptr;
+  s.emulated_gpus = int(std::min(number("MANIFOLD_EMULATED_GPUS", 0), 8LL));
+  s.disable_cuda = flag("MANIFOLD_DISABLE_CUDA");
+  if (const char* v = value_of("MANIFOLD_CUDA_DRIVER")) s.cuda_driver = v;
+  if (const char* v = value_of("MANIFOLD_GPU_COMPLETION"))
+    s.gpu_completion_eager = std::string_view(v) == "eager";
+  s.gpu_completion_batch = uint64_t(number("MANIFOLD_GPU_COMPLETION_BATCH", 256));
+  if (const char* v = value_of("MANIFOLD_GPU_LAUNCH_BATCH")) {
+    const long long n = std::atoll(v);
+    s.gpu_launch_batch = n > 1 ? size_t(std::min(n, 1024LL)) : 0;
+  }
+  s.gpu_launch_batch_deadline =
+      std::chrono::microseconds(number("MANIFOLD_GPU_LAUNCH_BATCH_US", 200));
+  if (const char* v = value_of("MANIFOLD_GPU_STAGING")) {
+    const std::string_view m = v;
+    s.staging.mode = m == "register" ? StagingSettings::Mode::Register
+                     : m == "off"    ? StagingSettings::Mode::Off
+                                     : StagingSettings::Mode::Chunks;
+  }
+  s.staging.slots = size_t(std::clamp(number("MANIFOLD_GPU_STAGING_SLOTS", 4), 2LL, 16LL));
+  s.staging.chunk_bytes = size_t(std::clamp(number("MANIFOLD_GPU_STAGING_CHUNK_MB", 8), 1LL, 256LL))
+                          << 20;
+  s.staging.threads = unsigned(std::min(number("MANIFOLD_GPU_STAGING_THREADS", 0), 256LL));
+  return s;
+}
+
+const Settings& settings() {
+  static const Settings s = settings_from_environment();
+  return s;
+}
+
+}  // namespace manifold
