@@ -1,8 +1,9 @@
-// Manifold's OpenCL C compiler: source -> LLVM IR (clang in-process) -> per-target binaries,
-// plus the host-CPU executor that runs a kernel's work-groups through ORC LLJIT.
+// Manifold's OpenCL C compiler: source -> LLVM IR (clang in-process) -> per-target binaries
+// (compiler/target_pipeline.h), and the vocabulary the runtime and the backends share with it:
+// kernels, targets, binaries, NDRanges. No backend runtime lives here: the host CPU's executor
+// is backends/cpu/cpu_executable.h.
 //
-// Thread safety: every free function and CpuExecutable::run may be called from several threads
-// at once. A CpuExecutable is immutable after load() and may be shared between threads.
+// Thread safety: every free function may be called from several threads at once.
 #pragma once
 
 #ifndef CL_TARGET_OPENCL_VERSION
@@ -128,40 +129,43 @@ std::optional<BinaryInfo> inspect_binary(std::span<const uint8_t> binary, std::s
 // global address space of an executable binary (0 for anything else).
 size_t global_variables_size(std::span<const uint8_t> binary);
 
-// ---- Executable code on the host CPU ----
+// ---- Kernel launches ----
 
+// The index space of one kernel launch. A launch runs the work-groups [group_first[d],
+// group_first[d] + group_count[d]) of each dimension d (group_count 0: every group from
+// group_first on), so that one NDRange can be split over several launches or devices. The
+// work-item functions answer for the whole NDRange in every launch: get_group_id,
+// get_global_id, get_num_groups and get_global_size are those of the unsplit NDRange.
 struct NDRange {
   unsigned work_dim = 1;
   size_t global_offset[3] = {0, 0, 0};
   size_t global_size[3] = {1, 1, 1};
   size_t local_size[3] = {1, 1, 1};  // enqueued local size; the last group may be smaller
-};
+  size_t group_first[3] = {0, 0, 0};
+  size_t group_count[3] = {0, 0, 0};
 
-class CpuExecutable {
- public:
-  // JIT-compiles an Executable binary for the host CPU. nullptr (with *error) when the binary
-  // is corrupt, truncated, not an executable, or built for another target.
-  static std::unique_ptr<CpuExecutable> load(std::span<const uint8_t> binary, const Target&,
-                                             std::string* error);
-  ~CpuExecutable();
-
-  const KernelInfo* find(std::string_view name) const;
-  const std::vector<KernelInfo>& kernels() const;
-
-  // Runs all work-groups of one NDRange, spreading them over cores with tbb::parallel_for (the
-  // caller already runs inside its tbb::task_arena). Thread-safe; several runs may overlap.
-  // arg_values[i]: pointer to the argument's bytes (for Buffer args: pointer to the void*
-  // device address; NULL buffer = pointer to nullptr). local_sizes[i]: bytes for Local args
-  // (ignored for the others). printf output goes to stdout, flushed before return.
-  // An unknown kernel name does nothing (callers validate with find()).
-  void run(std::string_view kernel, const NDRange&, const void* const* arg_values,
-           const size_t* local_sizes) const;
-
-  class Impl;
-
- private:
-  explicit CpuExecutable(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  // Work-groups of the whole NDRange in dimension d (1 beyond work_dim).
+  size_t num_groups(unsigned d) const {
+    if (d >= work_dim) return 1;
+    const size_t local = local_size[d] ? local_size[d] : 1;
+    return (global_size[d] + local - 1) / local;
+  }
+  // The first group this launch runs in dimension d, and one past its last.
+  size_t launch_first(unsigned d) const {
+    if (d >= work_dim) return 0;
+    return group_first[d] < num_groups(d) ? group_first[d] : num_groups(d);
+  }
+  size_t launch_end(unsigned d) const {
+    const size_t first = launch_first(d), all = num_groups(d);
+    if (d >= work_dim || group_count[d] == 0 || group_count[d] > all - first) return all;
+    return first + group_count[d];
+  }
+  // Whether this launch runs every group of the NDRange.
+  bool whole() const {
+    for (unsigned d = 0; d < 3; ++d)
+      if (launch_first(d) != 0 || launch_end(d) != num_groups(d)) return false;
+    return true;
+  }
 };
 
 }  // namespace manifold::compiler

@@ -246,7 +246,7 @@ std::shared_ptr<NativeQueue> CpuDevice::create_native_queue_impl(bool out_of_ord
 
 std::shared_ptr<const LoadedProgram> CpuDevice::load_program(std::span<const uint8_t> binary,
                                                              std::string* error) {
-  auto exe = compiler::CpuExecutable::load(binary, target_, error);
+  auto exe = CpuExecutable::load(binary, target_, error);
   if (!exe) return nullptr;
   return std::make_shared<CpuProgram>(std::move(exe));
 }
