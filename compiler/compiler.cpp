@@ -1,51 +1,29 @@
-// build / compile / link / inspect_binary / host_cpu_target: the public entry points.
+// build / compile / link / inspect_binary: the public entry points, and the choice of a
+// target's pipeline.
 #include "compiler/compiler.h"
 
 #include <llvm/Bitcode/BitcodeReader.h>
-#include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Linker/Linker.h>
-#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
-#include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cstdlib>
 
 #include "compiler/binary_format.h"
-#include "compiler/cpu_pipeline.h"
 #include "compiler/frontend.h"
 #include "compiler/kernel_info.h"
-#include "compiler/nvptx_pipeline.h"
 #include "compiler/options.h"
 #include "compiler/program_cache.h"
+#include "compiler/stages.h"
+#include "compiler/target_pipeline.h"
 
 namespace manifold::compiler {
 namespace {
-
-std::vector<uint8_t> to_bitcode(const llvm::Module& module) {
-  llvm::SmallVector<char, 0> buffer;
-  llvm::raw_svector_ostream stream(buffer);
-  llvm::WriteBitcodeToFile(module, stream);
-  return std::vector<uint8_t>(buffer.begin(), buffer.end());
-}
-
-// MANIFOLD_COMPILER_DUMP=<directory>: write each executable's final IR there (debugging aid).
-void dump_module_if_requested(const llvm::Module& module) {
-  const char* directory = std::getenv("MANIFOLD_COMPILER_DUMP");
-  if (!directory || !*directory) return;
-  static std::atomic<unsigned> counter{0};
-  std::string path = std::string(directory) + "/program" + std::to_string(counter++) + ".ll";
-  std::error_code error;
-  llvm::raw_fd_ostream file(path, error);
-  if (!error) module.print(file, nullptr);
-}
 
 BuildOutput failure(std::string log) {
   BuildOutput out;
@@ -93,27 +71,18 @@ BuildOutput finish_executable(std::unique_ptr<llvm::Module> module, const Parsed
   program.options = std::string(option_text);
   program.producer = producer_id();
   program.kernels = read_kernel_infos(*module);
-  if (is_nvptx_target(target)) {  // CUDA devices: PTX instead of CPU code
-    std::string ptx;
-    if (!finalize_nvptx_executable(*module, program.kernels, program.execs, target, options, &ptx,
-                                   &log))
-      return failure(std::move(log));
-    program.bitcode.assign(ptx.begin(), ptx.end());  // an NVPTX executable's payload is PTX
-    return package(std::move(program), std::move(log));
-  }
-  if (!finalize_executable(*module, program.kernels, program.execs, target, options, &log))
+  if (!pipeline_for(target)->finalize(*module, program, options, &log))
     return failure(std::move(log));
-  program.bitcode = to_bitcode(*module);
-  dump_module_if_requested(*module);
-  // Machine code now, while the module is in memory: loading the binary (and every later
-  // build served from the program cache) then only links it.
-  program.cpu = resolved_cpu(target);
-  program.features = target.features;
-  if (!emit_object(*module, target, &program.object, &log)) return failure(std::move(log));
   return package(std::move(program), std::move(log));
 }
 
 }  // namespace
+
+std::unique_ptr<TargetPipeline> pipeline_for(const Target& target) {
+  if (llvm::Triple(target.triple).isNVPTX()) return make_nvptx_pipeline(target);
+  // The host CPU (x86-64); a triple LLVM cannot generate code for fails in its first stage.
+  return make_cpu_pipeline(target);
+}
 
 BuildOutput build(std::string_view source, std::string_view options, const Target& target) {
   ParsedOptions parsed;
@@ -259,45 +228,6 @@ size_t global_variables_size(std::span<const uint8_t> binary) {
         !g.getName().starts_with("llvm."))
       total += layout.getTypeAllocSize(g.getValueType());
   return total;
-}
-
-Target host_cpu_target() {
-  Target target;
-  target.triple = llvm::sys::getProcessTriple();
-  target.cpu = llvm::sys::getHostCPUName().str();
-  std::string features;
-  for (const auto& feature : llvm::sys::getHostCPUFeatures()) {
-    if (!features.empty()) features += ',';
-    features += (feature.second ? "+" : "-") + feature.first().str();
-  }
-  target.features = std::move(features);
-  target.opencl_c_version = 300;
-  target.opencl_c_features = {
-      "__opencl_c_generic_address_space",
-      "__opencl_c_program_scope_global_variables",
-      "__opencl_c_atomic_order_acq_rel",
-      "__opencl_c_atomic_order_seq_cst",
-      "__opencl_c_atomic_scope_device",
-      "__opencl_c_atomic_scope_all_devices",
-      "__opencl_c_int64",
-      "__opencl_c_fp64",
-      "__opencl_c_work_group_collective_functions",
-      // Images: compiler/builtins/image.cl over the descriptors of compiler/image_abi.h.
-      "__opencl_c_images",
-      "__opencl_c_read_write_images",
-      "__opencl_c_3d_image_writes",
-  };
-  target.extensions = {
-      "cl_khr_byte_addressable_store",    "cl_khr_fp64",
-      "cl_khr_global_int32_base_atomics", "cl_khr_global_int32_extended_atomics",
-      "cl_khr_local_int32_base_atomics",  "cl_khr_local_int32_extended_atomics",
-      "cl_khr_int64_base_atomics",        "cl_khr_int64_extended_atomics",
-      "cl_khr_3d_image_writes",
-  };
-  target.fp64 = true;
-  target.fp16 = false;
-  target.images = true;
-  return target;
 }
 
 }  // namespace manifold::compiler

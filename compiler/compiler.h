@@ -1,8 +1,9 @@
-// Manifold's OpenCL C compiler: source -> LLVM IR (clang in-process) -> per-target binaries,
-// plus the host-CPU executor that runs a kernel's work-groups through ORC LLJIT.
+// Manifold's OpenCL C compiler: source -> LLVM IR (clang in-process) -> per-target binaries
+// (compiler/target_pipeline.h), and the vocabulary the runtime and the backends share with it:
+// kernels, targets, binaries, NDRanges. No backend runtime lives here: the host CPU's executor
+// is backends/cpu/cpu_executable.h.
 //
-// Thread safety: every free function and CpuExecutable::run may be called from several threads
-// at once. A CpuExecutable is immutable after load() and may be shared between threads.
+// Thread safety: every free function may be called from several threads at once.
 #pragma once
 
 #ifndef CL_TARGET_OPENCL_VERSION
@@ -128,7 +129,7 @@ std::optional<BinaryInfo> inspect_binary(std::span<const uint8_t> binary, std::s
 // global address space of an executable binary (0 for anything else).
 size_t global_variables_size(std::span<const uint8_t> binary);
 
-// ---- Executable code on the host CPU ----
+// ---- Kernel launches ----
 
 // The index space of one kernel launch. A launch runs the work-groups [group_first[d],
 // group_first[d] + group_count[d]) of each dimension d (group_count 0: every group from
@@ -165,33 +166,6 @@ struct NDRange {
       if (launch_first(d) != 0 || launch_end(d) != num_groups(d)) return false;
     return true;
   }
-};
-
-class CpuExecutable {
- public:
-  // JIT-compiles an Executable binary for the host CPU. nullptr (with *error) when the binary
-  // is corrupt, truncated, not an executable, or built for another target.
-  static std::unique_ptr<CpuExecutable> load(std::span<const uint8_t> binary, const Target&,
-                                             std::string* error);
-  ~CpuExecutable();
-
-  const KernelInfo* find(std::string_view name) const;
-  const std::vector<KernelInfo>& kernels() const;
-
-  // Runs all work-groups of one NDRange, spreading them over cores with tbb::parallel_for (the
-  // caller already runs inside its tbb::task_arena). Thread-safe; several runs may overlap.
-  // arg_values[i]: pointer to the argument's bytes (for Buffer args: pointer to the void*
-  // device address; NULL buffer = pointer to nullptr). local_sizes[i]: bytes for Local args
-  // (ignored for the others). printf output goes to stdout, flushed before return.
-  // An unknown kernel name does nothing (callers validate with find()).
-  void run(std::string_view kernel, const NDRange&, const void* const* arg_values,
-           const size_t* local_sizes) const;
-
-  class Impl;
-
- private:
-  explicit CpuExecutable(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace manifold::compiler

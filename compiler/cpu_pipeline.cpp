@@ -1,25 +1,16 @@
+// The CPU pipeline (x86-64): linked program IR -> work-group functions -> optimized bitcode and
+// machine code for the host JIT.
 #include "compiler/cpu_pipeline.h"
 
 #include <dlfcn.h>
-#include <llvm/ADT/StringMap.h>
-#include <llvm/Analysis/CGSCCPassManager.h>
-#include <llvm/Analysis/LoopAnalysisManager.h>
-#include <llvm/Bitcode/BitcodeReader.h>
-#include <llvm/Demangle/Demangle.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicsX86.h>
-#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
-#include <llvm/IR/Verifier.h>
-#include <llvm/Linker/Linker.h>
-#include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/MemoryBuffer.h>
-#include <llvm/Support/TargetSelect.h>
-#include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
@@ -32,12 +23,13 @@
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 
-#include <map>
-#include <mutex>
-#include <optional>
-#include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "compiler/kernel_info.h"
+#include "compiler/stages.h"
+#include "compiler/target_pipeline.h"
 #include "compiler/workgroup.h"
 
 // The builtin library's bitcode, embedded at build time (see compiler/CMakeLists.txt).
@@ -46,134 +38,7 @@ extern "C" const unsigned long manifold_builtins_bitcode_size;
 
 namespace manifold::compiler {
 
-void initialize_llvm() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    llvm::InitializeNativeTargetAsmParser();
-  });
-}
-
-llvm::TargetMachine* target_machine_for(const Target& target) {
-  initialize_llvm();
-  thread_local std::map<std::string, std::unique_ptr<llvm::TargetMachine>> cache;
-  const std::string cpu = target.cpu.empty() ? llvm::sys::getHostCPUName().str() : target.cpu;
-  const std::string key = target.triple + "|" + cpu + "|" + target.features;
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second.get();
-  std::string error;
-  const llvm::Target* llvm_target =
-      llvm::TargetRegistry::lookupTarget(llvm::Triple(target.triple), error);
-  if (!llvm_target) return nullptr;
-  llvm::TargetOptions options;
-  std::unique_ptr<llvm::TargetMachine> machine(llvm_target->createTargetMachine(
-      llvm::Triple(target.triple), cpu, target.features, options, llvm::Reloc::PIC_,
-      // Small code model: JITLink keeps a program's sections together and reaches host
-      // functions through stubs, so calls and constants need no 64-bit absolute addresses.
-      llvm::CodeModel::Small, llvm::CodeGenOptLevel::Aggressive, /*JIT=*/true));
-  return cache.emplace(key, std::move(machine)).first->second.get();
-}
-
-void strip_target_attributes(llvm::Module& module) {
-  for (llvm::Function& function : module) {
-    function.removeFnAttr("target-cpu");
-    function.removeFnAttr("target-features");
-    function.removeFnAttr("tune-cpu");
-    // The builtin library is compiled with -fno-builtin (its functions have libm-like names);
-    // the marker must not follow its calls into programs: it hides vector variants of calls.
-    function.removeFnAttr("no-builtins");
-    for (llvm::BasicBlock& block : function)
-      for (llvm::Instruction& inst : block)
-        if (auto* call = llvm::dyn_cast<llvm::CallBase>(&inst))
-          call->removeFnAttr(llvm::Attribute::NoBuiltin);
-  }
-}
-
 namespace {
-
-// The builtin library: a multi-module bitcode file (one module per part, see
-// builtins/split_library.cmake) and an index from each defined symbol to its part. Read once
-// per process; afterwards only parts a program needs are parsed, lazily, into its context.
-class BuiltinLibrary {
- public:
-  static const BuiltinLibrary& get() {
-    static const BuiltinLibrary library;
-    return library;
-  }
-  const std::string& error() const { return error_; }
-  std::optional<unsigned> part_defining(llvm::StringRef symbol) const {
-    auto it = index_.find(symbol);
-    if (it == index_.end()) return std::nullopt;
-    return it->second;
-  }
-  llvm::Expected<std::unique_ptr<llvm::Module>> load_part(unsigned part,
-                                                          llvm::LLVMContext& context) const {
-    // A copy per call: BitcodeModule is a small view, and the copy keeps threads apart.
-    llvm::BitcodeModule view = parts_[part];
-    return view.getLazyModule(context, /*ShouldLazyLoadMetadata=*/true, /*IsImporting=*/false);
-  }
-
- private:
-  BuiltinLibrary() {
-    llvm::MemoryBufferRef buffer(
-        llvm::StringRef(reinterpret_cast<const char*>(manifold_builtins_bitcode),
-                        manifold_builtins_bitcode_size),
-        "manifold-builtins");
-    auto parts = llvm::getBitcodeModuleList(buffer);
-    if (!parts) {
-      error_ = llvm::toString(parts.takeError());
-      return;
-    }
-    parts_ = std::move(*parts);
-    llvm::LLVMContext scratch;
-    for (unsigned part = 0; part < parts_.size(); ++part) {
-      auto module = load_part(part, scratch);
-      if (!module) {
-        error_ = llvm::toString(module.takeError());
-        return;
-      }
-      for (const llvm::GlobalValue& value : (*module)->global_values())
-        if (!value.isDeclaration() && !value.hasLocalLinkage()) index_[value.getName()] = part;
-    }
-  }
-  std::vector<llvm::BitcodeModule> parts_;
-  llvm::StringMap<unsigned> index_;
-  std::string error_;
-};
-
-bool link_builtins(llvm::Module& module, std::string* log) {
-  const BuiltinLibrary& library = BuiltinLibrary::get();
-  if (!library.error().empty()) {
-    *log += "internal error: cannot read the builtin library: " + library.error() + "\n";
-    return false;
-  }
-  // Link parts until nothing the library defines is left undefined: a part's functions may
-  // call functions of other parts.
-  for (;;) {
-    std::set<unsigned> needed;
-    for (const llvm::GlobalValue& value : module.global_values()) {
-      if (!value.isDeclaration() || value.use_empty()) continue;
-      if (auto part = library.part_defining(value.getName())) needed.insert(*part);
-    }
-    if (needed.empty()) return true;
-    for (unsigned part : needed) {
-      auto library_part = library.load_part(part, module.getContext());
-      if (!library_part) {
-        *log += "internal error: cannot read the builtin library: " +
-                llvm::toString(library_part.takeError()) + "\n";
-        return false;
-      }
-      (*library_part)->setTargetTriple(module.getTargetTriple());
-      (*library_part)->setDataLayout(module.getDataLayout());
-      if (llvm::Linker::linkModules(module, std::move(*library_part),
-                                    llvm::Linker::LinkOnlyNeeded)) {
-        *log += "internal error: linking the builtin library failed\n";
-        return false;
-      }
-    }
-  }
-}
 
 // Functions a finished program may still call: provided by the JIT's host symbols.
 bool provided_by_host(const llvm::Function& function) {
@@ -247,49 +112,6 @@ void add_sleef_vector_variants(llvm::Module& module, const Target& target) {
         call->addFnAttr(
             llvm::Attribute::get(module.getContext(), "vector-function-abi-variant", variants));
   }
-}
-
-bool check_undefined(llvm::Module& module, std::string* log) {
-  bool ok = true;
-  for (llvm::Function& function : module) {
-    if (!function.isDeclaration() || function.use_empty() || provided_by_host(function)) continue;
-    // Work-item queries and barriers are resolved by the work-group pass.
-    llvm::StringRef name = function.getName();
-    if (name.starts_with("_Z13get_global_id") || name.starts_with("_Z12get_local_id") ||
-        name.starts_with("_Z12get_group_id") || name.starts_with("_Z14get_local_size") ||
-        name.starts_with("_Z23get_enqueued_local_size") || name.starts_with("_Z14get_num_groups") ||
-        name.starts_with("_Z15get_global_size") || name.starts_with("_Z17get_global_offset") ||
-        name == "_Z12get_work_dimv" || name == "_Z20get_global_linear_idv" ||
-        name == "_Z19get_local_linear_idv" || name == "_Z7barrierj" ||
-        name.starts_with("_Z18work_group_barrier"))
-      continue;
-    *log += "error: undefined function '" + llvm::demangle(name.str()) + "'" +
-            (name.starts_with("_Z") ? " (builtin not implemented by Manifold's CPU library)" : "") +
-            "\n";
-    ok = false;
-  }
-  return ok;
-}
-
-void run_module_passes(
-    llvm::Module& module, llvm::TargetMachine* machine,
-    const std::function<void(llvm::PassBuilder&, llvm::ModulePassManager&)>& populate) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PipelineTuningOptions tuning;
-  tuning.LoopVectorization = true;
-  tuning.SLPVectorization = true;
-  llvm::PassBuilder builder(machine, tuning);
-  builder.registerModuleAnalyses(mam);
-  builder.registerCGSCCAnalyses(cgam);
-  builder.registerFunctionAnalyses(fam);
-  builder.registerLoopAnalyses(lam);
-  builder.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager passes;
-  populate(builder, passes);
-  passes.run(module, mam);
 }
 
 // Whether a kernel was compiled with -cl-denorms-are-zero (the frontend turns it into the
@@ -408,26 +230,74 @@ void guard_integer_division(llvm::Module& module) {
       }
 }
 
-}  // namespace
-
 // Builtin library functions named so stay out of line (compiler/builtins/image.cl: the general
 // image format conversions, whose copies in every read would make big kernels).
 constexpr llvm::StringLiteral kOutlinedPrefix = "__manifold_outlined_";
 
-bool finalize_executable(llvm::Module& module, std::vector<KernelInfo>& kernels,
-                         std::vector<KernelExec>& execs, const Target& target,
-                         const ParsedOptions& options, std::string* log) {
-  llvm::TargetMachine* machine = target_machine_for(target);
-  if (!machine) {
-    *log += "error: no code generator for target '" + target.triple + "'\n";
-    return false;
-  }
-  lower_printf_calls(module);
-  lower_address_space_casts(module);
-  if (!link_builtins(module, log)) return false;
-  strip_target_attributes(module);  // again: the builtins just linked carry them too
-  if (!check_undefined(module, log)) return false;
+// Manifold's own builtin library (compiler/builtins), embedded at build time.
+const SplitLibrary& builtin_library() {
+  static const SplitLibrary library(llvm::MemoryBufferRef(
+      llvm::StringRef(reinterpret_cast<const char*>(manifold_builtins_bitcode),
+                      manifold_builtins_bitcode_size),
+      "manifold-builtins"));
+  return library;
+}
 
+// x86-64 (and whatever host CPU the JIT serves): kernels become work-group functions
+// (compiler/workgroup.h) vectorized across work-items, the payload is bitcode plus machine
+// code for the build's CPU, which backends/cpu/cpu_executable.cpp links into the process.
+class CpuPipeline final : public TargetPipeline {
+ public:
+  explicit CpuPipeline(const Target& target) : TargetPipeline(target, CodeDestination::HostJit) {}
+
+ private:
+  bool lower(Build& build) override {
+    lower_printf_calls(build.module);
+    lower_address_space_casts(build.module);
+    return true;
+  }
+
+  bool link_builtins(Build& build) override {
+    return builtin_library().link_into(build.module, &build.log);
+  }
+
+  bool resolved_later(const llvm::Function& function) const override {
+    if (provided_by_host(function)) return true;
+    // Work-item queries and barriers: the work-group pass resolves them.
+    llvm::StringRef name = function.getName();
+    return name.starts_with("_Z13get_global_id") || name.starts_with("_Z12get_local_id") ||
+           name.starts_with("_Z12get_group_id") || name.starts_with("_Z14get_local_size") ||
+           name.starts_with("_Z23get_enqueued_local_size") ||
+           name.starts_with("_Z14get_num_groups") || name.starts_with("_Z15get_global_size") ||
+           name.starts_with("_Z17get_global_offset") || name == "_Z12get_work_dimv" ||
+           name == "_Z20get_global_linear_idv" || name == "_Z19get_local_linear_idv" ||
+           name == "_Z7barrierj" || name.starts_with("_Z18work_group_barrier");
+  }
+
+  const char* missing_builtin_note() const override {
+    return "(builtin not implemented by Manifold's CPU library)";
+  }
+
+  bool optimize(Build& build) override;
+
+  bool emit(Build& build) override {
+    ProgramBinary& program = build.program;
+    program.bitcode = to_bitcode(build.module);
+    dump_module_if_requested(build.module);
+    // Machine code now, while the module is in memory: loading the binary (and every later
+    // build served from the program cache) then only links it.
+    program.cpu = resolved_cpu(target());
+    program.features = target().features;
+    return emit_code(build.module, machine(), CodeKind::Object, &program.object, &build.log);
+  }
+};
+
+bool CpuPipeline::optimize(Build& build) {
+  llvm::Module& module = build.module;
+  std::vector<KernelInfo>& kernels = build.program.kernels;
+  std::vector<KernelExec>& execs = build.program.execs;
+  const Target& target = this->target();
+  llvm::TargetMachine* machine = &this->machine();
   // Everything but the kernels is inlined into the kernels: barriers inside helper functions
   // then sit in the kernel's own control flow, where the work-group pass handles them.
   for (llvm::Function& function : module) {
@@ -447,17 +317,23 @@ bool finalize_executable(llvm::Module& module, std::vector<KernelInfo>& kernels,
   for (llvm::GlobalVariable& global : module.globals())
     if (!global.isDeclaration()) global.setLinkage(llvm::GlobalValue::InternalLinkage);
 
-  run_module_passes(module, machine, [](llvm::PassBuilder&, llvm::ModulePassManager& passes) {
-    passes.addPass(llvm::AlwaysInlinerPass(/*InsertLifetime=*/false));
-    passes.addPass(llvm::GlobalDCEPass());
-    llvm::FunctionPassManager cleanup;
-    cleanup.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
-    cleanup.addPass(llvm::EarlyCSEPass(/*UseMemorySSA=*/false));
-    cleanup.addPass(llvm::InstCombinePass());
-    cleanup.addPass(llvm::SimplifyCFGPass());
-    cleanup.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
-    passes.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(cleanup)));
-  });
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  run_module_passes(
+      module, machine,
+      [](llvm::PassBuilder&, llvm::ModulePassManager& passes) {
+        passes.addPass(llvm::AlwaysInlinerPass(/*InsertLifetime=*/false));
+        passes.addPass(llvm::GlobalDCEPass());
+        llvm::FunctionPassManager cleanup;
+        cleanup.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
+        cleanup.addPass(llvm::EarlyCSEPass(/*UseMemorySSA=*/false));
+        cleanup.addPass(llvm::InstCombinePass());
+        cleanup.addPass(llvm::SimplifyCFGPass());
+        cleanup.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
+        passes.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(cleanup)));
+      },
+      &tuning);
 
   guard_integer_division(module);
 
@@ -472,7 +348,7 @@ bool finalize_executable(llvm::Module& module, std::vector<KernelInfo>& kernels,
 
   std::string error;
   if (!form_work_group_functions(module, kernels, execs, &error)) {
-    *log += error + "\n";
+    build.log += error + "\n";
     return false;
   }
   for (const auto& [index, denormal_mode] : flushing_kernels)
@@ -483,59 +359,86 @@ bool finalize_executable(llvm::Module& module, std::vector<KernelInfo>& kernels,
   for (llvm::Function& function : module)
     if (!function.isDeclaration() && !function.getName().ends_with(".wg"))
       function.setLinkage(llvm::GlobalValue::InternalLinkage);
-  const std::string cpu = target.cpu.empty() ? llvm::sys::getHostCPUName().str() : target.cpu;
+  const std::string cpu = resolved_cpu(target);
   for (llvm::Function& function : module) {
     if (function.isDeclaration()) continue;
     function.addFnAttr("target-cpu", cpu);
     if (!target.features.empty()) function.addFnAttr("target-features", target.features);
   }
-  const bool optimize = !options.opt_disable;
+  const bool optimize = !build.options.opt_disable;
   if (optimize) {
     // OpenCL vector types (float3 positions, float4 pixels) would keep the loop vectorizer
     // off the work-item loops: it only widens scalars. Split them into scalars first; the
     // vectorizer then packs the same component of 16 work-items into one register (and SLP
     // re-packs what it leaves).
-    run_module_passes(module, machine, [](llvm::PassBuilder&, llvm::ModulePassManager& passes) {
-      llvm::ScalarizerPassOptions scalarize;
-      scalarize.ScalarizeLoadStore = true;
-      llvm::FunctionPassManager split;
-      split.addPass(llvm::ScalarizerPass(scalarize));
-      split.addPass(llvm::InstCombinePass());
-      passes.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(split)));
-    });
+    run_module_passes(
+        module, machine,
+        [](llvm::PassBuilder&, llvm::ModulePassManager& passes) {
+          llvm::ScalarizerPassOptions scalarize;
+          scalarize.ScalarizeLoadStore = true;
+          llvm::FunctionPassManager split;
+          split.addPass(llvm::ScalarizerPass(scalarize));
+          split.addPass(llvm::InstCombinePass());
+          passes.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(split)));
+        },
+        &tuning);
   }
   run_module_passes(
-      module, machine, [optimize](llvm::PassBuilder& builder, llvm::ModulePassManager& passes) {
+      module, machine,
+      [optimize](llvm::PassBuilder& builder, llvm::ModulePassManager& passes) {
         // O2, not O3: O3's non-trivial loop unswitching copies whole work-item loop nests
         // for every invariant condition (compile time and code size, little speed).
         passes = builder.buildPerModuleDefaultPipeline(optimize ? llvm::OptimizationLevel::O2
                                                                 : llvm::OptimizationLevel::O1);
-      });
+      },
+      &tuning);
   return true;
 }
 
-std::string resolved_cpu(const Target& target) {
-  return target.cpu.empty() ? llvm::sys::getHostCPUName().str() : target.cpu;
+}  // namespace
+
+std::unique_ptr<TargetPipeline> make_cpu_pipeline(const Target& target) {
+  initialize_llvm();
+  return std::make_unique<CpuPipeline>(target);
 }
 
-bool emit_object(llvm::Module& module, const Target& target, std::vector<uint8_t>* object,
-                 std::string* log) {
-  llvm::TargetMachine* machine = target_machine_for(target);
-  if (!machine) {
-    *log += "error: no code generator for target '" + target.triple + "'\n";
-    return false;
+Target host_cpu_target() {
+  Target target;
+  target.triple = llvm::sys::getProcessTriple();
+  target.cpu = llvm::sys::getHostCPUName().str();
+  std::string features;
+  for (const auto& feature : llvm::sys::getHostCPUFeatures()) {
+    if (!features.empty()) features += ',';
+    features += (feature.second ? "+" : "-") + feature.first().str();
   }
-  module.setDataLayout(machine->createDataLayout());
-  llvm::SmallVector<char, 0> buffer;
-  llvm::raw_svector_ostream stream(buffer);
-  llvm::legacy::PassManager passes;
-  if (machine->addPassesToEmitFile(passes, stream, nullptr, llvm::CodeGenFileType::ObjectFile)) {
-    *log += "internal error: the target cannot emit object files\n";
-    return false;
-  }
-  passes.run(module);
-  object->assign(buffer.begin(), buffer.end());
-  return true;
+  target.features = std::move(features);
+  target.opencl_c_version = 300;
+  target.opencl_c_features = {
+      "__opencl_c_generic_address_space",
+      "__opencl_c_program_scope_global_variables",
+      "__opencl_c_atomic_order_acq_rel",
+      "__opencl_c_atomic_order_seq_cst",
+      "__opencl_c_atomic_scope_device",
+      "__opencl_c_atomic_scope_all_devices",
+      "__opencl_c_int64",
+      "__opencl_c_fp64",
+      "__opencl_c_work_group_collective_functions",
+      // Images: compiler/builtins/image.cl over the descriptors of compiler/image_abi.h.
+      "__opencl_c_images",
+      "__opencl_c_read_write_images",
+      "__opencl_c_3d_image_writes",
+  };
+  target.extensions = {
+      "cl_khr_byte_addressable_store",    "cl_khr_fp64",
+      "cl_khr_global_int32_base_atomics", "cl_khr_global_int32_extended_atomics",
+      "cl_khr_local_int32_base_atomics",  "cl_khr_local_int32_extended_atomics",
+      "cl_khr_int64_base_atomics",        "cl_khr_int64_extended_atomics",
+      "cl_khr_3d_image_writes",
+  };
+  target.fp64 = true;
+  target.fp16 = false;
+  target.images = true;
+  return target;
 }
 
 }  // namespace manifold::compiler

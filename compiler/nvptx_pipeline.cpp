@@ -2,24 +2,15 @@
 // CUDA's libdevice (each linked lazily: only the functions a program reaches are read), optimized
 // with the NVPTX target's own pipeline (NVVMReflect included) and printed as PTX. The CUDA
 // driver JIT-compiles the PTX for the exact GPU at load time.
-#include "compiler/nvptx_pipeline.h"
-
-#include <llvm/ADT/SmallString.h>
-#include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
-#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
-#include <llvm/IR/Verifier.h>
-#include <llvm/Linker/Linker.h>
-#include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
-#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
@@ -34,8 +25,9 @@
 #include <optional>
 #include <set>
 
-#include "compiler/cpu_pipeline.h"
 #include "compiler/printf_format.h"
+#include "compiler/stages.h"
+#include "compiler/target_pipeline.h"
 
 // Bitcode embedded at build time (compiler/nvptx/nvptx.cmake): the shim always; libclc's
 // nvptx library and libdevice when they were found then (else read from disk at run time).
@@ -64,21 +56,6 @@ void initialize_nvptx() {
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
   });
-}
-
-std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target& target, std::string* log) {
-  initialize_nvptx();
-  std::string error;
-  const llvm::Triple triple(target.triple);
-  const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!llvm_target) {
-    *log += "error: NVPTX target unavailable: " + error + "\n";
-    return nullptr;
-  }
-  llvm::TargetOptions options;
-  return std::unique_ptr<llvm::TargetMachine>(
-      llvm_target->createTargetMachine(triple, target.cpu, target.features, options, std::nullopt,
-                                       std::nullopt, llvm::CodeGenOptLevel::Aggressive));
 }
 
 // A library's bitcode: embedded, else the file at `path` (read once per process).
@@ -111,26 +88,6 @@ std::vector<std::string> libdevice_paths() {
   paths.push_back("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc");
   paths.push_back("/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc");
   return paths;
-}
-
-// Links `bytes` into `module`, only what the module still needs (lazy read: the functions it
-// does not reach are never parsed).
-bool link_lazily(llvm::Module& module, llvm::MemoryBufferRef bytes, bool only_needed,
-                 std::string* log) {
-  auto library = llvm::getLazyBitcodeModule(bytes, module.getContext());
-  if (!library) {
-    *log += "error: cannot read " + bytes.getBufferIdentifier().str() + ": " +
-            llvm::toString(library.takeError()) + "\n";
-    return false;
-  }
-  (*library)->setTargetTriple(module.getTargetTriple());
-  (*library)->setDataLayout(module.getDataLayout());
-  const unsigned flags = only_needed ? llvm::Linker::LinkOnlyNeeded : llvm::Linker::None;
-  if (llvm::Linker::linkModules(module, std::move(*library), flags)) {
-    *log += "error: linking " + bytes.getBufferIdentifier().str() + " failed\n";
-    return false;
-  }
-  return true;
 }
 
 // ---- __local arguments -> offsets in dynamic shared memory ----
@@ -401,18 +358,6 @@ bool lower_printf(llvm::Module& module, std::string* log) {
   return true;
 }
 
-bool check_undefined(const llvm::Module& module, std::string* log) {
-  bool ok = true;
-  for (const llvm::Function& f : module) {
-    if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty()) continue;
-    if (f.getName() == "vprintf") continue;         // provided by the CUDA driver's JIT linker
-    if (f.getName() == "__nvvm_reflect") continue;  // folded by NVVMReflect in the pipeline
-    *log += "error: undefined function '" + f.getName().str() + "'\n";
-    ok = false;
-  }
-  return ok;
-}
-
 uint64_t static_shared_bytes(const llvm::Module& module) {
   uint64_t bytes = 0;
   for (const llvm::GlobalVariable& g : module.globals())
@@ -421,106 +366,110 @@ uint64_t static_shared_bytes(const llvm::Module& module) {
   return bytes;
 }
 
-}  // namespace
-
-bool is_nvptx_target(const Target& target) { return target.triple.rfind("nvptx", 0) == 0; }
-
-Target nvptx_target(unsigned major, unsigned minor) {
-  // The lowest PTX ISA version that knows each SM (LLVM refuses a lower one).
-  struct Sm {
-    unsigned sm, ptx;
-  };
-  static const Sm table[] = {{50, 60}, {52, 60}, {53, 60},  {60, 60},  {61, 60}, {62, 60},
-                             {70, 60}, {72, 61}, {75, 63},  {80, 70},  {86, 71}, {87, 74},
-                             {89, 78}, {90, 78}, {100, 86}, {101, 86}, {120, 87}};
-  const unsigned wanted = major * 10 + minor;
-  Sm chosen = table[0];
-  // An SM newer than LLVM knows runs the PTX of the newest one it does (the driver JITs it).
-  for (const Sm& s : table)
-    if (s.sm <= wanted) chosen = s;
-  Target t;
-  t.triple = "nvptx64-nvidia-cuda";
-  t.cpu = "sm_" + std::to_string(chosen.sm);
-  t.features = "+ptx" + std::to_string(chosen.ptx);
-  t.opencl_c_version = 300;
-  t.opencl_c_features = {"__opencl_c_int64", "__opencl_c_fp64"};
-  t.extensions = {
-      "cl_khr_byte_addressable_store",    "cl_khr_fp64",
-      "cl_khr_global_int32_base_atomics", "cl_khr_global_int32_extended_atomics",
-      "cl_khr_local_int32_base_atomics",  "cl_khr_local_int32_extended_atomics",
-      "cl_khr_int64_base_atomics",        "cl_khr_int64_extended_atomics",
-  };
-  t.fp64 = true;
-  t.fp16 = false;
-  t.images = false;
-  return t;
+bool has_math_flag(const ParsedOptions& options, const char* flag) {
+  return std::find(options.math_flags.begin(), options.math_flags.end(), flag) !=
+         options.math_flags.end();
 }
 
-bool finalize_nvptx_executable(llvm::Module& module, const std::vector<KernelInfo>& kernels,
-                               std::vector<KernelExec>& execs, const Target& target,
-                               const ParsedOptions& options, std::string* ptx, std::string* log) {
-  std::unique_ptr<llvm::TargetMachine> machine = make_target_machine(target, log);
-  if (!machine) return false;
-  module.setTargetTriple(llvm::Triple(target.triple));
-  module.setDataLayout(machine->createDataLayout());
+// NVIDIA GPUs: the payload is PTX text, which the CUDA driver compiles for the exact GPU at
+// load time (backends/cuda).
+class NvptxPipeline final : public TargetPipeline {
+ public:
+  explicit NvptxPipeline(const Target& target) : TargetPipeline(target, CodeDestination::Driver) {}
 
-  if (const char* dump = std::getenv("MANIFOLD_NVPTX_DUMP_INPUT"); dump && *dump) {
-    std::error_code error;
-    llvm::raw_fd_ostream file(dump, error);
-    if (!error) module.print(file, nullptr);
-  }
-  rewrite_local_arguments(module, kernels);
-  const bool uses_printf = module.getFunction("printf") != nullptr;
-  if (!lower_printf(module, log)) return false;
-
-  if (!link_lazily(module,
-                   llvm::MemoryBufferRef(llvm::StringRef(manifold_nvptx_shim_bitcode,
-                                                         manifold_nvptx_shim_bitcode_size),
-                                         "nvptx shim"),
-                   /*only_needed=*/true, log))
-    return false;
-  if (!link_lazily(module,
-                   llvm::MemoryBufferRef(llvm::StringRef(manifold_nvptx_portable_bitcode,
-                                                         manifold_nvptx_portable_bitcode_size),
-                                         "nvptx portable builtins"),
-                   /*only_needed=*/true, log))
-    return false;
-  llvm::MemoryBufferRef libclc =
-      library_bytes(manifold_nvptx_libclc_bitcode, manifold_nvptx_libclc_bitcode_size,
-                    "libclc nvptx64--nvidiacl.bc",
-                    {"/usr/lib/clc/nvptx64--nvidiacl.bc", "/usr/share/clc/nvptx64--nvidiacl.bc"});
-  if (!libclc.getBufferSize()) {
-    *log += "error: libclc's nvptx64--nvidiacl.bc was not found\n";
-    return false;
-  }
-  if (!link_lazily(module, libclc, true, log)) return false;
-  // -cl-fp32-correctly-rounded-divide-sqrt: libclc's sqrt calls libdevice's __nv_sqrtf, which
-  // takes the approximate path (its __CUDA_PREC_SQRT reflection is 0); LLVM's own sqrt
-  // intrinsic becomes the correctly rounded sqrt.rn.f32 (CTS math_brute_force sqrt_cr).
-  if (std::find(options.math_flags.begin(), options.math_flags.end(),
-                "-cl-fp32-correctly-rounded-divide-sqrt") != options.math_flags.end())
-    if (llvm::Function* nv_sqrt = module.getFunction("__nv_sqrtf")) {
-      llvm::Function* exact = llvm::Intrinsic::getOrInsertDeclaration(
-          &module, llvm::Intrinsic::sqrt, {llvm::Type::getFloatTy(module.getContext())});
-      nv_sqrt->replaceAllUsesWith(exact);
+ private:
+  bool lower(Build& build) override {
+    llvm::Module& module = build.module;
+    module.setTargetTriple(llvm::Triple(target().triple));
+    module.setDataLayout(machine().createDataLayout());
+    if (const char* dump = std::getenv("MANIFOLD_NVPTX_DUMP_INPUT"); dump && *dump) {
+      std::error_code error;
+      llvm::raw_fd_ostream file(dump, error);
+      if (!error) module.print(file, nullptr);
     }
-  // The shim's own helpers may call into libdevice; so may libclc.
-  llvm::MemoryBufferRef libdevice =
-      library_bytes(manifold_nvptx_libdevice_bitcode, manifold_nvptx_libdevice_bitcode_size,
-                    "libdevice.10.bc", libdevice_paths());
-  bool needs_libdevice = false;
-  for (const llvm::Function& f : module)
-    needs_libdevice = needs_libdevice || (f.isDeclaration() && f.getName().starts_with("__nv_"));
-  if (needs_libdevice) {
+    rewrite_local_arguments(module, build.program.kernels);
+    uses_printf_ = module.getFunction("printf") != nullptr;
+    return lower_printf(module, &build.log);
+  }
+
+  bool link_builtins(Build& build) override {
+    llvm::Module& module = build.module;
+    std::string* log = &build.log;
+    if (!link_lazily(module,
+                     llvm::MemoryBufferRef(llvm::StringRef(manifold_nvptx_shim_bitcode,
+                                                           manifold_nvptx_shim_bitcode_size),
+                                           "nvptx shim"),
+                     log))
+      return false;
+    if (!link_lazily(module,
+                     llvm::MemoryBufferRef(llvm::StringRef(manifold_nvptx_portable_bitcode,
+                                                           manifold_nvptx_portable_bitcode_size),
+                                           "nvptx portable builtins"),
+                     log))
+      return false;
+    llvm::MemoryBufferRef libclc =
+        library_bytes(manifold_nvptx_libclc_bitcode, manifold_nvptx_libclc_bitcode_size,
+                      "libclc nvptx64--nvidiacl.bc",
+                      {"/usr/lib/clc/nvptx64--nvidiacl.bc", "/usr/share/clc/nvptx64--nvidiacl.bc"});
+    if (!libclc.getBufferSize()) {
+      *log += "error: libclc's nvptx64--nvidiacl.bc was not found\n";
+      return false;
+    }
+    if (!link_lazily(module, libclc, log)) return false;
+    // -cl-fp32-correctly-rounded-divide-sqrt: libclc's sqrt calls libdevice's __nv_sqrtf, which
+    // takes the approximate path (its __CUDA_PREC_SQRT reflection is 0); LLVM's own sqrt
+    // intrinsic becomes the correctly rounded sqrt.rn.f32 (CTS math_brute_force sqrt_cr).
+    if (has_math_flag(build.options, "-cl-fp32-correctly-rounded-divide-sqrt"))
+      if (llvm::Function* nv_sqrt = module.getFunction("__nv_sqrtf")) {
+        llvm::Function* exact = llvm::Intrinsic::getOrInsertDeclaration(
+            &module, llvm::Intrinsic::sqrt, {llvm::Type::getFloatTy(module.getContext())});
+        nv_sqrt->replaceAllUsesWith(exact);
+      }
+    // The shim's own helpers may call into libdevice; so may libclc.
+    bool needs_libdevice = false;
+    for (const llvm::Function& f : module)
+      needs_libdevice = needs_libdevice || (f.isDeclaration() && f.getName().starts_with("__nv_"));
+    if (!needs_libdevice) return true;
+    llvm::MemoryBufferRef libdevice =
+        library_bytes(manifold_nvptx_libdevice_bitcode, manifold_nvptx_libdevice_bitcode_size,
+                      "libdevice.10.bc", libdevice_paths());
     if (!libdevice.getBufferSize()) {
       *log += "error: CUDA's libdevice.10.bc was not found (set MANIFOLD_LIBDEVICE)\n";
       return false;
     }
-    if (!link_lazily(module, libdevice, true, log)) return false;
+    return link_lazily(module, libdevice, log);
   }
-  strip_target_attributes(module);
-  if (!check_undefined(module, log)) return false;
 
+  bool resolved_later(const llvm::Function& function) const override {
+    // vprintf: the CUDA driver's JIT linker provides it; __nvvm_reflect: NVVMReflect folds it.
+    return function.getName() == "vprintf" || function.getName() == "__nvvm_reflect";
+  }
+
+  bool optimize(Build& build) override;
+
+  bool emit(Build& build) override {
+    ProgramBinary& program = build.program;
+    // An NVPTX executable's payload is PTX.
+    if (!emit_code(build.module, machine(), CodeKind::Assembly, &program.bitcode, &build.log))
+      return false;
+    const uint64_t shared = static_shared_bytes(build.module);
+    program.execs.clear();
+    for (const KernelInfo& k : program.kernels) {
+      KernelExec e;
+      e.entry_symbol = k.name;
+      e.static_local_size = shared;
+      e.uses_printf = uses_printf_;
+      program.execs.push_back(e);
+    }
+    return true;
+  }
+
+  bool uses_printf_ = false;
+};
+
+bool NvptxPipeline::optimize(Build& build) {
+  llvm::Module& module = build.module;
+  const std::vector<KernelInfo>& kernels = build.program.kernels;
   // Only the kernels (and the names the runtime looks up) stay visible.
   std::set<std::string> kernel_names;
   for (const KernelInfo& k : kernels) kernel_names.insert(k.name);
@@ -559,63 +508,63 @@ bool finalize_nvptx_executable(llvm::Module& module, const std::vector<KernelInf
     launch->setExternallyInitialized(true);  // the host writes it: never fold its value
   }
   // -cl-denorms-are-zero or -cl-fast-relaxed-math: libdevice's flush-to-zero paths.
-  const bool ftz = std::find(options.math_flags.begin(), options.math_flags.end(),
-                             "-cl-denorms-are-zero") != options.math_flags.end() ||
-                   options.fast_relaxed_math;
+  const bool ftz =
+      has_math_flag(build.options, "-cl-denorms-are-zero") || build.options.fast_relaxed_math;
   module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", ftz ? 1 : 0);
 
-  {
-    llvm::LoopAnalysisManager lam;
-    llvm::FunctionAnalysisManager fam;
-    llvm::CGSCCAnalysisManager cgam;
-    llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder builder(machine.get());
-    builder.registerModuleAnalyses(mam);
-    builder.registerCGSCCAnalyses(cgam);
-    builder.registerFunctionAnalyses(fam);
-    builder.registerLoopAnalyses(lam);
-    builder.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::ModulePassManager passes = builder.buildPerModuleDefaultPipeline(
-        options.opt_disable ? llvm::OptimizationLevel::O1 : llvm::OptimizationLevel::O3);
-    passes.run(module, mam);
-  }
+  const llvm::OptimizationLevel level =
+      build.options.opt_disable ? llvm::OptimizationLevel::O1 : llvm::OptimizationLevel::O3;
+  run_module_passes(module, &machine(),
+                    [level](llvm::PassBuilder& builder, llvm::ModulePassManager& passes) {
+                      passes = builder.buildPerModuleDefaultPipeline(level);
+                    });
   for (const KernelInfo& k : kernels)
-    if (llvm::Function* f = module.getFunction(k.name)) retype_constant_arguments(*f, log);
+    if (llvm::Function* f = module.getFunction(k.name)) retype_constant_arguments(*f, &build.log);
   // MANIFOLD_NVPTX_DUMP=<file>: the final IR, for debugging the pipeline.
   if (const char* dump = std::getenv("MANIFOLD_NVPTX_DUMP"); dump && *dump) {
     std::error_code error;
     llvm::raw_fd_ostream file(dump, error);
     if (!error) module.print(file, nullptr);
   }
-  std::string verify;
-  llvm::raw_string_ostream verify_stream(verify);
-  if (llvm::verifyModule(module, &verify_stream)) {
-    *log += "internal compiler error (NVPTX): " + verify + "\n";
-    return false;
-  }
-  llvm::SmallString<0> text;
-  {
-    llvm::raw_svector_ostream stream(text);
-    llvm::legacy::PassManager codegen;
-    if (machine->addPassesToEmitFile(codegen, stream, nullptr,
-                                     llvm::CodeGenFileType::AssemblyFile)) {
-      *log += "error: the NVPTX target cannot emit PTX\n";
-      return false;
-    }
-    codegen.run(module);
-  }
-  ptx->assign(text.begin(), text.end());
+  return verify(module, "NVPTX", &build.log);
+}
 
-  const uint64_t shared = static_shared_bytes(module);
-  execs.clear();
-  for (const KernelInfo& k : kernels) {
-    KernelExec e;
-    e.entry_symbol = k.name;
-    e.static_local_size = shared;
-    e.uses_printf = uses_printf;
-    execs.push_back(e);
-  }
-  return true;
+}  // namespace
+
+Target nvptx_target(unsigned major, unsigned minor) {
+  // The lowest PTX ISA version that knows each SM (LLVM refuses a lower one).
+  struct Sm {
+    unsigned sm, ptx;
+  };
+  static const Sm table[] = {{50, 60}, {52, 60}, {53, 60},  {60, 60},  {61, 60}, {62, 60},
+                             {70, 60}, {72, 61}, {75, 63},  {80, 70},  {86, 71}, {87, 74},
+                             {89, 78}, {90, 78}, {100, 86}, {101, 86}, {120, 87}};
+  const unsigned wanted = major * 10 + minor;
+  Sm chosen = table[0];
+  // An SM newer than LLVM knows runs the PTX of the newest one it does (the driver JITs it).
+  for (const Sm& s : table)
+    if (s.sm <= wanted) chosen = s;
+  Target t;
+  t.triple = "nvptx64-nvidia-cuda";
+  t.cpu = "sm_" + std::to_string(chosen.sm);
+  t.features = "+ptx" + std::to_string(chosen.ptx);
+  t.opencl_c_version = 300;
+  t.opencl_c_features = {"__opencl_c_int64", "__opencl_c_fp64"};
+  t.extensions = {
+      "cl_khr_byte_addressable_store",    "cl_khr_fp64",
+      "cl_khr_global_int32_base_atomics", "cl_khr_global_int32_extended_atomics",
+      "cl_khr_local_int32_base_atomics",  "cl_khr_local_int32_extended_atomics",
+      "cl_khr_int64_base_atomics",        "cl_khr_int64_extended_atomics",
+  };
+  t.fp64 = true;
+  t.fp16 = false;
+  t.images = false;
+  return t;
+}
+
+std::unique_ptr<TargetPipeline> make_nvptx_pipeline(const Target& target) {
+  initialize_nvptx();
+  return std::make_unique<NvptxPipeline>(target);
 }
 
 std::optional<std::string> nvptx_ptx_of(std::span<const uint8_t> binary, std::string* error) {

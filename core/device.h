@@ -164,6 +164,13 @@ class Device : public ApiObject<_cl_device_id, ObjectKind::Device, CL_INVALID_DE
   virtual std::shared_ptr<NativeQueue> create_native_queue_impl(bool out_of_order) = 0;
 };
 
+// Fills everything the compiler target decides (core/device_info.cpp): the OpenCL C versions
+// and features, the extensions (the target's, cl_khr_extended_versioning, cl_khr_device_uuid),
+// generic address space and work-group collective support, the atomic memory and fence
+// capabilities, and compiler and linker availability. Backends append their own host-side
+// extensions afterwards.
+void fill_from_target(DeviceInfo& info, const compiler::Target& target);
+
 // clGetDeviceInfo for any device (core/device_info.cpp).
 void get_device_info(Device& device, cl_device_info param, size_t size, void* value,
                      size_t* size_ret);

@@ -1,6 +1,10 @@
-// clGetDeviceInfo: every OpenCL 3.0 query, answered from DeviceInfo.
+// clGetDeviceInfo: every OpenCL 3.0 query, answered from DeviceInfo; and the part of
+// DeviceInfo that the compiler target decides.
 #include <CL/cl_ext.h>
 
+#include <algorithm>
+
+#include "compiler/compiler.h"
 #include "core/device.h"
 #include "core/info.h"
 #include "core/platform.h"
@@ -34,7 +38,47 @@ cl_version highest_full_opencl_c(const DeviceInfo& d) {
   return best;
 }
 
+bool has_feature(const compiler::Target& target, const char* feature) {
+  return std::find(target.opencl_c_features.begin(), target.opencl_c_features.end(), feature) !=
+         target.opencl_c_features.end();
+}
+
 }  // namespace
+
+void fill_from_target(DeviceInfo& d, const compiler::Target& target) {
+  d.opencl_c_versions = {name_version("OpenCL C", CL_MAKE_VERSION(1, 0, 0)),
+                         name_version("OpenCL C", CL_MAKE_VERSION(1, 1, 0)),
+                         name_version("OpenCL C", CL_MAKE_VERSION(1, 2, 0))};
+  if (target.opencl_c_version >= 300)
+    d.opencl_c_versions.push_back(name_version("OpenCL C", CL_MAKE_VERSION(3, 0, 0)));
+  d.opencl_c_features.clear();
+  for (const std::string& f : target.opencl_c_features)
+    d.opencl_c_features.push_back(name_version(f.c_str(), CL_MAKE_VERSION(3, 0, 0)));
+  d.extensions.clear();
+  for (const std::string& e : target.extensions)
+    d.extensions.push_back(name_version(e.c_str(), CL_MAKE_VERSION(1, 0, 0)));
+  // Implemented by the runtime for every device (core/device_info.cpp, the devices' UUIDs).
+  d.extensions.push_back(name_version("cl_khr_extended_versioning", CL_MAKE_VERSION(1, 0, 0)));
+  d.extensions.push_back(name_version("cl_khr_device_uuid", CL_MAKE_VERSION(1, 0, 0)));
+
+  d.generic_address_space_support = has_feature(target, "__opencl_c_generic_address_space");
+  d.work_group_collective_functions_support =
+      has_feature(target, "__opencl_c_work_group_collective_functions");
+  d.atomic_memory_capabilities = CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP;
+  if (has_feature(target, "__opencl_c_atomic_order_acq_rel"))
+    d.atomic_memory_capabilities |= CL_DEVICE_ATOMIC_ORDER_ACQ_REL;
+  if (has_feature(target, "__opencl_c_atomic_order_seq_cst"))
+    d.atomic_memory_capabilities |= CL_DEVICE_ATOMIC_ORDER_SEQ_CST;
+  if (has_feature(target, "__opencl_c_atomic_scope_device"))
+    d.atomic_memory_capabilities |= CL_DEVICE_ATOMIC_SCOPE_DEVICE;
+  if (has_feature(target, "__opencl_c_atomic_scope_all_devices"))
+    d.atomic_memory_capabilities |= CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES;
+  // Fences: acquire-release at least (OpenCL 3.0's minimum), and memory_scope_work_item where
+  // images are, the only fences that scope serves (atomic_work_item_fence on image memory).
+  d.atomic_fence_capabilities = d.atomic_memory_capabilities | CL_DEVICE_ATOMIC_ORDER_ACQ_REL;
+  if (target.images) d.atomic_fence_capabilities |= CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM;
+  d.compiler_available = d.linker_available = true;
+}
 
 void get_device_info(Device& device, cl_device_info param, size_t size, void* value, size_t* size_ret) {
   const DeviceInfo& d = device.info();

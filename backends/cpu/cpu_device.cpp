@@ -161,36 +161,11 @@ CpuDevice::CpuDevice() : target_(compiler::host_cpu_target()) {
   std::copy(std::begin(widths), std::end(widths), d.native_vector_width);
   d.preferred_work_group_size_multiple = vb / 4;  // floats per vector register
   d.non_uniform_work_group_support = true;
-  d.generic_address_space_support = has_feature(target_, "__opencl_c_generic_address_space");
-  d.work_group_collective_functions_support =
-      has_feature(target_, "__opencl_c_work_group_collective_functions");
+  fill_from_target(d, target_);
   if (has_feature(target_, "__opencl_c_subgroups")) d.max_num_sub_groups = 4096 / (vb / 4);
-  d.atomic_memory_capabilities = CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP;
-  if (has_feature(target_, "__opencl_c_atomic_order_acq_rel"))
-    d.atomic_memory_capabilities |= CL_DEVICE_ATOMIC_ORDER_ACQ_REL;
-  if (has_feature(target_, "__opencl_c_atomic_order_seq_cst"))
-    d.atomic_memory_capabilities |= CL_DEVICE_ATOMIC_ORDER_SEQ_CST;
-  if (has_feature(target_, "__opencl_c_atomic_scope_device"))
-    d.atomic_memory_capabilities |= CL_DEVICE_ATOMIC_SCOPE_DEVICE;
-  if (has_feature(target_, "__opencl_c_atomic_scope_all_devices"))
-    d.atomic_memory_capabilities |= CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES;
-  d.atomic_fence_capabilities = d.atomic_memory_capabilities | CL_DEVICE_ATOMIC_ORDER_ACQ_REL |
-                                CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM;
-
-  d.opencl_c_versions = {name_version("OpenCL C", CL_MAKE_VERSION(1, 0, 0)),
-                         name_version("OpenCL C", CL_MAKE_VERSION(1, 1, 0)),
-                         name_version("OpenCL C", CL_MAKE_VERSION(1, 2, 0)),
-                         name_version("OpenCL C", CL_MAKE_VERSION(3, 0, 0))};
-  for (const std::string& f : target_.opencl_c_features)
-    d.opencl_c_features.push_back(name_version(f.c_str(), CL_MAKE_VERSION(3, 0, 0)));
-  for (const std::string& e : target_.extensions)
-    d.extensions.push_back(name_version(e.c_str(), CL_MAKE_VERSION(1, 0, 0)));
-  d.extensions.push_back(name_version("cl_khr_extended_versioning", CL_MAKE_VERSION(1, 0, 0)));
-  d.extensions.push_back(name_version("cl_khr_device_uuid", CL_MAKE_VERSION(1, 0, 0)));
   // A host-side extension (2D images made from buffers: api/memory.cpp), no compiler macro.
   if (d.image_support)
     d.extensions.push_back(name_version("cl_khr_image2d_from_buffer", CL_MAKE_VERSION(1, 0, 0)));
-  d.compiler_available = d.linker_available = true;
 
   d.partition_max_sub_devices = host.cores;
   d.partition_properties = {CL_DEVICE_PARTITION_EQUALLY, CL_DEVICE_PARTITION_BY_COUNTS};
@@ -261,7 +236,7 @@ std::shared_ptr<NativeQueue> CpuDevice::create_native_queue_impl(bool out_of_ord
 
 std::shared_ptr<const LoadedProgram> CpuDevice::load_program(std::span<const uint8_t> binary,
                                                              std::string* error) {
-  auto exe = compiler::CpuExecutable::load(binary, target_, error);
+  auto exe = CpuExecutable::load(binary, target_, error);
   if (!exe) return nullptr;
   return std::make_shared<CpuProgram>(std::move(exe));
 }

@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include "compiler/compiler.h"
+#include "backends/cpu/cpu_executable.h"
 #include "core/backend.h"
 
 namespace manifold::cpu {
@@ -10,11 +10,11 @@ namespace manifold::cpu {
 // A program JIT-compiled for the host CPU.
 class CpuProgram final : public LoadedProgram {
  public:
-  explicit CpuProgram(std::unique_ptr<compiler::CpuExecutable> exe) : exe_(std::move(exe)) {}
-  const compiler::CpuExecutable& executable() const { return *exe_; }
+  explicit CpuProgram(std::unique_ptr<CpuExecutable> exe) : exe_(std::move(exe)) {}
+  const CpuExecutable& executable() const { return *exe_; }
 
  private:
-  std::unique_ptr<compiler::CpuExecutable> exe_;
+  std::unique_ptr<CpuExecutable> exe_;
 };
 
 }  // namespace manifold::cpu

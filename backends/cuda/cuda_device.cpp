@@ -16,11 +16,6 @@ int attribute(CUdevice device, CUdevice_attribute which) {
   return value;
 }
 
-bool has_feature(const compiler::Target& t, const char* feature) {
-  return std::find(t.opencl_c_features.begin(), t.opencl_c_features.end(), feature) !=
-         t.opencl_c_features.end();
-}
-
 }  // namespace
 
 CudaDevice::CudaDevice(CUdevice device, int ordinal) : device_(device) {
@@ -92,24 +87,9 @@ CudaDevice::CudaDevice(CUdevice device, int ordinal) : device_(device) {
   std::copy(std::begin(widths), std::end(widths), d.native_vector_width);
   d.preferred_work_group_size_multiple = attribute(device_, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
   d.non_uniform_work_group_support = false;  // CUDA grids are uniform (not yet emulated)
-  d.generic_address_space_support = has_feature(target_, "__opencl_c_generic_address_space");
-  d.atomic_memory_capabilities = CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP;
-  d.atomic_fence_capabilities = CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_ORDER_ACQ_REL |
-                                CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP;
+  fill_from_target(d, target_);
   d.printf_buffer_size = 1 << 20;  // CUDA's default printf FIFO
-
-  d.opencl_c_versions = {name_version("OpenCL C", CL_MAKE_VERSION(1, 0, 0)),
-                         name_version("OpenCL C", CL_MAKE_VERSION(1, 1, 0)),
-                         name_version("OpenCL C", CL_MAKE_VERSION(1, 2, 0)),
-                         name_version("OpenCL C", CL_MAKE_VERSION(3, 0, 0))};
-  for (const std::string& f : target_.opencl_c_features)
-    d.opencl_c_features.push_back(name_version(f.c_str(), CL_MAKE_VERSION(3, 0, 0)));
-  for (const std::string& e : target_.extensions)
-    d.extensions.push_back(name_version(e.c_str(), CL_MAKE_VERSION(1, 0, 0)));
-  d.extensions.push_back(name_version("cl_khr_extended_versioning", CL_MAKE_VERSION(1, 0, 0)));
-  d.extensions.push_back(name_version("cl_khr_device_uuid", CL_MAKE_VERSION(1, 0, 0)));
   d.extensions.push_back(name_version("cl_khr_pci_bus_info", CL_MAKE_VERSION(1, 0, 0)));
-  d.compiler_available = d.linker_available = true;
 
   CUuuid uuid{};
   if (a.cuDeviceGetUuid(&uuid, device_) == CUDA_SUCCESS)

@@ -9,11 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "backends/cpu/cpu_executable.h"
 #include "compiler/compiler.h"
 #include "jit_test_util.h"
 
 namespace manifold::compiler {
 namespace {
+
+using cpu::CpuExecutable;
 
 using jit_test::build_and_load;
 using jit_test::host;

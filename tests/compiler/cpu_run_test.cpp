@@ -12,11 +12,14 @@
 #include <thread>
 #include <vector>
 
+#include "backends/cpu/cpu_executable.h"
 #include "compiler/compiler.h"
 #include "jit_test_util.h"
 
 namespace manifold::compiler {
 namespace {
+
+using cpu::CpuExecutable;
 
 using jit_test::build_and_load;
 using jit_test::host;
@@ -295,6 +298,81 @@ TEST(CpuRun, NonUniformNDRange) {
       ASSERT_EQ(out[i * 4 + 3], 1u);
     }
   }
+}
+
+// Work-group sub-range launches (NDRange::group_first/group_count): each launch runs only its
+// groups, and the work-item queries answer for the whole NDRange.
+constexpr const char* kIdsKernel = R"(
+    __kernel void ids(__global uint* out) {
+      size_t i = (get_global_id(1) - get_global_offset(1)) * get_global_size(0) +
+                 get_global_id(0) - get_global_offset(0);
+      out[i * 4 + 0] = get_global_id(0) + 1000 * get_global_id(1);
+      out[i * 4 + 1] = get_group_id(0) + 1000 * get_group_id(1);
+      out[i * 4 + 2] = get_num_groups(0) + 1000 * get_num_groups(1);
+      out[i * 4 + 3] = get_local_size(0) + 1000 * get_local_size(1);
+    })";
+
+NDRange ids_range() {
+  NDRange r;  // 5 x 4 groups, the last of each dimension smaller
+  r.work_dim = 2;
+  r.global_offset[0] = 3;
+  r.global_offset[1] = 7;
+  r.global_size[0] = 70;
+  r.global_size[1] = 14;
+  r.local_size[0] = 16;
+  r.local_size[1] = 4;
+  return r;
+}
+
+std::vector<uint32_t> run_ids(const CpuExecutable& exe, const std::vector<NDRange>& launches) {
+  std::vector<uint32_t> out(70 * 14 * 4, 0xFFFFFFFFu);
+  void* p = out.data();
+  const void* args[] = {&p};
+  for (const NDRange& launch : launches) exe.run("ids", launch, args, nullptr);
+  return out;
+}
+
+TEST(CpuRun, SubRangeLaunchesCoveringTheNDRangeEqualOneLaunch) {
+  auto exe = build_and_load(kIdsKernel, "-cl-std=CL3.0");
+  ASSERT_NE(exe, nullptr);
+  const std::vector<uint32_t> whole = run_ids(*exe, {ids_range()});
+  ASSERT_EQ(whole[(13 * 70 + 69) * 4 + 1], 4u + 1000 * 3);  // the last item ran
+  // Three launches split along y: rows of groups [0, 1), [1, 3), [3, end).
+  std::vector<NDRange> by_rows(3, ids_range());
+  by_rows[0].group_count[1] = 1;
+  by_rows[1].group_first[1] = 1;
+  by_rows[1].group_count[1] = 2;
+  by_rows[2].group_first[1] = 3;
+  EXPECT_EQ(run_ids(*exe, by_rows), whole);
+  // Two launches split along x, each over every row.
+  std::vector<NDRange> by_columns(2, ids_range());
+  by_columns[0].group_count[0] = 2;
+  by_columns[1].group_first[0] = 2;
+  by_columns[1].group_count[0] = 3;
+  EXPECT_EQ(run_ids(*exe, by_columns), whole);
+}
+
+TEST(CpuRun, SubRangeLaunchWritesOnlyItsGroups) {
+  auto exe = build_and_load(kIdsKernel, "-cl-std=CL3.0");
+  ASSERT_NE(exe, nullptr);
+  const std::vector<uint32_t> whole = run_ids(*exe, {ids_range()});
+  NDRange part = ids_range();  // groups x in [1, 3), y in [2, 4): the last row is smaller
+  part.group_first[0] = 1;
+  part.group_count[0] = 2;
+  part.group_first[1] = 2;
+  const std::vector<uint32_t> out = run_ids(*exe, {part});
+  for (size_t y = 0; y < 14; ++y)
+    for (size_t x = 0; x < 70; ++x) {
+      const bool inside = x / 16 >= 1 && x / 16 < 3 && y / 4 >= 2;
+      for (size_t k = 0; k < 4; ++k) {
+        const size_t i = (y * 70 + x) * 4 + k;
+        ASSERT_EQ(out[i], inside ? whole[i] : 0xFFFFFFFFu) << x << "," << y << " word " << k;
+      }
+    }
+  // A range past the last group runs nothing.
+  NDRange beyond = ids_range();
+  beyond.group_first[0] = 5;
+  EXPECT_EQ(run_ids(*exe, {beyond}), std::vector<uint32_t>(70 * 14 * 4, 0xFFFFFFFFu));
 }
 
 // Offsets, a 3D range, and every work-item query.

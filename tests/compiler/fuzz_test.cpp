@@ -17,10 +17,13 @@
 #include <thread>
 #include <vector>
 
+#include "backends/cpu/cpu_executable.h"
 #include "compiler/compiler.h"
 
 namespace manifold::compiler {
 namespace {
+
+using cpu::CpuExecutable;
 
 const Target& host() {
   static const Target target = host_cpu_target();

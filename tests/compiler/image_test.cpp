@@ -11,12 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "backends/cpu/cpu_executable.h"
 #include "compiler/compiler.h"
 #include "compiler/image_abi.h"
 #include "jit_test_util.h"
 
 namespace manifold::compiler {
 namespace {
+
+using cpu::CpuExecutable;
 
 using jit_test::build_and_load;
 

@@ -7,9 +7,12 @@
 #include <memory>
 #include <string>
 
+#include "backends/cpu/cpu_executable.h"
 #include "compiler/compiler.h"
 
 namespace manifold::compiler::jit_test {
+
+using cpu::CpuExecutable;
 
 inline const Target& host() {
   static const Target target = host_cpu_target();

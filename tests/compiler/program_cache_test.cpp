@@ -15,10 +15,13 @@
 #include <thread>
 #include <vector>
 
+#include "backends/cpu/cpu_executable.h"
 #include "compiler/compiler.h"
 
 namespace manifold::compiler {
 namespace {
+
+using cpu::CpuExecutable;
 
 namespace fs = std::filesystem;
 

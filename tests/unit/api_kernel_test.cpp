@@ -94,29 +94,39 @@ size_t group_size(const NDRange& r, unsigned d, size_t g) {
   return std::min(r.local_size[d], r.global_size[d] - first);
 }
 
+// The global indices (offset removed) of dimension `d` in the groups a launch runs.
+size_t items_begin(const NDRange& r, unsigned d) {
+  return d < r.work_dim ? r.launch_first(d) * r.local_size[d] : 0;
+}
+size_t items_end(const NDRange& r, unsigned d) {
+  return d < r.work_dim ? std::min(r.global_size[d], r.launch_end(d) * r.local_size[d]) : 1;
+}
+
 void define_fake_kernels() {
   using manifold::fake_compiler::define_kernel;
   define_kernel("probe", [](const NDRange& r, const void* const* args, const size_t*) {
     auto* out = buffer_arg<uint32_t>(args, 0);
-    const size_t gy = r.work_dim > 1 ? r.global_size[1] : 1;
-    for (size_t y = 0; y < gy; ++y)
-      for (size_t x = 0; x < r.global_size[0]; ++x)
+    for (size_t y = items_begin(r, 1); y < items_end(r, 1); ++y)
+      for (size_t x = items_begin(r, 0); x < items_end(r, 0); ++x)
         out[y * r.global_size[0] + x] = static_cast<uint32_t>(
             group_size(r, 0, x) + 1000 * (r.work_dim > 1 ? group_size(r, 1, y) : 1));
   });
   define_kernel("fill", [](const NDRange& r, const void* const* args, const size_t*) {
     auto* out = buffer_arg<int32_t>(args, 0);
     const int32_t value = *static_cast<const int32_t*>(args[1]);
-    for (size_t i = 0; i < r.global_size[0]; ++i) out[r.global_offset[0] + i] = value;
+    for (size_t i = items_begin(r, 0); i < items_end(r, 0); ++i)
+      out[r.global_offset[0] + i] = value;
   });
   define_kernel("count", [](const NDRange&, const void* const* args, const size_t*) {
     buffer_arg<int32_t>(args, 0)[0] += 1;
   });
   define_kernel("reqd", [](const NDRange& r, const void* const* args, const size_t*) {
-    for (size_t i = 0; i < r.global_size[0]; ++i) buffer_arg<int32_t>(args, 0)[i] = 7;
+    for (size_t i = items_begin(r, 0); i < items_end(r, 0); ++i)
+      buffer_arg<int32_t>(args, 0)[i] = 7;
   });
   define_kernel("uses_local", [](const NDRange& r, const void* const* args, const size_t*) {
-    for (size_t i = 0; i < r.global_size[0]; ++i) buffer_arg<int32_t>(args, 0)[i] = 1;
+    for (size_t i = items_begin(r, 0); i < items_end(r, 0); ++i)
+      buffer_arg<int32_t>(args, 0)[i] = 1;
   });
 }
 #endif

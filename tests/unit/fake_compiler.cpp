@@ -309,47 +309,53 @@ std::optional<BinaryInfo> inspect_binary(std::span<const uint8_t> binary, std::s
   return info;
 }
 
+}  // namespace manifold::compiler
+
+namespace manifold::cpu {
+
 class CpuExecutable::Impl {
  public:
-  std::vector<KernelInfo> kernels;
+  std::vector<compiler::KernelInfo> kernels;
 };
 
 CpuExecutable::CpuExecutable(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 CpuExecutable::~CpuExecutable() = default;
 
 std::unique_ptr<CpuExecutable> CpuExecutable::load(std::span<const uint8_t> binary,
-                                                   const Target& target, std::string* error) {
-  auto d = decode(binary);
-  if (!d || d->type != BinaryType::Executable || d->triple != target.triple) {
+                                                   const compiler::Target& target,
+                                                   std::string* error) {
+  auto d = compiler::decode(binary);
+  if (!d || d->type != compiler::BinaryType::Executable || d->triple != target.triple) {
     if (error) *error = "not an executable for this target";
     return nullptr;
   }
   auto impl = std::make_unique<Impl>();
-  impl->kernels = parse_kernels(d->source, wants_arg_info(d->options));
+  impl->kernels = compiler::parse_kernels(d->source, compiler::wants_arg_info(d->options));
   return std::unique_ptr<CpuExecutable>(new CpuExecutable(std::move(impl)));
 }
 
-const KernelInfo* CpuExecutable::find(std::string_view name) const {
-  for (const KernelInfo& k : impl_->kernels)
+const compiler::KernelInfo* CpuExecutable::find(std::string_view name) const {
+  for (const compiler::KernelInfo& k : impl_->kernels)
     if (k.name == name) return &k;
   return nullptr;
 }
 
-const std::vector<KernelInfo>& CpuExecutable::kernels() const { return impl_->kernels; }
+const std::vector<compiler::KernelInfo>& CpuExecutable::kernels() const { return impl_->kernels; }
 
-void CpuExecutable::run(std::string_view kernel, const NDRange& range,
+void CpuExecutable::run(std::string_view kernel, const compiler::NDRange& range,
                         const void* const* arg_values, const size_t* local_sizes) const {
   fake_compiler::KernelBody body;
   {
-    std::lock_guard lock(registry_mutex());
-    auto it = registry().find(std::string(kernel));
-    if (it == registry().end()) return;
+    std::lock_guard lock(compiler::registry_mutex());
+    auto it = compiler::registry().find(std::string(kernel));
+    if (it == compiler::registry().end()) return;
     body = it->second;
   }
+  // The body covers the groups the range selects (NDRange::launch_first/launch_end).
   body(range, arg_values, local_sizes);
 }
 
-}  // namespace manifold::compiler
+}  // namespace manifold::cpu
 
 namespace manifold::fake_compiler {
 

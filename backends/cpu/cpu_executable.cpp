@@ -18,15 +18,22 @@
 #include <cstring>
 #include <memory>
 
+#include "backends/cpu/cpu_executable.h"
 #include "compiler/binary_format.h"
-#include "compiler/compiler.h"
-#include "compiler/cpu_pipeline.h"
+#include "compiler/stages.h"
 #include "compiler/workgroup.h"
 
 extern "C" int __manifold_printf(const char* format, const char* descriptor, const char* values);
 extern "C" int __manifold_address_space_of(const void* pointer);
 
-namespace manifold::compiler {
+namespace manifold::cpu {
+
+using compiler::ArgKind;
+using compiler::KernelExec;
+using compiler::KernelInfo;
+using compiler::NDRange;
+using compiler::Target;
+using compiler::WorkGroupContext;
 
 using WorkGroupFunction = void (*)(const void* const* args, WorkGroupContext* context);
 
@@ -127,17 +134,17 @@ std::unique_ptr<CpuExecutable> CpuExecutable::load(std::span<const uint8_t> bina
     return nullptr;
   };
   std::string why;
-  std::optional<ProgramBinary> program = deserialize(binary, &why);
+  std::optional<compiler::ProgramBinary> program = compiler::deserialize(binary, &why);
   if (!program) return fail(why);
-  if (program->type != BinaryType::Executable) return fail("binary is not an executable");
-  if (program->producer != producer_id())
+  if (program->type != compiler::BinaryType::Executable) return fail("binary is not an executable");
+  if (program->producer != compiler::producer_id())
     return fail("binary was produced by another compiler version");
   if (llvm::Triple(program->triple).getArch() != llvm::Triple(target.triple).getArch())
     return fail("binary was built for " + program->triple + ", not " + target.triple);
   if (program->execs.size() != program->kernels.size())
     return fail("binary lacks work-group entry points");
 
-  initialize_llvm();
+  compiler::initialize_llvm();
   llvm::orc::JITTargetMachineBuilder machine{llvm::Triple(target.triple)};
   machine.setCPU(target.cpu.empty() ? llvm::sys::getHostCPUName().str() : target.cpu);
   if (!target.features.empty()) {
@@ -151,7 +158,8 @@ std::unique_ptr<CpuExecutable> CpuExecutable::load(std::span<const uint8_t> bina
   if (auto err = add_host_symbols(**jit))
     return fail("cannot set up host symbols: " + llvm::toString(std::move(err)));
 
-  const bool object_fits = !program->object.empty() && program->cpu == resolved_cpu(target) &&
+  const bool object_fits = !program->object.empty() &&
+                           program->cpu == compiler::resolved_cpu(target) &&
                            program->features == target.features;
   if (object_fits) {
     // Machine code made for this very CPU at build time: only JIT-link it.
@@ -205,8 +213,10 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
   const KernelExec& exec = impl_->execs[index];
   WorkGroupFunction entry = impl_->entries[index];
 
+  // The context keeps the whole NDRange's sizes; only the groups of this launch run:
+  // [first[d], first[d] + count[d]) in each dimension.
   WorkGroupContext shape{};
-  size_t group_count[3];
+  size_t first[3], count[3];
   for (unsigned d = 0; d < 3; ++d) {
     const bool used = d < range.work_dim;
     const size_t global = used ? range.global_size[d] : 1;
@@ -214,11 +224,12 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
     shape.global_size[d] = global;
     shape.enqueued_local_size[d] = local;
     shape.global_offset[d] = used ? range.global_offset[d] : 0;
-    group_count[d] = (global + local - 1) / local;
-    shape.num_groups[d] = group_count[d];
+    shape.num_groups[d] = range.num_groups(d);
+    first[d] = range.launch_first(d);
+    count[d] = range.launch_end(d) - first[d];
   }
   shape.work_dim = range.work_dim;
-  const size_t total_groups = group_count[0] * group_count[1] * group_count[2];
+  const size_t total_groups = count[0] * count[1] * count[2];
   if (total_groups == 0) return;
 
   // Local memory of one group: static variables first, then each __local argument.
@@ -259,23 +270,23 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
     // dimension and group costs as much as a small group's whole work.
     size_t rest = groups.begin();
     for (unsigned d = 0; d < 3; ++d) {
-      context.group_id[d] = rest % group_count[d];
-      rest /= group_count[d];
+      context.group_id[d] = first[d] + rest % count[d];
+      rest /= count[d];
     }
     auto set_local_size = [&](unsigned d) {
-      const size_t first = context.group_id[d] * shape.enqueued_local_size[d];
+      const size_t first_item = context.group_id[d] * shape.enqueued_local_size[d];
       context.local_size[d] =
-          std::min<size_t>(shape.enqueued_local_size[d], shape.global_size[d] - first);
+          std::min<size_t>(shape.enqueued_local_size[d], shape.global_size[d] - first_item);
     };
     for (unsigned d = 0; d < 3; ++d) set_local_size(d);
     for (size_t group = groups.begin(); group != groups.end(); ++group) {
       entry(args.data(), &context);
       for (unsigned d = 0; d < 3; ++d) {
-        if (++context.group_id[d] < group_count[d]) {
+        if (++context.group_id[d] < first[d] + count[d]) {
           set_local_size(d);
           break;
         }
-        context.group_id[d] = 0;
+        context.group_id[d] = first[d];
         set_local_size(d);
       }
     }
@@ -288,19 +299,19 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
   if (exec.uses_printf) std::fflush(stdout);
 }
 
-}  // namespace manifold::compiler
+}  // namespace manifold::cpu
 
 // Called by kernels (compiler/cpu_pipeline.cpp lowers to_global/to_local/to_private to it, the
 // builtin library's get_fence calls it): the named address space a generic pointer points
 // into. 2: the running group's __local memory; 0: a work-item's private memory (the thread's
 // stack, or the group's per-work-item arrays); 1: anything else, global memory.
 extern "C" int __manifold_address_space_of(const void* pointer) {
-  using manifold::compiler::current_group_memory;
+  using manifold::cpu::current_group_memory;
   const char* p = static_cast<const char*>(pointer);
   const auto& group = current_group_memory;
   if (p >= group.local_begin && p < group.local_end) return 2;
   if (p >= group.private_begin && p < group.private_end) return 0;
-  thread_local const manifold::compiler::StackRange stack;
+  thread_local const manifold::cpu::StackRange stack;
   if (p >= stack.low && p < stack.high) return 0;
   return 1;
 }

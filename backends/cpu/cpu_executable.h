@@ -1,0 +1,48 @@
+// The host CPU's executor: loads an executable binary of the CPU pipeline (compiler/
+// cpu_pipeline.cpp) into this process with ORC LLJIT and runs a kernel's work-groups over TBB.
+//
+// Thread safety: a CpuExecutable is immutable after load() and may be shared between threads;
+// run may be called from several threads at once.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/compiler.h"
+
+namespace manifold::cpu {
+
+class CpuExecutable {
+ public:
+  // JIT-compiles an Executable binary for the host CPU. nullptr (with *error) when the binary
+  // is corrupt, truncated, not an executable, or built for another target.
+  static std::unique_ptr<CpuExecutable> load(std::span<const uint8_t> binary,
+                                             const compiler::Target&, std::string* error);
+  ~CpuExecutable();
+
+  const compiler::KernelInfo* find(std::string_view name) const;
+  const std::vector<compiler::KernelInfo>& kernels() const;
+
+  // Runs the work-groups of one launch (all of the NDRange, or the sub-range it selects),
+  // spreading them over cores with tbb::parallel_for (the caller already runs inside its
+  // tbb::task_arena). Thread-safe; several runs may overlap.
+  // arg_values[i]: pointer to the argument's bytes (for Buffer args: pointer to the void*
+  // device address; NULL buffer = pointer to nullptr). local_sizes[i]: bytes for Local args
+  // (ignored for the others). printf output goes to stdout, flushed before return.
+  // An unknown kernel name does nothing (callers validate with find()).
+  void run(std::string_view kernel, const compiler::NDRange&, const void* const* arg_values,
+           const size_t* local_sizes) const;
+
+  class Impl;
+
+ private:
+  explicit CpuExecutable(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace manifold::cpu

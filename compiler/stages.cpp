@@ -1,0 +1,268 @@
+#include "compiler/stages.h"
+
+#include <llvm/ADT/StringMap.h>
+#include <llvm/Analysis/CGSCCPassManager.h>
+#include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/Demangle/Demangle.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/PassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+
+namespace manifold::compiler {
+
+void initialize_llvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+std::string resolved_cpu(const Target& target) {
+  return target.cpu.empty() ? llvm::sys::getHostCPUName().str() : target.cpu;
+}
+
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target& target,
+                                                         CodeDestination destination) {
+  initialize_llvm();
+  std::string error;
+  const llvm::Triple triple(target.triple);
+  const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!llvm_target) return nullptr;
+  llvm::TargetOptions options;
+  if (destination == CodeDestination::HostJit)
+    return std::unique_ptr<llvm::TargetMachine>(llvm_target->createTargetMachine(
+        triple, resolved_cpu(target), target.features, options, llvm::Reloc::PIC_,
+        // Small code model: JITLink keeps a program's sections together and reaches host
+        // functions through stubs, so calls and constants need no 64-bit absolute addresses.
+        llvm::CodeModel::Small, llvm::CodeGenOptLevel::Aggressive, /*JIT=*/true));
+  return std::unique_ptr<llvm::TargetMachine>(llvm_target->createTargetMachine(
+      triple, resolved_cpu(target), target.features, options, std::nullopt, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+}
+
+llvm::TargetMachine* thread_target_machine(const Target& target, CodeDestination destination) {
+  thread_local std::map<std::string, std::unique_ptr<llvm::TargetMachine>> cache;
+  const std::string key = target.triple + "|" + resolved_cpu(target) + "|" + target.features +
+                          (destination == CodeDestination::HostJit ? "|jit" : "");
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second.get();
+  std::unique_ptr<llvm::TargetMachine> machine = make_target_machine(target, destination);
+  if (!machine) return nullptr;
+  return cache.emplace(key, std::move(machine)).first->second.get();
+}
+
+// ---- Builtin libraries ----
+
+bool link_lazily(llvm::Module& module, const llvm::MemoryBufferRef& library, std::string* log) {
+  auto lazy = llvm::getLazyBitcodeModule(library, module.getContext());
+  if (!lazy) {
+    *log += "error: cannot read " + library.getBufferIdentifier().str() + ": " +
+            llvm::toString(lazy.takeError()) + "\n";
+    return false;
+  }
+  (*lazy)->setTargetTriple(module.getTargetTriple());
+  (*lazy)->setDataLayout(module.getDataLayout());
+  if (llvm::Linker::linkModules(module, std::move(*lazy), llvm::Linker::LinkOnlyNeeded)) {
+    *log += "error: linking " + library.getBufferIdentifier().str() + " failed\n";
+    return false;
+  }
+  return true;
+}
+
+// Read once per library; afterwards only the parts a program needs are parsed, lazily, into
+// its context.
+class SplitLibrary::Parts {
+ public:
+  explicit Parts(const llvm::MemoryBufferRef& bitcode) {
+    auto parts = llvm::getBitcodeModuleList(bitcode);
+    if (!parts) {
+      error = llvm::toString(parts.takeError());
+      return;
+    }
+    modules = std::move(*parts);
+    llvm::LLVMContext scratch;
+    for (unsigned part = 0; part < modules.size(); ++part) {
+      auto module = load(part, scratch);
+      if (!module) {
+        error = llvm::toString(module.takeError());
+        return;
+      }
+      for (const llvm::GlobalValue& value : (*module)->global_values())
+        if (!value.isDeclaration() && !value.hasLocalLinkage()) index[value.getName()] = part;
+    }
+  }
+  llvm::Expected<std::unique_ptr<llvm::Module>> load(unsigned part,
+                                                     llvm::LLVMContext& context) const {
+    // A copy per call: BitcodeModule is a small view, and the copy keeps threads apart.
+    llvm::BitcodeModule view = modules[part];
+    return view.getLazyModule(context, /*ShouldLazyLoadMetadata=*/true, /*IsImporting=*/false);
+  }
+  std::optional<unsigned> part_defining(llvm::StringRef symbol) const {
+    auto it = index.find(symbol);
+    if (it == index.end()) return std::nullopt;
+    return it->second;
+  }
+
+  std::vector<llvm::BitcodeModule> modules;
+  llvm::StringMap<unsigned> index;
+  std::string error;
+};
+
+SplitLibrary::SplitLibrary(const llvm::MemoryBufferRef& bitcode)
+    : parts_(std::make_unique<Parts>(bitcode)) {}
+SplitLibrary::~SplitLibrary() = default;
+
+bool SplitLibrary::link_into(llvm::Module& module, std::string* log) const {
+  if (!parts_->error.empty()) {
+    *log += "internal error: cannot read the builtin library: " + parts_->error + "\n";
+    return false;
+  }
+  for (;;) {
+    std::set<unsigned> needed;
+    for (const llvm::GlobalValue& value : module.global_values()) {
+      if (!value.isDeclaration() || value.use_empty()) continue;
+      if (auto part = parts_->part_defining(value.getName())) needed.insert(*part);
+    }
+    if (needed.empty()) return true;
+    for (unsigned part : needed) {
+      auto library_part = parts_->load(part, module.getContext());
+      if (!library_part) {
+        *log += "internal error: cannot read the builtin library: " +
+                llvm::toString(library_part.takeError()) + "\n";
+        return false;
+      }
+      (*library_part)->setTargetTriple(module.getTargetTriple());
+      (*library_part)->setDataLayout(module.getDataLayout());
+      if (llvm::Linker::linkModules(module, std::move(*library_part),
+                                    llvm::Linker::LinkOnlyNeeded)) {
+        *log += "internal error: linking the builtin library failed\n";
+        return false;
+      }
+    }
+  }
+}
+
+// ---- Common IR cleanups and checks ----
+
+void strip_target_attributes(llvm::Module& module) {
+  for (llvm::Function& function : module) {
+    function.removeFnAttr("target-cpu");
+    function.removeFnAttr("target-features");
+    function.removeFnAttr("tune-cpu");
+    // The builtin library is compiled with -fno-builtin (its functions have libm-like names);
+    // the marker must not follow its calls into programs: it hides vector variants of calls.
+    function.removeFnAttr("no-builtins");
+    for (llvm::BasicBlock& block : function)
+      for (llvm::Instruction& inst : block)
+        if (auto* call = llvm::dyn_cast<llvm::CallBase>(&inst))
+          call->removeFnAttr(llvm::Attribute::NoBuiltin);
+  }
+}
+
+bool check_all_defined(const llvm::Module& module,
+                       const std::function<bool(const llvm::Function&)>& resolved,
+                       std::string_view builtin_note, std::string* log) {
+  bool ok = true;
+  for (const llvm::Function& function : module) {
+    if (!function.isDeclaration() || function.use_empty() || function.isIntrinsic() ||
+        resolved(function))
+      continue;
+    const llvm::StringRef name = function.getName();
+    *log += "error: undefined function '" + llvm::demangle(name.str()) + "'";
+    if (name.starts_with("_Z") && !builtin_note.empty()) *log += " " + std::string(builtin_note);
+    *log += "\n";
+    ok = false;
+  }
+  return ok;
+}
+
+bool verify(const llvm::Module& module, std::string_view what, std::string* log) {
+  std::string findings;
+  llvm::raw_string_ostream stream(findings);
+  if (!llvm::verifyModule(module, &stream)) return true;
+  *log += "internal compiler error (" + std::string(what) + "): " + findings + "\n";
+  return false;
+}
+
+// ---- Optimization ----
+
+void run_module_passes(
+    llvm::Module& module, llvm::TargetMachine* machine,
+    const std::function<void(llvm::PassBuilder&, llvm::ModulePassManager&)>& populate,
+    const llvm::PipelineTuningOptions* tuning) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder builder(machine, tuning ? *tuning : llvm::PipelineTuningOptions());
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager passes;
+  populate(builder, passes);
+  passes.run(module, mam);
+}
+
+// ---- Emission ----
+
+bool emit_code(llvm::Module& module, llvm::TargetMachine& machine, CodeKind kind,
+               std::vector<uint8_t>* code, std::string* log) {
+  module.setDataLayout(machine.createDataLayout());
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream stream(buffer);
+  llvm::legacy::PassManager passes;
+  const auto file_type = kind == CodeKind::Object ? llvm::CodeGenFileType::ObjectFile
+                                                  : llvm::CodeGenFileType::AssemblyFile;
+  if (machine.addPassesToEmitFile(passes, stream, nullptr, file_type)) {
+    *log += "internal error: target '" + machine.getTargetTriple().str() + "' cannot emit " +
+            (kind == CodeKind::Object ? "object files" : "assembly") + "\n";
+    return false;
+  }
+  passes.run(module);
+  code->assign(buffer.begin(), buffer.end());
+  return true;
+}
+
+std::vector<uint8_t> to_bitcode(const llvm::Module& module) {
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream stream(buffer);
+  llvm::WriteBitcodeToFile(module, stream);
+  return std::vector<uint8_t>(buffer.begin(), buffer.end());
+}
+
+void dump_module_if_requested(const llvm::Module& module) {
+  const char* directory = std::getenv("MANIFOLD_COMPILER_DUMP");
+  if (!directory || !*directory) return;
+  static std::atomic<unsigned> counter{0};
+  std::string path = std::string(directory) + "/program" + std::to_string(counter++) + ".ll";
+  std::error_code error;
+  llvm::raw_fd_ostream file(path, error);
+  if (!error) module.print(file, nullptr);
+}
+
+}  // namespace manifold::compiler

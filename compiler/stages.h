@@ -1,0 +1,116 @@
+// The compilation stages every target pipeline (compiler/target_pipeline.h) shares: target
+// machines, builtin library linking, common IR cleanups, optimization and code emission.
+#pragma once
+
+#include <llvm/IR/PassManager.h>  // ModulePassManager: an alias, not forward-declarable
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/compiler.h"
+
+namespace llvm {
+class Function;
+class LLVMContext;
+class MemoryBufferRef;
+class Module;
+class PassBuilder;
+class PipelineTuningOptions;
+class TargetMachine;
+}  // namespace llvm
+
+namespace manifold::compiler {
+
+// ---- Target machines ----
+
+// Registers the native (host) target with LLVM once per process. Other targets register in
+// their pipeline before asking for a machine.
+void initialize_llvm();
+
+// The CPU name code is generated for: target.cpu, or the host's when empty.
+std::string resolved_cpu(const Target& target);
+
+// Where generated code goes, which decides relocation, code model and machine reuse.
+enum class CodeDestination {
+  // Linked into this process by JITLink. Its machines are kept per thread: they are costly to
+  // make, and the x86 code generator's output does not depend on earlier modules.
+  HostJit,
+  // Handed to a vendor driver (PTX text, code objects), with the target's defaults. A machine
+  // per build: NVPTX numbers call sequences across modules, so a reused machine would make a
+  // program's PTX depend on what was built before it.
+  Driver,
+};
+
+// A new target machine for `target`; null when LLVM has no code generator for its triple.
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target& target,
+                                                         CodeDestination destination);
+// The calling thread's machine for `target` (LLVM target machines are not safe to share between
+// threads); null as above.
+llvm::TargetMachine* thread_target_machine(const Target& target, CodeDestination destination);
+
+// ---- Builtin libraries ----
+
+// Links the bitcode library `library` into `module`, only what the module uses: functions it
+// does not reach are never parsed. False with a message in *log.
+bool link_lazily(llvm::Module& module, const llvm::MemoryBufferRef& library, std::string* log);
+
+// A large bitcode library split into parts (one module each, a multi-module bitcode file:
+// compiler/builtins/split_library.cmake) with an index from each defined symbol to its part.
+// Only the parts a program needs are parsed. Immutable after construction: threads share it.
+class SplitLibrary {
+ public:
+  explicit SplitLibrary(const llvm::MemoryBufferRef& bitcode);
+  ~SplitLibrary();
+  // Links parts into `module` until nothing the library defines is left undefined (a part's
+  // functions may call functions of other parts).
+  bool link_into(llvm::Module& module, std::string* log) const;
+
+ private:
+  class Parts;
+  std::unique_ptr<Parts> parts_;
+};
+
+// ---- Common IR cleanups and checks ----
+
+// Removes target-cpu/target-features attributes (and no-builtins, which the builtin libraries
+// carry) so that one pipeline decides them.
+void strip_target_attributes(llvm::Module& module);
+
+// Reports every called function still only declared (intrinsics aside) unless `resolved`
+// says a later stage or the loader provides it. builtin_note follows the name of an undefined
+// OpenCL builtin (a mangled name). False when anything is undefined.
+bool check_all_defined(const llvm::Module& module,
+                       const std::function<bool(const llvm::Function&)>& resolved,
+                       std::string_view builtin_note, std::string* log);
+
+// False with "internal compiler error (<what>)" and the verifier's findings in *log.
+bool verify(const llvm::Module& module, std::string_view what, std::string* log);
+
+// ---- Optimization ----
+
+// Runs the passes `populate` adds, with analyses registered for `machine`. tuning: null for
+// LLVM's defaults.
+void run_module_passes(
+    llvm::Module& module, llvm::TargetMachine* machine,
+    const std::function<void(llvm::PassBuilder&, llvm::ModulePassManager&)>& populate,
+    const llvm::PipelineTuningOptions* tuning = nullptr);
+
+// ---- Emission ----
+
+enum class CodeKind { Object, Assembly };
+
+// Generates code for a finished module: a relocatable object, or assembly text (PTX). Code
+// generation changes the module: serialize it first if its IR is needed.
+bool emit_code(llvm::Module& module, llvm::TargetMachine& machine, CodeKind kind,
+               std::vector<uint8_t>* code, std::string* log);
+
+std::vector<uint8_t> to_bitcode(const llvm::Module& module);
+
+// MANIFOLD_COMPILER_DUMP=<directory>: writes the module's IR there (debugging aid).
+void dump_module_if_requested(const llvm::Module& module);
+
+}  // namespace manifold::compiler

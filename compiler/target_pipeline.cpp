@@ -1,0 +1,33 @@
+#include "compiler/target_pipeline.h"
+
+#include <llvm/IR/Function.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+namespace manifold::compiler {
+
+TargetPipeline::TargetPipeline(const Target& target, CodeDestination destination)
+    : target_(target), destination_(destination) {}
+TargetPipeline::~TargetPipeline() = default;
+
+bool TargetPipeline::finalize(llvm::Module& module, ProgramBinary& program,
+                              const ParsedOptions& options, std::string* log) {
+  if (destination_ == CodeDestination::HostJit) {
+    machine_ = thread_target_machine(target_, destination_);
+  } else {
+    own_machine_ = make_target_machine(target_, destination_);
+    machine_ = own_machine_.get();
+  }
+  if (!machine_) {
+    *log += "error: no code generator for target '" + target_.triple + "'\n";
+    return false;
+  }
+  Build build{module, program, options, *log};
+  if (!lower(build) || !link_builtins(build)) return false;
+  strip_target_attributes(module);  // again: the libraries just linked carry them too
+  const auto resolved = [this](const llvm::Function& function) { return resolved_later(function); };
+  if (!check_all_defined(module, resolved, missing_builtin_note(), log)) return false;
+  return optimize(build) && emit(build);
+}
+
+}  // namespace manifold::compiler
