@@ -409,7 +409,9 @@ Target host_cpu_target() {
   std::string features;
   for (const auto& feature : llvm::sys::getHostCPUFeatures()) {
     if (!features.empty()) features += ',';
-    features += (feature.second ? "+" : "-") + feature.first().str();
+    // Appended piece by piece: GCC 12's -Wrestrict misreads `"+" + str` in Release builds.
+    features += feature.second ? '+' : '-';
+    features.append(feature.first().data(), feature.first().size());
   }
   target.features = std::move(features);
   target.opencl_c_version = 300;

@@ -75,8 +75,9 @@ class Hasher {
 };
 
 void put_u64(std::vector<uint8_t>& out, uint64_t value) {
-  const auto* p = reinterpret_cast<const uint8_t*>(&value);
-  out.insert(out.end(), p, p + sizeof value);
+  const size_t at = out.size();
+  out.resize(at + sizeof value);
+  std::memcpy(out.data() + at, &value, sizeof value);
 }
 
 uint64_t get_u64(const uint8_t* p) {

@@ -44,20 +44,16 @@ class CudaOps final : public DeviceOps {
   void copy_rect(const CopyRectOp& op) override {
     CUDA_MEMCPY3D c{};
     const Rect& r = op.rect;
-    if (op.src.mem) {
-      c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-      c.srcDevice = device_at(op.src);
-    } else {
-      c.srcMemoryType = CU_MEMORYTYPE_HOST;
-      c.srcHost = host_address(op.src);
-    }
-    if (op.dst.mem) {
-      c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-      c.dstDevice = device_at(op.dst);
-    } else {
-      c.dstMemoryType = CU_MEMORYTYPE_HOST;
-      c.dstHost = host_address(op.dst);
-    }
+    // Each side is device memory (a buffer) or host memory.
+    const auto side = [&](const Location& l, int& type, CUdeviceptr& device_side, auto& host_side) {
+      type = l.mem ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+      if (l.mem)
+        device_side = device_at(l);
+      else
+        host_side = host_address(l);
+    };
+    side(op.src, c.srcMemoryType, c.srcDevice, c.srcHost);
+    side(op.dst, c.dstMemoryType, c.dstDevice, c.dstHost);
     c.srcPitch = r.src_row_pitch;
     c.srcHeight = r.src_row_pitch ? r.src_slice_pitch / r.src_row_pitch : 0;
     c.dstPitch = r.dst_row_pitch;
