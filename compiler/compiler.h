@@ -162,6 +162,9 @@ struct NDRange {
   }
   // Whether this launch runs every group of the NDRange.
   bool whole() const {
+    if (!(group_first[0] | group_first[1] | group_first[2] | group_count[0] | group_count[1] |
+          group_count[2]))
+      return true;  // the usual launch, decided without a division
     for (unsigned d = 0; d < 3; ++d)
       if (launch_first(d) != 0 || launch_end(d) != num_groups(d)) return false;
     return true;

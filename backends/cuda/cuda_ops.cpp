@@ -182,8 +182,9 @@ class CudaOps final : public DeviceOps {
   // Whether `r` goes in one launch whose grid is the whole NDRange.
   bool one_launch(const compiler::NDRange& r) const {
     if (!r.whole()) return false;
-    for (unsigned d = 0; d < 3; ++d)
-      if (r.num_groups(d) > device.max_grid()[d]) return false;
+    // More groups than max_grid() (no division: this runs for every launch).
+    for (unsigned d = 0; d < r.work_dim; ++d)
+      if (r.global_size[d] > device.max_grid()[d] * r.local_size[d]) return false;
     return true;
   }
 
