@@ -20,6 +20,15 @@ Target prepare(cl_command_queue command_queue, cl_uint num_events, const cl_even
   return {q, resolve_wait_list(q.context(), num_events, events)};
 }
 
+// cl_arm_import_memory: CL_INVALID_OPERATION when an imported memory object is passed to the
+// read, write, copy, fill, map and unmap commands of buffers and images (every caller of
+// buffer_in and image_in, and clEnqueueUnmapMemObject).
+void check_not_imported(const MemObject& m) {
+  check(!m.imported(), CL_INVALID_OPERATION,
+        "imported memory (cl_arm_import_memory) is used in place: no read, write, copy, fill or "
+        "map commands");
+}
+
 MemObject& buffer_in(CommandQueue& q, cl_mem mem) {
   MemObject& m = *resolve<MemObject>(mem);
   // The spec: CL_INVALID_MEM_OBJECT if buffer is not a valid buffer object.
@@ -27,6 +36,7 @@ MemObject& buffer_in(CommandQueue& q, cl_mem mem) {
         "the memory object is not a buffer");
   // The spec: CL_INVALID_CONTEXT if the queue and the buffer are not in the same context.
   check(&m.context() == &q.context(), CL_INVALID_CONTEXT, "the buffer belongs to another context");
+  check_not_imported(m);
   // The spec: CL_MISALIGNED_SUB_BUFFER_OFFSET if a sub-buffer's offset is not aligned to
   // CL_DEVICE_MEM_BASE_ADDR_ALIGN for the queue's device.
   if (m.parent())
@@ -330,6 +340,7 @@ void clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_mem memobj, void
   MemObject& m = *resolve<MemObject>(memobj);
   check(&m.context() == &t.queue.context(), CL_INVALID_CONTEXT,
         "the memory object belongs to another context");
+  check_not_imported(m);
   // The spec: CL_INVALID_VALUE if mapped_ptr is not a valid pointer returned by
   // clEnqueueMapBuffer or clEnqueueMapImage for memobj.
   check(m.remove_mapping(mapped_ptr), CL_INVALID_VALUE,
@@ -369,6 +380,7 @@ MemObject& image_in(CommandQueue& q, cl_mem mem) {
   // The spec: CL_INVALID_CONTEXT if the context associated with command_queue and image are not
   // the same.
   check(&m.context() == &q.context(), CL_INVALID_CONTEXT, "the image belongs to another context");
+  check_not_imported(m);
   // The spec: CL_INVALID_OPERATION if the device associated with command_queue does not support
   // images; CL_INVALID_IMAGE_SIZE if the image's dimensions are not supported by it.
   check(q.device().info().image_support, CL_INVALID_OPERATION,

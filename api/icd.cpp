@@ -43,30 +43,32 @@ cl_int boundary(const char* entry_point, F&& body, void** returned_with_error = 
 
 #define MF_WITH_ERRCODE(...) (__VA_ARGS__, cl_int * errcode_ret)
 
-#define MF_STATUS(name, params, args)                                                        \
-  extern "C" CL_API_ENTRY cl_int CL_API_CALL name params {                                   \
-    return manifold::boundary(#name, [&] { manifold::api::impl::name args; });               \
+#define MF_STATUS(name, params, args)                                          \
+  extern "C" CL_API_ENTRY cl_int CL_API_CALL name params {                     \
+    return manifold::boundary(#name, [&] { manifold::api::impl::name args; }); \
   }
-#define MF_OBJECT(ret, name, params, args)                                                   \
-  extern "C" CL_API_ENTRY ret CL_API_CALL name MF_WITH_ERRCODE params {                      \
-    ret result{};                                                                            \
-    void* with_error = nullptr;                                                              \
-    const cl_int code = manifold::boundary(                                                  \
-        #name, [&] { result = manifold::api::impl::name args; }, &with_error);               \
-    if (errcode_ret) *errcode_ret = code;                                                    \
-    if (code != CL_SUCCESS) result = static_cast<ret>(with_error);                           \
-    return result;                                                                           \
+#define MF_OBJECT(ret, name, params, args)                                     \
+  extern "C" CL_API_ENTRY ret CL_API_CALL name MF_WITH_ERRCODE params {        \
+    ret result{};                                                              \
+    void* with_error = nullptr;                                                \
+    const cl_int code = manifold::boundary(                                    \
+        #name, [&] { result = manifold::api::impl::name args; }, &with_error); \
+    if (errcode_ret) *errcode_ret = code;                                      \
+    if (code != CL_SUCCESS) result = static_cast<ret>(with_error);             \
+    return result;                                                             \
   }
-#define MF_POINTER(ret, name, params, args)                                                  \
-  extern "C" CL_API_ENTRY ret CL_API_CALL name params {                                      \
-    ret result{};                                                                            \
-    const cl_int code =                                                                      \
-        manifold::boundary(#name, [&] { result = manifold::api::impl::name args; });         \
-    if (code != CL_SUCCESS) result = {};                                                     \
-    return result;                                                                           \
+#define MF_POINTER(ret, name, params, args)                                          \
+  extern "C" CL_API_ENTRY ret CL_API_CALL name params {                              \
+    ret result{};                                                                    \
+    const cl_int code =                                                              \
+        manifold::boundary(#name, [&] { result = manifold::api::impl::name args; }); \
+    if (code != CL_SUCCESS) result = {};                                             \
+    return result;                                                                   \
   }
-#define MF_VOID(name, params, args) \
-  extern "C" CL_API_ENTRY void CL_API_CALL name params { manifold::boundary(#name, [&] { manifold::api::impl::name args; }); }
+#define MF_VOID(name, params, args)                                     \
+  extern "C" CL_API_ENTRY void CL_API_CALL name params {                \
+    manifold::boundary(#name, [&] { manifold::api::impl::name args; }); \
+  }
 
 MANIFOLD_CORE_ENTRY_POINTS
 MANIFOLD_EXTENSION_ENTRY_POINTS
@@ -107,7 +109,9 @@ struct NamedFunction {
 
 // Extension functions: those of the core list whose names end in KHR/EXT, and the
 // extension-only list.
-constexpr bool is_extension_name(std::string_view n) { return n.ends_with("KHR") || n.ends_with("EXT"); }
+constexpr bool is_extension_name(std::string_view n) {
+  return n.ends_with("KHR") || n.ends_with("EXT") || n.ends_with("ARM");
+}
 
 const NamedFunction kExtensionFunctions[] = {
 #define MF_STATUS(name, params, args) {#name, reinterpret_cast<void*>(&::name)},

@@ -1,5 +1,8 @@
 // Memory-object entry points: buffers, sub-buffers and images. Pipes are optional in OpenCL 3.0
 // and no Manifold device reports them: those calls give the spec's codes.
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "api/common.h"
@@ -11,8 +14,10 @@ namespace manifold::api::impl {
 namespace {
 
 constexpr cl_mem_flags kAccessFlags = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
-constexpr cl_mem_flags kHostPtrFlags = CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR;
-constexpr cl_mem_flags kHostAccessFlags = CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
+constexpr cl_mem_flags kHostPtrFlags =
+    CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR;
+constexpr cl_mem_flags kHostAccessFlags =
+    CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
 
 bool at_most_one(cl_mem_flags flags, cl_mem_flags group) {
   const cl_mem_flags f = flags & group;
@@ -22,15 +27,18 @@ bool at_most_one(cl_mem_flags flags, cl_mem_flags group) {
 // The spec: CL_INVALID_VALUE if values specified in flags are not valid (unknown bits, or
 // mutually exclusive ones together).
 void check_buffer_flags(cl_mem_flags flags) {
-  check((flags & ~(kAccessFlags | kHostPtrFlags | kHostAccessFlags)) == 0, CL_INVALID_VALUE, "unknown memory flags");
-  check(at_most_one(flags, kAccessFlags), CL_INVALID_VALUE, "more than one of READ_WRITE, WRITE_ONLY, READ_ONLY");
+  check((flags & ~(kAccessFlags | kHostPtrFlags | kHostAccessFlags)) == 0, CL_INVALID_VALUE,
+        "unknown memory flags");
+  check(at_most_one(flags, kAccessFlags), CL_INVALID_VALUE,
+        "more than one of READ_WRITE, WRITE_ONLY, READ_ONLY");
   check(at_most_one(flags, kHostAccessFlags), CL_INVALID_VALUE, "more than one host access flag");
-  check(!((flags & CL_MEM_USE_HOST_PTR) && (flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR))),
-        CL_INVALID_VALUE, "CL_MEM_USE_HOST_PTR with ALLOC_HOST_PTR or COPY_HOST_PTR");
+  check(
+      !((flags & CL_MEM_USE_HOST_PTR) && (flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR))),
+      CL_INVALID_VALUE, "CL_MEM_USE_HOST_PTR with ALLOC_HOST_PTR or COPY_HOST_PTR");
 }
 
-cl_mem create_buffer(cl_context context, const cl_mem_properties* properties, cl_mem_flags flags, size_t size,
-                     void* host_ptr) {
+cl_mem create_buffer(cl_context context, const cl_mem_properties* properties, cl_mem_flags flags,
+                     size_t size, void* host_ptr) {
   Context& c = *resolve<Context>(context);
   auto props = read_properties(properties, [](cl_mem_properties, cl_mem_properties) {
     fail(CL_INVALID_PROPERTY, "no buffer properties are supported");
@@ -48,22 +56,62 @@ cl_mem create_buffer(cl_context context, const cl_mem_properties* properties, cl
   const bool wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR);
   check(wants_ptr == (host_ptr != nullptr), CL_INVALID_HOST_PTR,
         "host_ptr must be given exactly when USE_HOST_PTR or COPY_HOST_PTR is set");
-  return make_api_object<MemObject>(Ref<Context>(&c), flags, size, host_ptr, std::move(props))->handle();
+  return make_api_object<MemObject>(Ref<Context>(&c), flags, size, host_ptr, std::move(props))
+      ->handle();
 }
 
 }  // namespace
+
+// cl_arm_import_memory (revision 6): the application's memory as a buffer every device of the
+// context uses in place, never through a copy.
+cl_mem clImportMemoryARM(cl_context context, cl_mem_flags flags,
+                         const cl_import_properties_arm* properties, void* memory, size_t size) {
+  // The spec: CL_INVALID_CONTEXT on invalid context.
+  Context& c = *resolve<Context>(context);
+  // The spec: CL_INVALID_PROPERTY when invalid properties are passed. CL_IMPORT_TYPE_ARM is the
+  // one property; HOST (the default) is what every device here can import. DMA_BUF and
+  // PROTECTED memory no device of Manifold takes yet.
+  read_properties(properties, [](cl_import_properties_arm name, cl_import_properties_arm value) {
+    check(name == CL_IMPORT_TYPE_ARM, CL_INVALID_PROPERTY, "unknown import property");
+    check(value == CL_IMPORT_TYPE_HOST_ARM, CL_INVALID_PROPERTY,
+          value == CL_IMPORT_TYPE_DMA_BUF_ARM || value == CL_IMPORT_TYPE_PROTECTED_ARM
+              ? "no device of the context imports this type of memory"
+              : "unknown CL_IMPORT_TYPE_ARM");
+  });
+  // The spec: CL_INVALID_VALUE on invalid flag input. Valid: the access flags and the host
+  // access flags (hints); CL_MEM_USE_HOST_PTR has no effect and is ignored.
+  check((flags & ~(kAccessFlags | kHostAccessFlags | CL_MEM_USE_HOST_PTR)) == 0, CL_INVALID_VALUE,
+        "flags other than the access, host access and USE_HOST_PTR flags");
+  check(at_most_one(flags, kAccessFlags), CL_INVALID_VALUE,
+        "more than one of READ_WRITE, WRITE_ONLY, READ_ONLY");
+  check(at_most_one(flags, kHostAccessFlags), CL_INVALID_VALUE, "more than one host access flag");
+  flags &= ~cl_mem_flags{CL_MEM_USE_HOST_PTR};
+  if (!(flags & kAccessFlags)) flags |= CL_MEM_READ_WRITE;
+  check(memory != nullptr, CL_INVALID_VALUE, "memory is NULL");
+  check(size != 0 && size != CL_IMPORT_MEMORY_WHOLE_ALLOCATION_ARM, CL_INVALID_VALUE,
+        "size must be the imported range's length");
+  // The spec: CL_INVALID_OPERATION when host virtual pages in the range are not mapped in the
+  // process (pages not yet backed by physical memory are fine): msync fails with ENOMEM then.
+  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto first = reinterpret_cast<uintptr_t>(memory) / page * page;
+  const uintptr_t end = reinterpret_cast<uintptr_t>(memory) + size;
+  check(end > first && msync(reinterpret_cast<void*>(first), end - first, MS_ASYNC) == 0,
+        CL_INVALID_OPERATION, "the range is not mapped in the process");
+  return make_api_object<MemObject>(Ref<Context>(&c), flags, size, MemObject::Import{memory})
+      ->handle();
+}
 
 cl_mem clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void* host_ptr) {
   return create_buffer(context, nullptr, flags, size, host_ptr);
 }
 
-cl_mem clCreateBufferWithProperties(cl_context context, const cl_mem_properties* properties, cl_mem_flags flags,
-                                    size_t size, void* host_ptr) {
+cl_mem clCreateBufferWithProperties(cl_context context, const cl_mem_properties* properties,
+                                    cl_mem_flags flags, size_t size, void* host_ptr) {
   return create_buffer(context, properties, flags, size, host_ptr);
 }
 
-cl_mem clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type buffer_create_type,
-                         const void* buffer_create_info) {
+cl_mem clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags,
+                         cl_buffer_create_type buffer_create_type, const void* buffer_create_info) {
   MemObject& parent = *resolve<MemObject>(buffer);
   // The spec: CL_INVALID_MEM_OBJECT if buffer is not a valid buffer object or is a sub-buffer
   // object.
@@ -72,30 +120,34 @@ cl_mem clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_typ
   check_buffer_flags(flags);
   // The spec: CL_INVALID_VALUE if flags requests host-pointer behaviour (inherited instead),
   // or an access the parent does not allow.
-  check((flags & kHostPtrFlags) == 0, CL_INVALID_VALUE, "host-pointer flags are inherited, not given");
+  check((flags & kHostPtrFlags) == 0, CL_INVALID_VALUE,
+        "host-pointer flags are inherited, not given");
   const cl_mem_flags pf = parent.flags();
-  check(!((pf & CL_MEM_WRITE_ONLY) && (flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY))), CL_INVALID_VALUE,
-        "the parent is write-only");
-  check(!((pf & CL_MEM_READ_ONLY) && (flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY))), CL_INVALID_VALUE,
-        "the parent is read-only");
+  check(!((pf & CL_MEM_WRITE_ONLY) && (flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY))),
+        CL_INVALID_VALUE, "the parent is write-only");
+  check(!((pf & CL_MEM_READ_ONLY) && (flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY))),
+        CL_INVALID_VALUE, "the parent is read-only");
   check(!((pf & CL_MEM_HOST_WRITE_ONLY) && (flags & CL_MEM_HOST_READ_ONLY)), CL_INVALID_VALUE,
         "the parent is host-write-only");
   check(!((pf & CL_MEM_HOST_READ_ONLY) && (flags & CL_MEM_HOST_WRITE_ONLY)), CL_INVALID_VALUE,
         "the parent is host-read-only");
-  check(!((pf & CL_MEM_HOST_NO_ACCESS) && (flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY))),
-        CL_INVALID_VALUE, "the parent has no host access");
-  check(buffer_create_type == CL_BUFFER_CREATE_TYPE_REGION, CL_INVALID_VALUE, "unknown buffer_create_type");
+  check(
+      !((pf & CL_MEM_HOST_NO_ACCESS) && (flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY))),
+      CL_INVALID_VALUE, "the parent has no host access");
+  check(buffer_create_type == CL_BUFFER_CREATE_TYPE_REGION, CL_INVALID_VALUE,
+        "unknown buffer_create_type");
   check(buffer_create_info != nullptr, CL_INVALID_VALUE, "buffer_create_info is NULL");
   const auto& region = *static_cast<const cl_buffer_region*>(buffer_create_info);
   check(region.size > 0, CL_INVALID_BUFFER_SIZE, "the region's size is 0");
-  check(region.origin <= parent.size() && region.size <= parent.size() - region.origin, CL_INVALID_VALUE,
-        "the region lies outside the buffer");
+  check(region.origin <= parent.size() && region.size <= parent.size() - region.origin,
+        CL_INVALID_VALUE, "the region lies outside the buffer");
   // The spec: CL_MISALIGNED_SUB_BUFFER_OFFSET if there are no devices in context associated
   // with buffer for which the origin is aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN.
   bool aligned = false;
   for (const auto& d : parent.context().devices())
     aligned = aligned || region.origin % (d->info().mem_base_addr_align / 8) == 0;
-  check(aligned, CL_MISALIGNED_SUB_BUFFER_OFFSET, "origin is not aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN");
+  check(aligned, CL_MISALIGNED_SUB_BUFFER_OFFSET,
+        "origin is not aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN");
 
   // Unspecified access and host-access flags are inherited; host-pointer flags always are.
   if (!(flags & kAccessFlags)) flags |= pf & kAccessFlags;
@@ -107,24 +159,35 @@ cl_mem clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_typ
 void clRetainMemObject(cl_mem memobj) { resolve<MemObject>(memobj)->retain_api(); }
 void clReleaseMemObject(cl_mem memobj) { resolve<MemObject>(memobj)->release_api(); }
 
-void clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t param_value_size, void* param_value,
-                        size_t* param_value_size_ret) {
+void clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t param_value_size,
+                        void* param_value, size_t* param_value_size_ret) {
   MemObject& m = *resolve<MemObject>(memobj);
   InfoWriter out(param_value_size, param_value, param_value_size_ret);
   switch (param_name) {
-    case CL_MEM_TYPE: return out.value(m.type());
-    case CL_MEM_FLAGS: return out.value(m.flags());
-    case CL_MEM_SIZE: return out.value(m.size());
-    case CL_MEM_HOST_PTR: return out.value(m.host_ptr());
-    case CL_MEM_MAP_COUNT: return out.value(m.map_count());
-    case CL_MEM_REFERENCE_COUNT: return out.value(m.api_reference_count());
-    case CL_MEM_CONTEXT: return out.value(m.context().handle());
+    case CL_MEM_TYPE:
+      return out.value(m.type());
+    case CL_MEM_FLAGS:
+      return out.value(m.flags());
+    case CL_MEM_SIZE:
+      return out.value(m.size());
+    case CL_MEM_HOST_PTR:
+      return out.value(m.host_ptr());
+    case CL_MEM_MAP_COUNT:
+      return out.value(m.map_count());
+    case CL_MEM_REFERENCE_COUNT:
+      return out.value(m.api_reference_count());
+    case CL_MEM_CONTEXT:
+      return out.value(m.context().handle());
     case CL_MEM_ASSOCIATED_MEMOBJECT:
       return out.value(m.associated() ? m.associated()->handle() : cl_mem{});
-    case CL_MEM_OFFSET: return out.value(m.origin());
-    case CL_MEM_USES_SVM_POINTER: return out.value<cl_bool>(CL_FALSE);
-    case CL_MEM_PROPERTIES: return out.array(m.properties());
-    default: unknown_param("memory object");
+    case CL_MEM_OFFSET:
+      return out.value(m.origin());
+    case CL_MEM_USES_SVM_POINTER:
+      return out.value<cl_bool>(CL_FALSE);
+    case CL_MEM_PROPERTIES:
+      return out.array(m.properties());
+    default:
+      unknown_param("memory object");
   }
 }
 
@@ -462,15 +525,18 @@ cl_mem clCreateImage3D(cl_context context, cl_mem_flags flags, const cl_image_fo
   return create_image_1x(context, flags, image_format, desc, host_ptr);
 }
 
-void clGetSupportedImageFormats(cl_context context, cl_mem_flags flags, cl_mem_object_type image_type,
-                                cl_uint num_entries, cl_image_format* image_formats, cl_uint* num_image_formats) {
+void clGetSupportedImageFormats(cl_context context, cl_mem_flags flags,
+                                cl_mem_object_type image_type, cl_uint num_entries,
+                                cl_image_format* image_formats, cl_uint* num_image_formats) {
   Context& c = *resolve<Context>(context);
   // The spec: CL_INVALID_VALUE if flags or image_type are not valid, or if num_entries is 0 and
   // image_formats is not NULL.
-  check((flags & ~(kAccessFlags | kHostPtrFlags | kHostAccessFlags | CL_MEM_KERNEL_READ_AND_WRITE)) == 0,
+  check((flags &
+         ~(kAccessFlags | kHostPtrFlags | kHostAccessFlags | CL_MEM_KERNEL_READ_AND_WRITE)) == 0,
         CL_INVALID_VALUE, "unknown memory flags");
   check(is_image_type(image_type), CL_INVALID_VALUE, "image_type is not an image type");
-  check(!(num_entries == 0 && image_formats), CL_INVALID_VALUE, "num_entries is 0 but image_formats is not NULL");
+  check(!(num_entries == 0 && image_formats), CL_INVALID_VALUE,
+        "num_entries is 0 but image_formats is not NULL");
   // The union over the context's devices; every format reads and writes with every access.
   const auto& formats = context_image_formats(c);
   if (image_formats)

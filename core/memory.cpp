@@ -34,6 +34,36 @@ void MemObject::allocate(void* host_ptr) {
   owns_data_ = true;
 }
 
+MemObject::MemObject(Ref<Context> context, cl_mem_flags flags, size_t size, Import import)
+    : context_(std::move(context)),
+      flags_(flags),
+      size_(size),
+      data_(static_cast<std::byte*>(import.memory)),
+      imported_(true),
+      residency_(size, Residency::kEverywhere) {  // one range, current for every device
+  try {
+    for (const Ref<Device>& device : context_->devices()) {
+      if (device->shares_host_memory()) continue;  // uses the range as it is
+      imports_.emplace_back(device, device->import_host(import.memory, size));
+    }
+  } catch (const Error& e) {
+    release_imports();
+    fail(CL_INVALID_OPERATION, std::string("a device cannot map the imported memory: ") + e.what());
+  }
+}
+
+uint64_t MemObject::imported_address(const Device& device) const {
+  const MemObject& r = root();
+  for (const auto& [d, address] : r.imports_)
+    if (d.get() == &device) return address;
+  return reinterpret_cast<uintptr_t>(r.data_);  // a device that uses host memory in place
+}
+
+void MemObject::release_imports() {
+  for (auto& [device, address] : imports_) device->release_import(data_);
+  imports_.clear();
+}
+
 MemObject::MemObject(Ref<Context> context, cl_mem_flags flags, const ImageInfo& image,
                      void* host_ptr, size_t host_row_pitch, size_t host_slice_pitch,
                      std::vector<cl_mem_properties> properties)
@@ -83,7 +113,8 @@ MemObject::MemObject(MemObject& parent, cl_mem_flags flags, size_t origin, size_
       origin_(origin),
       data_(parent.host_data() + origin),
       residency_(0, Residency::kEverywhere) {  // unused: a sub-buffer's residency is its root's
-  if (parent.flags() & CL_MEM_USE_HOST_PTR) host_ptr_ = static_cast<std::byte*>(parent.host_ptr()) + origin;
+  if (parent.flags() & CL_MEM_USE_HOST_PTR)
+    host_ptr_ = static_cast<std::byte*>(parent.host_ptr()) + origin;
 }
 
 MemObject::~MemObject() {
@@ -95,6 +126,7 @@ MemObject::~MemObject() {
   for (auto it = destructor_callbacks_.rbegin(); it != destructor_callbacks_.rend(); ++it)
     it->first(handle(), it->second);
   backings_.clear();  // first: a backing may have page-locked the host memory
+  release_imports();
   if (owns_data_) std::free(data_);
 }
 
@@ -227,7 +259,8 @@ void* MemObject::add_mapping(size_t offset, size_t size, cl_map_flags flags) {
 bool MemObject::remove_mapping(void* ptr) {
   std::lock_guard lock(mutex_);
   // Most recent mapping first: the same pointer may be mapped several times.
-  auto it = std::find_if(mappings_.rbegin(), mappings_.rend(), [ptr](const Mapping& m) { return m.ptr == ptr; });
+  auto it = std::find_if(mappings_.rbegin(), mappings_.rend(),
+                         [ptr](const Mapping& m) { return m.ptr == ptr; });
   if (it == mappings_.rend()) return false;
   mappings_.erase(std::next(it).base());
   return true;

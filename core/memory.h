@@ -85,6 +85,14 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
   // A buffer. Throws CL_MEM_OBJECT_ALLOCATION_FAILURE when the memory cannot be had.
   MemObject(Ref<Context> context, cl_mem_flags flags, size_t size, void* host_ptr,
             std::vector<cl_mem_properties> properties);
+  // Memory the application imported (cl_arm_import_memory): its bytes at `memory` are used in
+  // place by every device of the context, never copied. Each device that does not share host
+  // memory maps the range now (Device::import_host); throws CL_INVALID_OPERATION where one
+  // cannot.
+  struct Import {
+    void* memory;
+  };
+  MemObject(Ref<Context> context, cl_mem_flags flags, size_t size, Import import);
   // A sub-buffer of `parent` (flags already resolved against the parent's).
   MemObject(MemObject& parent, cl_mem_flags flags, size_t origin, size_t size);
   // An image with its own bytes (or the application's, USE_HOST_PTR, whose pitches `image`
@@ -115,6 +123,12 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
   // The bytes of this object in host memory (for a sub-buffer: the parent's plus origin; for an
   // image made from a buffer: the buffer's).
   std::byte* host_data() const { return data_; }
+
+  // Whether the bytes are imported memory (of the root buffer): used in place by every device,
+  // not migrated, not read, written, copied, filled or mapped through the queue.
+  bool imported() const { return root().imported_; }
+  // The address `device` (a root device of the context) uses for the imported bytes of the root.
+  uint64_t imported_address(const Device& device) const;
 
   // The root buffer and the offset of this object in it (for overlap checks). An image made from
   // another object lies in that object's root.
@@ -188,6 +202,9 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
   std::vector<cl_mem_properties> properties_;
   std::byte* data_ = nullptr;
   bool owns_data_ = false;
+  bool imported_ = false;
+  // Imported memory as each device that needed to map it sees it (Device::import_host).
+  std::vector<std::pair<Ref<Device>, uint64_t>> imports_;
 
   mutable std::mutex mutex_;
   std::vector<Mapping> mappings_;
@@ -199,6 +216,7 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
   }
   // Own memory for the bytes, or the application's (USE_HOST_PTR); COPY_HOST_PTR is the caller's.
   void allocate(void* host_ptr);
+  void release_imports();
 
   std::mutex backing_mutex_;
   std::vector<std::unique_ptr<DeviceBacking>> backings_;

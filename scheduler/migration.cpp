@@ -66,7 +66,8 @@ struct Planner {
 
   // `mem`'s bytes [offset, offset + size) used at `place` in the way `access` says.
   void use(MemObject& mem, size_t offset, size_t size, Access access, MemoryPlace place) {
-    if (size == 0) return;
+    // Imported memory is one range every device uses in place: nothing ever moves.
+    if (size == 0 || mem.imported()) return;
     MemObject& root = const_cast<MemObject&>(mem.root());
     offset += mem.root_offset();
     const bool trace = settings().trace_migration;

@@ -33,6 +33,7 @@ std::string key_features(cl_device_id device) {
   add(device_value<cl_uint>(device, CL_DEVICE_MAX_NUM_SUB_GROUPS) > 0, "subgroups");
   add(has_extension(device, "cl_khr_int64_base_atomics"), "int64-atomics");
   add(has_extension(device, "cl_khr_command_buffer"), "command-buffers");
+  add(has_extension(device, "cl_arm_import_memory_host"), "import-memory");
   return features;
 }
 

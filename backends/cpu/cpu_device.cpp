@@ -166,6 +166,9 @@ CpuDevice::CpuDevice() : target_(compiler::host_cpu_target()) {
   // A host-side extension (2D images made from buffers: api/memory.cpp), no compiler macro.
   if (d.image_support)
     d.extensions.push_back(name_version("cl_khr_image2d_from_buffer", CL_MAKE_VERSION(1, 0, 0)));
+  // Host memory imports (clImportMemoryARM): the CPU works on the application's pages in place.
+  d.extensions.push_back(name_version("cl_arm_import_memory", CL_MAKE_VERSION(1, 0, 0)));
+  d.extensions.push_back(name_version("cl_arm_import_memory_host", CL_MAKE_VERSION(1, 0, 0)));
 
   d.partition_max_sub_devices = host.cores;
   d.partition_properties = {CL_DEVICE_PARTITION_EQUALLY, CL_DEVICE_PARTITION_BY_COUNTS};
@@ -216,7 +219,8 @@ void PrivateBacking::read_to_host(void* host, size_t offset, size_t size) {
 
 std::byte* CpuDevice::address(const Location& l) {
   if (!l.mem) return l.host + l.offset;
-  if (!private_memory_) return l.mem->host_data() + l.offset;
+  // Imported memory is used in place, by emulated GPUs too.
+  if (!private_memory_ || l.mem->imported()) return l.mem->host_data() + l.offset;
   MemObject& mem = *l.mem;
   auto& backing = static_cast<PrivateBacking&>(mem.backing(memory_place(), [&] {
     return std::make_unique<PrivateBacking>(memory_place(), mem.root().size());

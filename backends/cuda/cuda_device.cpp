@@ -90,6 +90,11 @@ CudaDevice::CudaDevice(CUdevice device, int ordinal) : device_(device) {
   fill_from_target(d, target_);
   d.printf_buffer_size = 1 << 20;  // CUDA's default printf FIFO
   d.extensions.push_back(name_version("cl_khr_pci_bus_info", CL_MAKE_VERSION(1, 0, 0)));
+  // Host memory imports (clImportMemoryARM): page-locked and mapped into the GPU's address space.
+  if (a.cuMemHostGetDevicePointer && attribute(device_, CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY)) {
+    d.extensions.push_back(name_version("cl_arm_import_memory", CL_MAKE_VERSION(1, 0, 0)));
+    d.extensions.push_back(name_version("cl_arm_import_memory_host", CL_MAKE_VERSION(1, 0, 0)));
+  }
 
   CUuuid uuid{};
   if (a.cuDeviceGetUuid(&uuid, device_) == CUDA_SUCCESS)
@@ -223,6 +228,8 @@ bool CudaDevice::is_pinned(const void* host, size_t size) const {
 }
 
 CUdeviceptr CudaDevice::address(MemObject& mem) {
+  // Imported memory: the GPU's mapping of the application's pages, made at the import.
+  if (mem.imported()) return mem.imported_address(*this) + mem.root_offset();
   DeviceBacking& b = mem.backing(memory_place(), [&]() -> std::unique_ptr<DeviceBacking> {
     const MemObject& root = mem.root();
     make_current();

@@ -179,6 +179,32 @@ TEST_P(Gpu, NDRangeBeyondTheGridLimitIsSplitKeepingItsIds) {
   }
 }
 
+TEST_P(Gpu, ImportedHostMemoryIsUsedInPlace) {
+  // cl_arm_import_memory: the GPU maps the application's pages; a kernel changes them with no
+  // copy and no read.
+  using ImportFn = cl_mem(CL_API_CALL*)(cl_context, cl_mem_flags, const cl_import_properties_arm*,
+                                        void*, size_t, cl_int*);
+  auto import = reinterpret_cast<ImportFn>(
+      clGetExtensionFunctionAddressForPlatform(findPlatform(), "clImportMemoryARM"));
+  ASSERT_NE(import, nullptr);
+  ASSERT_TRUE(hasWord(deviceString(device_, CL_DEVICE_EXTENSIONS), "cl_arm_import_memory_host"));
+  const size_t n = (size_t{64} << 20) + 12;  // not a multiple of the page size
+  std::vector<float> host(n / sizeof(float) + 1);
+  for (size_t i = 0; i < host.size(); ++i) host[i] = float(i % 1000);
+  cl_int err = CL_SUCCESS;
+  // From the second float on: an unaligned start.
+  Mem m(import(context_, CL_MEM_READ_WRITE, nullptr, host.data() + 1, n, &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  Program p = build("kernel void twice(global float* x) { x[get_global_id(0)] *= 2.0f; }");
+  Kernel k = kernel(p, "twice");
+  arg(k, 0, m.get());
+  run(k, n / sizeof(float));
+  ASSERT_CL_OK(clFinish(queue_));
+  EXPECT_EQ(host[0], 0.0f);  // outside the imported range
+  for (size_t i = 1; i <= n / sizeof(float); i += 9973)
+    ASSERT_EQ(host[i], 2.0f * float(i % 1000)) << i;
+}
+
 TEST_P(Gpu, LocalMemoryReductionWithBarriers) {
   Program p = build(R"(
     kernel void reduce(global const float* in, global float* out, local float* scratch) {
