@@ -53,9 +53,4 @@ Settings settings_from_environment() {
   return s;
 }
 
-const Settings& settings() {
-  static const Settings s = settings_from_environment();
-  return s;
-}
-
 }  // namespace manifold

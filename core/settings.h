@@ -33,9 +33,13 @@ struct Settings {
   StagingSettings staging;
 };
 
-// The process's settings, read at the first call. Thread-safe.
-const Settings& settings();
 // The environment as it is now (tests that change it between cases).
 Settings settings_from_environment();
+// The process's settings, read at the first call. Thread-safe. Inline: the launch path asks
+// for a few values per launch, and an inlined guard check costs next to nothing.
+inline const Settings& settings() {
+  static const Settings s = settings_from_environment();
+  return s;
+}
 
 }  // namespace manifold
