@@ -16,7 +16,7 @@
 
 namespace manifold {
 
-class Command final : public EventListener, public Job {
+class Command final : public Job, public EventListener {
  public:
   Command(CommandQueue& queue, cl_command_type type);
 

@@ -217,6 +217,7 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
   // [first[d], first[d] + count[d]) in each dimension.
   WorkGroupContext shape{};
   size_t first[3], count[3];
+  const bool whole = range.whole();  // the usual launch: one division per dimension
   for (unsigned d = 0; d < 3; ++d) {
     const bool used = d < range.work_dim;
     const size_t global = used ? range.global_size[d] : 1;
@@ -224,9 +225,9 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
     shape.global_size[d] = global;
     shape.enqueued_local_size[d] = local;
     shape.global_offset[d] = used ? range.global_offset[d] : 0;
-    shape.num_groups[d] = range.num_groups(d);
-    first[d] = range.launch_first(d);
-    count[d] = range.launch_end(d) - first[d];
+    shape.num_groups[d] = (global + local - 1) / local;
+    first[d] = whole ? 0 : range.launch_first(d);
+    count[d] = whole ? shape.num_groups[d] : range.launch_end(d) - first[d];
   }
   shape.work_dim = range.work_dim;
   const size_t total_groups = count[0] * count[1] * count[2];
