@@ -100,8 +100,7 @@ class CudaOps final : public DeviceOps {
   void launch(const KernelOp& op) override {
     // Reused by every launch of the thread: its vectors keep their capacity.
     MANIFOLD_FAST_TLS static thread_local gpu::LaunchRecord record;
-    prepare(op, record, /*staged=*/false);
-    if (!one_launch(op.range)) return launch_split(op, record);
+    if (!prepare(op, record, /*staged=*/false)) return launch_split(op, record);
     const CUresult result = launch_record(record, stream);
     if (result != CUDA_SUCCESS)
       fail(CL_OUT_OF_RESOURCES,
@@ -117,8 +116,9 @@ class CudaOps final : public DeviceOps {
   }
 
   // Fills `record` with what launching `op` takes (parameters copied: the driver reads them
-  // later for a staged launch). Throws what cannot launch. Returns false, for `staged`, where the
-  // launch must first write the program's launch state in stream order: it cannot wait in a batch.
+  // later for a staged launch). Throws what cannot launch. Returns false where the launch is not
+  // one whole grid (launch_split() goes on from `record`), and, for `staged`, where it must first
+  // write the program's launch state in stream order: it cannot wait in a batch.
   bool prepare(const KernelOp& op, gpu::LaunchRecord& record, bool staged) {
     const auto& program = static_cast<const CudaProgram&>(op.program());
     const compiler::KernelInfo& info = op.launch->info;
@@ -174,9 +174,9 @@ class CudaOps final : public DeviceOps {
     record.shared = shared;
     for (unsigned d = 0; d < 3; ++d) {
       record.block[d] = d < r.work_dim ? static_cast<unsigned>(r.local_size[d]) : 1;
-      record.grid[d] = static_cast<unsigned>(single ? r.num_groups(d) : 1);  // launch() splits
+      record.grid[d] = static_cast<unsigned>(single ? r.num_groups(d) : 1);  // launch_split's
     }
-    return true;
+    return single;
   }
 
   // Whether `r` goes in one launch whose grid is the whole NDRange.

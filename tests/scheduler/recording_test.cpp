@@ -13,10 +13,6 @@
 #include "core/queue.h"
 #include "scheduler/recording.h"
 
-// The runtime's handles point at the ICD's dispatch table (api/icd.cpp): none of this test's
-// objects reaches an ICD loader, so an empty table does.
-const cl_icd_dispatch manifold::kIcdDispatch{};
-
 namespace {
 
 using namespace manifold;

@@ -12,10 +12,6 @@
 #include "core/error.h"
 #include "core/platform.h"
 
-// The runtime's handles point at the ICD's dispatch table (api/icd.cpp): none of this test's
-// objects reaches an ICD loader, so an empty table does.
-const cl_icd_dispatch manifold::kIcdDispatch{};
-
 namespace {
 
 using manifold::Device;
