@@ -398,6 +398,9 @@ void clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name, size_
     case CL_KERNEL_EXEC_INFO_SVM_PTRS:
       check(param_value_size % sizeof(void*) == 0, CL_INVALID_VALUE,
             "param_value_size is not a multiple of sizeof(void*)");
+      // The allocations these pointers lie in become current wherever the kernel runs.
+      k.set_svm_pointers(
+          {static_cast<void* const*>(param_value), param_value_size / sizeof(void*)});
       break;
     case CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM: {
       check(param_value_size == sizeof(cl_bool), CL_INVALID_VALUE,
@@ -414,8 +417,8 @@ void clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name, size_
     default:
       fail(CL_INVALID_VALUE, "unknown kernel execution info");
   }
-  // Devices with SVM run every kernel with all of the SVM space visible, so the indirect
-  // pointers and the system-SVM hint need no bookkeeping beyond validation.
+  // Every device with SVM sees the whole SVM range, and the CPU device every host pointer: the
+  // system-SVM hint needs no bookkeeping beyond validation.
 }
 
 // ---- Queries ----

@@ -9,6 +9,7 @@
 #include "api/impl.h"
 #include "core/info.h"
 #include "core/memory.h"
+#include "svm/svm_space.h"
 
 namespace manifold::api::impl {
 namespace {
@@ -56,6 +57,19 @@ cl_mem create_buffer(cl_context context, const cl_mem_properties* properties, cl
   const bool wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR);
   check(wants_ptr == (host_ptr != nullptr), CL_INVALID_HOST_PTR,
         "host_ptr must be given exactly when USE_HOST_PTR or COPY_HOST_PTR is set");
+  // The 3.0 spec: if host_ptr is a pointer returned by clSVMAlloc, the buffer uses the SVM
+  // memory (CL_MEM_USES_SVM_POINTER): it shares the allocation's bytes and their migration.
+  if (flags & CL_MEM_USE_HOST_PTR)
+    if (const SvmSpace* space = SvmSpace::get(); space && space->contains(host_ptr)) {
+      size_t offset = 0;
+      const Ref<MemObject> svm = space->find(host_ptr, &offset, &c);
+      check(svm && size <= svm->size() - offset, CL_INVALID_HOST_PTR,
+            "host_ptr lies in the SVM range but not in an allocation of this context that holds "
+            "size bytes");
+      return make_api_object<MemObject>(Ref<Context>(&c), flags, size,
+                                        MemObject::OverSvm{svm.get(), offset}, std::move(props))
+          ->handle();
+    }
   return make_api_object<MemObject>(Ref<Context>(&c), flags, size, host_ptr, std::move(props))
       ->handle();
 }
@@ -183,7 +197,7 @@ void clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t param_valu
     case CL_MEM_OFFSET:
       return out.value(m.origin());
     case CL_MEM_USES_SVM_POINTER:
-      return out.value<cl_bool>(CL_FALSE);
+      return out.value<cl_bool>(m.svm() ? CL_TRUE : CL_FALSE);
     case CL_MEM_PROPERTIES:
       return out.array(m.properties());
     default:

@@ -1,8 +1,8 @@
-// Shared virtual memory entry points. SVM is optional in OpenCL 3.0 and no Manifold device
-// reports it yet (svm/ will provide the platform-wide address range): clSVMAlloc returns NULL and
-// the enqueue calls answer CL_INVALID_OPERATION, as the 3.0 spec requires for devices without
-// SVM. For devices that do report SVM, the enqueue calls are validated fully and run as plain
-// host-memory operations, which is what SVM means for devices sharing host memory.
+// Shared virtual memory entry points. Allocations come from the platform's one SVM range (svm/):
+// the same address on the host and on every device of the context. Commands name SVM memory by
+// pointer; each pointer resolves to its allocation (a memory object whose copies the scheduler
+// keeps current, as for buffers) or, outside the range, to host memory (fine-grain system SVM on
+// the CPU device).
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -11,6 +11,7 @@
 #include "api/common.h"
 #include "api/impl.h"
 #include "core/log.h"
+#include "svm/svm_space.h"
 
 namespace manifold::api::impl {
 namespace {
@@ -40,6 +41,24 @@ Location host_location(const void* p) {
   return {nullptr, static_cast<std::byte*>(const_cast<void*>(p)), 0};
 }
 
+// Where `size` bytes at `pointer` are: in an SVM allocation of the context (whose copies
+// migrate), or host memory the application owns. An address inside the SVM range that is no
+// allocation of this context has no bytes anywhere a command could reach: the spec leaves that
+// undefined, Manifold refuses it.
+Location svm_location(const Context& c, const void* pointer, size_t size, const char* what) {
+  const SvmSpace* space = SvmSpace::get();
+  if (!space || !space->contains(pointer)) return host_location(pointer);
+  size_t offset = 0;
+  Ref<MemObject> mem = space->find(pointer, &offset, &c);
+  if (!mem)
+    fail(CL_INVALID_VALUE,
+         std::string(what) + " is in the SVM range but in no allocation of this context");
+  if (size > mem->size() - offset)
+    fail(CL_INVALID_VALUE,
+         std::string(what) + " and the size run past the end of its SVM allocation");
+  return {std::move(mem), nullptr, offset};
+}
+
 bool is_power_of_two(size_t n) { return n && (n & (n - 1)) == 0; }
 
 }  // namespace
@@ -48,6 +67,8 @@ void* clSVMAlloc(cl_context context, cl_svm_mem_flags flags, size_t size, cl_uin
   Context& c = *resolve<Context>(context);
   // The 3.0 spec: clSVMAlloc returns NULL if no devices in context support SVM.
   if (!c.any_device(device_has_svm)) return nullptr;
+  SvmSpace* space = SvmSpace::get();
+  if (!space) return nullptr;
   // The spec: clSVMAlloc fails if the flags are not valid, CL_MEM_SVM_ATOMICS is given without
   // CL_MEM_SVM_FINE_GRAIN_BUFFER, size is 0 or too large, or alignment is not a power of two.
   constexpr cl_svm_mem_flags access = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
@@ -55,17 +76,40 @@ void* clSVMAlloc(cl_context context, cl_svm_mem_flags flags, size_t size, cl_uin
   if ((flags & ~known) != 0 || std::popcount(flags & access) > 1) return nullptr;
   if ((flags & CL_MEM_SVM_ATOMICS) && !(flags & CL_MEM_SVM_FINE_GRAIN_BUFFER)) return nullptr;
   if (size == 0 || (alignment != 0 && !is_power_of_two(alignment))) return nullptr;
-  // The allocation itself belongs to svm/ (one address range bound on every device), which
-  // does not exist yet; no backend reports SVM before it does.
-  log_debug("clSVMAlloc: no SVM allocator is available");
-  return nullptr;
+  // The spec: ... if CL_MEM_SVM_FINE_GRAIN_BUFFER or CL_MEM_SVM_ATOMICS is specified in flags
+  // and these are not supported by at least one device in context.
+  const auto supports = [&](cl_device_svm_capabilities wanted) {
+    for (const Ref<Device>& d : c.devices())
+      if (d->info().svm_capabilities & wanted) return true;
+    return false;
+  };
+  if ((flags & CL_MEM_SVM_FINE_GRAIN_BUFFER) && !supports(CL_DEVICE_SVM_FINE_GRAIN_BUFFER))
+    return nullptr;
+  if ((flags & CL_MEM_SVM_ATOMICS) && !supports(CL_DEVICE_SVM_ATOMICS)) return nullptr;
+  // The spec: ... if size is greater than CL_DEVICE_MAX_MEM_ALLOC_SIZE for any device in context.
+  for (const Ref<Device>& d : c.devices())
+    if (size > d->info().max_mem_alloc_size) return nullptr;
+  // The spec: alignment 0 means the size of the largest data type supported (long16: 128 bytes).
+  constexpr cl_uint kLargestType = 128;
+  constexpr size_t kLargestAlignment = size_t{1} << 30;
+  if (alignment > kLargestAlignment) return nullptr;
+  try {
+    Ref<MemObject> mem = space->allocate(c, flags, size, alignment ? alignment : kLargestType);
+    return mem->host_data();
+  } catch (const Error& e) {
+    log_debug("clSVMAlloc of %zu bytes: %s", size, e.what());
+    return nullptr;
+  }
 }
 
 void clSVMFree(cl_context context, void* svm_pointer) {
-  resolve<Context>(context);
-  // The spec: if a NULL pointer is passed in svm_pointer, no action occurs. clSVMAlloc never
-  // hands out a pointer yet, so there is nothing else to free.
-  if (svm_pointer) log_debug("clSVMFree: %p was not allocated by clSVMAlloc", svm_pointer);
+  Context& c = *resolve<Context>(context);
+  // The spec: if a NULL pointer is passed in svm_pointer, no action occurs. Freeing memory that
+  // clSVMAlloc did not return (or twice) is undefined: Manifold logs it and does nothing.
+  if (!svm_pointer) return;
+  SvmSpace* space = SvmSpace::get();
+  if (!space || !space->free(c, svm_pointer))
+    log_debug("clSVMFree: %p is not an allocation of clSVMAlloc in this context", svm_pointer);
 }
 
 void clEnqueueSVMFree(cl_command_queue command_queue, cl_uint num_svm_pointers,
@@ -81,6 +125,8 @@ void clEnqueueSVMFree(cl_command_queue command_queue, cl_uint num_svm_pointers,
   const std::vector<Event*> waits = waits_of(q, num_events_in_wait_list, event_wait_list);
   // The list may be reused after the call returns: the command keeps its own copy.
   std::vector<void*> pointers(svm_pointers, svm_pointers + num_svm_pointers);
+  // The seed: if pfn_free_func is NULL, all pointers must be allocated using clSVMAlloc (no
+  // error code is given for others: clSVMFree logs and skips them when the command runs).
   cl_context context = q.context().handle();
   cl_command_queue queue = q.handle();
   HostFunctionOp op{[pointers, pfn_free_func, user_data, context, queue]() mutable {
@@ -104,8 +150,10 @@ void clEnqueueSVMMemcpy(cl_command_queue command_queue, cl_bool blocking_copy, v
   const auto d = reinterpret_cast<uintptr_t>(dst_ptr);
   const auto s = reinterpret_cast<uintptr_t>(src_ptr);
   check(size == 0 || d >= s + size || s >= d + size, CL_MEM_COPY_OVERLAP, "the regions overlap");
+  const Context& c = q.context();
   auto cmd = Command::make(q, CL_COMMAND_SVM_MEMCPY,
-                           CopyOp{host_location(src_ptr), host_location(dst_ptr), size});
+                           CopyOp{svm_location(c, src_ptr, size, "src_ptr"),
+                                  svm_location(c, dst_ptr, size, "dst_ptr"), size});
   q.submit(std::move(cmd), waits, event, blocking_copy);
 }
 
@@ -124,7 +172,7 @@ void clEnqueueSVMMemFill(cl_command_queue command_queue, void* svm_ptr, const vo
   check(reinterpret_cast<uintptr_t>(svm_ptr) % pattern_size == 0, CL_INVALID_VALUE,
         "svm_ptr is not aligned to pattern_size");
   check(size % pattern_size == 0, CL_INVALID_VALUE, "size is not a multiple of pattern_size");
-  FillOp op{host_location(svm_ptr), size, {}, pattern_size};
+  FillOp op{svm_location(q.context(), svm_ptr, size, "svm_ptr"), size, {}, pattern_size};
   std::memcpy(op.pattern.data(), pattern, pattern_size);
   q.submit(Command::make(q, CL_COMMAND_SVM_MEMFILL, std::move(op)), waits, event);
 }
@@ -142,8 +190,12 @@ void clEnqueueSVMMap(cl_command_queue command_queue, cl_bool blocking_map, cl_ma
   check((flags & ~known) == 0, CL_INVALID_VALUE, "unknown map flags");
   check(!((flags & CL_MAP_WRITE_INVALIDATE_REGION) && (flags & (CL_MAP_READ | CL_MAP_WRITE))),
         CL_INVALID_VALUE, "CL_MAP_WRITE_INVALIDATE_REGION with CL_MAP_READ or CL_MAP_WRITE");
-  // The host already sees SVM memory at svm_ptr: the map is a synchronization point only.
-  q.submit(Command::make(q, CL_COMMAND_SVM_MAP, NoOp{}), waits, event, blocking_map);
+  // The host's pages at svm_ptr become current (a coarse-grain allocation last written by a
+  // GPU moves back); host memory outside allocations is there already.
+  Location l = svm_location(q.context(), svm_ptr, size, "svm_ptr");
+  Operation op = NoOp{};
+  if (l.mem) op = MapOp{l.mem, l.offset, size, flags};
+  q.submit(Command::make(q, CL_COMMAND_SVM_MAP, std::move(op)), waits, event, blocking_map);
 }
 
 void clEnqueueSVMUnmap(cl_command_queue command_queue, void* svm_ptr,
@@ -169,10 +221,18 @@ void clEnqueueSVMMigrateMem(cl_command_queue command_queue, cl_uint num_svm_poin
   constexpr cl_mem_migration_flags known =
       CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED;
   check((flags & ~known) == 0, CL_INVALID_VALUE, "unknown migration flags");
-  for (cl_uint i = 0; i < num_svm_pointers; ++i)
+  MigrateOp op{{}, flags};
+  for (cl_uint i = 0; i < num_svm_pointers; ++i) {
     check(svm_pointers[i] != nullptr, CL_INVALID_VALUE, "an SVM pointer is NULL");
-  // Host-shared SVM is where every device of the queue reads it: nothing moves.
-  q.submit(Command::make(q, CL_COMMAND_SVM_MIGRATE_MEM, NoOp{}), waits, event);
+    // The spec: a size of 0 migrates the whole allocation from the pointer on.
+    const size_t size = sizes ? sizes[i] : 0;
+    Location l = svm_location(q.context(), svm_pointers[i], size, "an SVM pointer");
+    if (!l.mem) continue;  // host memory: where every device reads it already
+    const size_t n = size ? size : l.mem->size() - l.offset;
+    op.mems.push_back(l.mem);
+    op.ranges.emplace_back(l.offset, n);
+  }
+  q.submit(Command::make(q, CL_COMMAND_SVM_MIGRATE_MEM, std::move(op)), waits, event);
 }
 
 }  // namespace manifold::api::impl

@@ -154,6 +154,10 @@ class Device : public ApiObject<_cl_device_id, ObjectKind::Device, CL_INVALID_DE
   MemoryPlace memory_place() const { return parent_ ? parent_->memory_place() : memory_place_; }
   void set_memory_place(MemoryPlace place) { memory_place_ = place; }
 
+  // Clears the SVM capabilities the backend reported, when the platform's SVM range cannot be
+  // had on this device (svm/); the debug log says why. Thread: platform setup.
+  void disable_svm(const char* why);
+
  protected:
   DeviceInfo info_;
   Ref<Device> parent_;

@@ -12,6 +12,7 @@ uint64_t DeviceMemory::allocate(size_t) {
 }
 void DeviceMemory::deallocate(uint64_t) {}
 bool DeviceMemory::reserve_range(uint64_t, size_t) { return false; }
+uint64_t DeviceMemory::reserve_any_range(size_t, size_t) { return 0; }
 void DeviceMemory::release_range(uint64_t, size_t) {}
 void DeviceMemory::map_range(uint64_t, size_t) {
   fail(CL_INVALID_OPERATION, "the device cannot map memory at a chosen address");

@@ -26,6 +26,11 @@ class DeviceMemory {
   // Reserves [address, address + size) of the device's virtual address space, exactly there;
   // false when that range is not free on this device.
   virtual bool reserve_range(uint64_t address, size_t size);
+  // Reserves `size` bytes where the device chooses, aligned to `alignment`; 0 when it cannot.
+  virtual uint64_t reserve_any_range(size_t size, size_t alignment);
+  // Whether the device's addresses are the host's (the CPU, emulated GPUs): host memory is used
+  // at its own address, and an address range the host maps is already the device's.
+  virtual bool addresses_are_host_addresses() const { return false; }
   virtual void release_range(uint64_t address, size_t size);
   // Backs [address, address + size), inside a reserved range, with new device memory the device
   // reads and writes (zero-filled where the vendor says so); unmap_range() gives it back.

@@ -1,6 +1,9 @@
 #include "core/kernel.h"
 
+#include <algorithm>
 #include <cstring>
+
+#include "svm/svm_space.h"
 
 namespace manifold {
 
@@ -34,6 +37,7 @@ Kernel::Kernel(const Kernel& source)
     : ApiObject(), program_(source.program_), info_(source.info_), launch_(source.launch_) {
   std::lock_guard lock(source.mutex_);
   args_ = source.args_;
+  svm_allocations_ = source.svm_allocations_;
   program_->kernel_attached();
 }
 
@@ -133,8 +137,22 @@ void Kernel::set_arg_svm(cl_uint index, const void* pointer) {
   KernelArgSetting v;
   v.set = true;
   v.svm_pointer = const_cast<void*>(pointer);
+  if (const SvmSpace* space = SvmSpace::get())
+    v.svm_allocation = space->find(pointer, nullptr, &program_->context());
   std::lock_guard lock(mutex_);
   args_[index] = std::move(v);
+  snapshot_.reset();
+}
+
+void Kernel::set_svm_pointers(std::span<void* const> pointers) {
+  std::vector<Ref<MemObject>> allocations;
+  if (const SvmSpace* space = SvmSpace::get())
+    for (void* p : pointers)
+      if (Ref<MemObject> a = space->find(p, nullptr, &program_->context()))
+        if (std::find(allocations.begin(), allocations.end(), a) == allocations.end())
+          allocations.push_back(std::move(a));
+  std::lock_guard lock(mutex_);
+  svm_allocations_ = std::move(allocations);
   snapshot_.reset();
 }
 
@@ -162,7 +180,9 @@ std::shared_ptr<const KernelArgs> Kernel::snapshot_args() const {
     v.local_size = a.local_size;
     v.sampler = Ref<Sampler>(a.sampler);
     v.svm_pointer = a.svm_pointer;
+    v.svm_allocation = a.svm_allocation;
   }
+  snapshot->svm_allocations = svm_allocations_;
   snapshot_ = snapshot;
   return snapshot;
 }

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <mutex>
+#include <span>
 #include <vector>
 
 #include "compiler/compiler.h"
@@ -18,11 +19,12 @@ namespace manifold {
 // and sampler until it finishes.
 struct KernelArgValue {
   bool set = false;
-  std::vector<uint8_t> bytes;   // Value args; for buffers the (null) pointer is filled at launch
-  Ref<MemObject> buffer;        // Buffer args (null: a NULL buffer)
-  size_t local_size = 0;        // Local args
-  Ref<Sampler> sampler;         // Sampler args
-  void* svm_pointer = nullptr;  // clSetKernelArgSVMPointer
+  std::vector<uint8_t> bytes;     // Value args; for buffers the (null) pointer is filled at launch
+  Ref<MemObject> buffer;          // Buffer args (null: a NULL buffer)
+  size_t local_size = 0;          // Local args
+  Ref<Sampler> sampler;           // Sampler args
+  void* svm_pointer = nullptr;    // clSetKernelArgSVMPointer
+  Ref<MemObject> svm_allocation;  // the SVM allocation svm_pointer lies in (null: none)
 };
 
 // What launching the kernel on one device needs. Fixed for the kernel's lifetime: a program
@@ -46,6 +48,9 @@ struct KernelArgSetting {
   size_t local_size = 0;
   Sampler* sampler = nullptr;
   void* svm_pointer = nullptr;
+  // The allocation of clSVMAlloc the pointer lies in: held, so that memory freed with clSVMFree
+  // while the kernel still names it is not reused under the kernel's feet.
+  Ref<MemObject> svm_allocation;
 };
 
 struct KernelArgs;
@@ -63,6 +68,9 @@ class Kernel : public ApiObject<_cl_kernel, ObjectKind::Kernel, CL_INVALID_KERNE
   // Validates and stores one argument (clSetKernelArg rules).
   void set_arg(cl_uint index, size_t size, const void* value);
   void set_arg_svm(cl_uint index, const void* pointer);
+  // CL_KERNEL_EXEC_INFO_SVM_PTRS: the SVM allocations the kernel reaches through other
+  // pointers (pointers outside any allocation are the host's, usable as they are).
+  void set_svm_pointers(std::span<void* const> pointers);
 
   // Every argument, with references to its buffers and samplers (shared with commands
   // already launched with the same settings); throws CL_INVALID_KERNEL_ARGS when one is not set.
@@ -83,6 +91,7 @@ class Kernel : public ApiObject<_cl_kernel, ObjectKind::Kernel, CL_INVALID_KERNE
   std::vector<KernelLaunchInfo> launch_;
   mutable std::mutex mutex_;
   std::vector<KernelArgSetting> args_;
+  std::vector<Ref<MemObject>> svm_allocations_;       // set_svm_pointers
   mutable std::weak_ptr<const KernelArgs> snapshot_;  // the newest one made, while in use
 };
 
@@ -95,6 +104,7 @@ struct KernelArgs {
   // programs these hold) stay valid for commands that point at them.
   Ref<Kernel> kernel;
   std::vector<KernelArgValue> values;
+  std::vector<Ref<MemObject>> svm_allocations;  // CL_KERNEL_EXEC_INFO_SVM_PTRS
 };
 
 }  // namespace manifold

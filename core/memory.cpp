@@ -52,6 +52,33 @@ MemObject::MemObject(Ref<Context> context, cl_mem_flags flags, size_t size, Impo
   }
 }
 
+MemObject::MemObject(Ref<Context> context, cl_mem_flags flags, size_t size, Svm svm)
+    : context_(std::move(context)),
+      flags_(flags),
+      size_(size),
+      data_(static_cast<std::byte*>(svm.address)),
+      imported_(svm.fine_grain),
+      dma_data_(svm.dma_address),
+      svm_keeper_(std::move(svm.keeper)),
+      // The host may write an allocation before any command uses it (the CPU device shares its
+      // pages): current in host memory, so that a device's first use copies them there.
+      residency_(size, svm.fine_grain ? Residency::kEverywhere : Residency::bit(kHostPlace)) {
+  if (!svm.fine_grain) return;
+  try {
+    for (const Ref<Device>& device : context_->devices()) {
+      if (device->shares_host_memory()) continue;
+      const uint64_t address = device->import_host(svm.address, size);
+      imports_.emplace_back(device, address);
+      check(address == reinterpret_cast<uintptr_t>(svm.address), CL_MEM_OBJECT_ALLOCATION_FAILURE,
+            "the device maps the host's pages at another address");
+    }
+  } catch (const Error& e) {
+    release_imports();
+    fail(CL_MEM_OBJECT_ALLOCATION_FAILURE,
+         std::string("a device cannot use fine-grain SVM in place: ") + e.what());
+  }
+}
+
 uint64_t MemObject::imported_address(const Device& device) const {
   const MemObject& r = root();
   for (const auto& [d, address] : r.imports_)
@@ -107,15 +134,27 @@ MemObject::MemObject(MemObject& parent, cl_mem_flags flags, size_t origin, size_
     : context_(&parent.context()),
       flags_(flags),
       size_(size),
-      parent_(&parent),
+      parent_(const_cast<MemObject*>(&parent.root())),  // a buffer over SVM has a root too
       associated_(&parent),
       sub_buffer_(true),
-      origin_(origin),
+      origin_(parent.root_offset() + origin),
       data_(parent.host_data() + origin),
       residency_(0, Residency::kEverywhere) {  // unused: a sub-buffer's residency is its root's
   if (parent.flags() & CL_MEM_USE_HOST_PTR)
     host_ptr_ = static_cast<std::byte*>(parent.host_ptr()) + origin;
 }
+
+MemObject::MemObject(Ref<Context> context, cl_mem_flags flags, size_t size, OverSvm over,
+                     std::vector<cl_mem_properties> properties)
+    : context_(std::move(context)),
+      flags_(flags),
+      size_(size),
+      host_ptr_(over.allocation->host_data() + over.offset),
+      parent_(over.allocation),
+      origin_(over.offset),
+      properties_(std::move(properties)),
+      data_(over.allocation->host_data() + over.offset),
+      residency_(0, Residency::kEverywhere) {}  // unused: the allocation's residency applies
 
 MemObject::~MemObject() {
   // Nothing is written to a USE_HOST_PTR region here: the spec makes its contents current only

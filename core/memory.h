@@ -93,8 +93,29 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
     void* memory;
   };
   MemObject(Ref<Context> context, cl_mem_flags flags, size_t size, Import import);
+  // Shared virtual memory (svm/): bytes at `address` that every device of the context addresses
+  // there too. Coarse grain: devices with memory of their own have their copy at that address
+  // (svm/ maps it), kept current by migration as for buffers. Fine grain: every device uses the
+  // host's pages in place (Device::import_host must give back the same address), as imported
+  // memory. `dma_address` is the same host pages where GPU drivers copy them (at `address` a
+  // driver sees its device's memory). `keeper` gives the range back when the object goes.
+  struct Svm {
+    void* address;
+    std::byte* dma_address;
+    bool fine_grain;
+    std::shared_ptr<void> keeper;
+  };
+  MemObject(Ref<Context> context, cl_mem_flags flags, size_t size, Svm svm);
   // A sub-buffer of `parent` (flags already resolved against the parent's).
   MemObject(MemObject& parent, cl_mem_flags flags, size_t origin, size_t size);
+  // A buffer made with CL_MEM_USE_HOST_PTR on memory of an SVM allocation: the allocation's
+  // bytes at `offset` (CL_MEM_USES_SVM_POINTER), kept current with it.
+  struct OverSvm {
+    MemObject* allocation;
+    size_t offset;
+  };
+  MemObject(Ref<Context> context, cl_mem_flags flags, size_t size, OverSvm over,
+            std::vector<cl_mem_properties> properties);
   // An image with its own bytes (or the application's, USE_HOST_PTR, whose pitches `image`
   // holds). COPY_HOST_PTR copies from host_ptr laid out with host_row_pitch/host_slice_pitch.
   MemObject(Ref<Context> context, cl_mem_flags flags, const ImageInfo& image, void* host_ptr,
@@ -113,7 +134,7 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
   size_t size() const { return size_; }
   void* host_ptr() const { return host_ptr_; }
   // The buffer a sub-buffer was made from; null for buffers and images.
-  MemObject* parent() const { return sub_buffer_ ? parent_.get() : nullptr; }
+  MemObject* parent() const { return sub_buffer_ ? associated_.get() : nullptr; }
   // CL_MEM_OFFSET: a sub-buffer's origin in its buffer; 0 otherwise.
   size_t origin() const { return sub_buffer_ ? origin_ : 0; }
   // CL_MEM_ASSOCIATED_MEMOBJECT: a sub-buffer's buffer, or the mem_object an image was made from.
@@ -129,6 +150,13 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
   bool imported() const { return root().imported_; }
   // The address `device` (a root device of the context) uses for the imported bytes of the root.
   uint64_t imported_address(const Device& device) const;
+  // Whether the bytes are an SVM allocation (of the root): at host_data() on every device.
+  bool svm() const { return root().svm_keeper_ != nullptr; }
+  // The host bytes as GPU drivers must address them in their copies (host_data() but for SVM).
+  std::byte* dma_host_data() const {
+    const MemObject& r = root();
+    return r.dma_data_ ? r.dma_data_ + (data_ - r.data_) : data_;
+  }
 
   // The root buffer and the offset of this object in it (for overlap checks). An image made from
   // another object lies in that object's root.
@@ -203,6 +231,8 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
   std::byte* data_ = nullptr;
   bool owns_data_ = false;
   bool imported_ = false;
+  std::byte* dma_data_ = nullptr;     // SVM: the root's bytes at the drivers' address
+  std::shared_ptr<void> svm_keeper_;  // SVM: holds the address range while the object lives
   // Imported memory as each device that needed to map it sees it (Device::import_host).
   std::vector<std::pair<Ref<Device>, uint64_t>> imports_;
 

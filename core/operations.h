@@ -56,6 +56,9 @@ struct UnmapOp {
 struct MigrateOp {
   std::vector<Ref<MemObject>> mems;
   cl_mem_migration_flags flags;
+  // Per object, the bytes to move (offset, size); empty: every object whole (SVM migrations
+  // name ranges of allocations).
+  std::vector<std::pair<size_t, size_t>> ranges = {};
 };
 struct KernelOp {
   // Shared with other launches, read only; it holds the kernel, which holds `launch`.

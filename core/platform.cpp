@@ -7,6 +7,8 @@
 #include <cstring>
 
 #include "core/log.h"
+#include "core/settings.h"
+#include "svm/svm_space.h"
 
 namespace manifold {
 
@@ -65,9 +67,18 @@ Platform::Platform() {
       device_at_place_[next_place] = d;
       d->set_memory_place(next_place++);
     }
-    std::erase_if(found, [](Device* d) { return !d->shares_host_memory() && d->memory_place() == kHostPlace; });
+    std::erase_if(found, [](Device* d) {
+      return !d->shares_host_memory() && d->memory_place() == kHostPlace;
+    });
     devices_.insert(devices_.end(), found.begin(), found.end());
   }
+  // Before any device is handed out: a device that cannot take the range reports no SVM.
+  SvmSpace::reserve(devices_, settings().svm_range_bytes);
+}
+
+void Device::disable_svm(const char* why) {
+  if (info_.svm_capabilities) log_debug("device %s: no SVM: %s", info_.name.c_str(), why);
+  info_.svm_capabilities = 0;
 }
 
 std::vector<Device*> Platform::devices_of_type(cl_device_type type) const {

@@ -50,6 +50,7 @@ Settings settings_from_environment() {
   s.staging.chunk_bytes = size_t(std::clamp(number("MANIFOLD_GPU_STAGING_CHUNK_MB", 8), 1LL, 256LL))
                           << 20;
   s.staging.threads = unsigned(std::min(number("MANIFOLD_GPU_STAGING_THREADS", 0), 256LL));
+  s.svm_range_bytes = size_t(std::clamp(number("MANIFOLD_SVM_RANGE_GB", 64), 1LL, 4096LL)) << 30;
   return s;
 }
 

@@ -31,6 +31,7 @@ struct Settings {
   size_t gpu_launch_batch = 32;         // MANIFOLD_GPU_LAUNCH_BATCH (0 or 1: off; at most 1024)
   std::chrono::microseconds gpu_launch_batch_deadline{200};  // MANIFOLD_GPU_LAUNCH_BATCH_US
   StagingSettings staging;
+  size_t svm_range_bytes = size_t{64} << 30;  // MANIFOLD_SVM_RANGE_GB (1..4096)
 };
 
 // The environment as it is now (tests that change it between cases).

@@ -186,9 +186,16 @@ struct Planner {
     const MemoryPlace place = (op.flags & CL_MIGRATE_MEM_OBJECT_HOST) ? kHostPlace : here();
     const Access access =
         (op.flags & CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED) ? Access::Overwrite : Access::Read;
-    for (auto& m : op.mems) use(*m, 0, m->size(), access, place);
+    for (size_t i = 0; i < op.mems.size(); ++i) {
+      MemObject& m = *op.mems[i];
+      if (i < op.ranges.size())
+        use(m, op.ranges[i].first, op.ranges[i].second, access, place);
+      else
+        use(m, 0, m.size(), access, place);
+    }
   }
   void operator()(KernelOp& op) {
+    use_indirect_svm(op);
     const auto& args = op.launch->info.args;
     const auto& values = op.args->values;
     for (size_t i = 0; i < values.size() && i < args.size(); ++i) {
@@ -201,7 +208,18 @@ struct Planner {
             here());
         continue;
       }
-      if (args[i].kind != compiler::ArgKind::Buffer || !value.buffer) continue;
+      if (args[i].kind != compiler::ArgKind::Buffer) continue;
+      if (value.svm_allocation) {
+        // The kernel may reach every byte of the allocation from the pointer (an offset into it
+        // included); a const or __constant pointer only reads.
+        const bool reads_only = args[i].address == CL_KERNEL_ARG_ADDRESS_CONSTANT ||
+                                (args[i].type_qualifier & CL_KERNEL_ARG_TYPE_CONST) ||
+                                (value.svm_allocation->flags() & CL_MEM_READ_ONLY);
+        use(*value.svm_allocation, 0, value.svm_allocation->size(),
+            reads_only ? Access::Read : Access::Update, here());
+        continue;
+      }
+      if (!value.buffer) continue;
       // A kernel cannot write a __constant or const-qualified argument, nor a READ_ONLY buffer.
       const bool read_only = args[i].address == CL_KERNEL_ARG_ADDRESS_CONSTANT ||
                              (args[i].type_qualifier & CL_KERNEL_ARG_TYPE_CONST) ||
@@ -209,6 +227,11 @@ struct Planner {
       use(*value.buffer, 0, value.buffer->size(), read_only ? Access::Read : Access::Update,
           here());
     }
+  }
+  // Allocations the kernel reaches through pointers stored in memory (SVM_PTRS).
+  void use_indirect_svm(const KernelOp& op) {
+    for (const Ref<MemObject>& mem : op.args->svm_allocations)
+      use(*mem, 0, mem->size(), Access::Update, here());
   }
   void operator()(NativeKernelOp& op) {
     for (auto& [mem, slot] : op.mem_slots) use(*mem, 0, mem->size(), Access::Update, kHostPlace);

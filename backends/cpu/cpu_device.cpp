@@ -170,6 +170,10 @@ CpuDevice::CpuDevice() : target_(compiler::host_cpu_target()) {
   d.extensions.push_back(name_version("cl_arm_import_memory", CL_MAKE_VERSION(1, 0, 0)));
   d.extensions.push_back(name_version("cl_arm_import_memory_host", CL_MAKE_VERSION(1, 0, 0)));
 
+  // Shared virtual memory is the host's own memory here: every kind, host pointers included.
+  d.svm_capabilities = CL_DEVICE_SVM_COARSE_GRAIN_BUFFER | CL_DEVICE_SVM_FINE_GRAIN_BUFFER |
+                       CL_DEVICE_SVM_FINE_GRAIN_SYSTEM | CL_DEVICE_SVM_ATOMICS;
+
   d.partition_max_sub_devices = host.cores;
   d.partition_properties = {CL_DEVICE_PARTITION_EQUALLY, CL_DEVICE_PARTITION_BY_COUNTS};
 
@@ -199,6 +203,8 @@ CpuDevice::CpuDevice(EmulatedGpu gpu) : CpuDevice() {
   info_.name += " (emulated GPU " + std::to_string(gpu.index) + ")";
   info_.host_unified_memory = false;
   info_.execution_capabilities = CL_EXEC_KERNEL;  // native kernels need host memory
+  // As a GPU with memory of its own would: SVM allocations only, kept current by migration.
+  info_.svm_capabilities = CL_DEVICE_SVM_COARSE_GRAIN_BUFFER | CL_DEVICE_SVM_FINE_GRAIN_BUFFER;
   const size_t h = std::hash<std::string>{}(info_.name);
   std::memcpy(info_.device_uuid.data(), &h, sizeof(h));
 }
@@ -220,7 +226,8 @@ void PrivateBacking::read_to_host(void* host, size_t offset, size_t size) {
 std::byte* CpuDevice::address(const Location& l) {
   if (!l.mem) return l.host + l.offset;
   // Imported memory is used in place, by emulated GPUs too.
-  if (!private_memory_ || l.mem->imported()) return l.mem->host_data() + l.offset;
+  // SVM allocations too: an emulated GPU's copy of one is at its address, i.e. the host's pages.
+  if (!private_memory_ || l.mem->imported() || l.mem->svm()) return l.mem->host_data() + l.offset;
   MemObject& mem = *l.mem;
   auto& backing = static_cast<PrivateBacking&>(mem.backing(memory_place(), [&] {
     return std::make_unique<PrivateBacking>(memory_place(), mem.root().size());

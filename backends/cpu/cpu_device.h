@@ -58,6 +58,8 @@ class CpuDevice final : public Device {
   void deallocate(uint64_t address) override;
   size_t mapping_granularity() const override;
   bool reserve_range(uint64_t address, size_t size) override;
+  uint64_t reserve_any_range(size_t size, size_t alignment) override;
+  bool addresses_are_host_addresses() const override { return true; }
   void release_range(uint64_t address, size_t size) override;
   void map_range(uint64_t address, size_t size) override;
   void unmap_range(uint64_t address, size_t size) override;

@@ -48,6 +48,19 @@ bool CpuDevice::reserve_range(uint64_t address, size_t size) {
   return true;
 }
 
+uint64_t CpuDevice::reserve_any_range(size_t size, size_t alignment) {
+  // Over-reserve, then trim to the aligned part.
+  const size_t extra = alignment > size_t(sysconf(_SC_PAGESIZE)) ? alignment : 0;
+  void* p =
+      mmap(nullptr, size + extra, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return 0;
+  const auto start = reinterpret_cast<uintptr_t>(p);
+  const uintptr_t aligned = extra ? (start + alignment - 1) / alignment * alignment : start;
+  if (aligned > start) munmap(p, aligned - start);
+  if (extra && start + extra > aligned) munmap(pointer(aligned + size), start + extra - aligned);
+  return aligned;
+}
+
 void CpuDevice::release_range(uint64_t address, size_t size) { munmap(pointer(address), size); }
 
 void CpuDevice::map_range(uint64_t address, size_t size) {

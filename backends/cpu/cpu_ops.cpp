@@ -134,13 +134,17 @@ class CpuOps final : public DeviceOps {
   // Moves bytes into host memory, or into an emulated GPU's memory, from wherever they are
   // current.
   void transfer(const Transfer& t) override {
-    std::byte* dst =
-        t.to == kHostPlace ? t.root->host_data() + t.offset : device_.address(*t.root) + t.offset;
-    std::lock_guard lock(t.root->copy_mutex());
+    MemObject& root = *t.root;
+    // An SVM allocation is at its own address here, the host's and an emulated GPU's alike: only
+    // another backend's copy has bytes to bring (to the pages' address that drivers copy to).
+    const bool in_place = root.svm();
+    std::byte* dst = t.to == kHostPlace || in_place ? root.dma_host_data() + t.offset
+                                                    : device_.address(root) + t.offset;
+    std::lock_guard lock(root.copy_mutex());
     if (DeviceBacking* from = t.source())
       from->read_to_host(dst, t.offset, t.size);  // another device's memory (a GPU's: a DMA)
-    else
-      std::memcpy(dst, t.root->host_data() + t.offset, t.size);
+    else if (!in_place)
+      std::memcpy(dst, root.host_data() + t.offset, t.size);
   }
   void copy(const CopyOp& op) override {
     CopyLocks locks(op.src, op.dst);

@@ -91,9 +91,20 @@ CudaDevice::CudaDevice(CUdevice device, int ordinal) : device_(device) {
   d.printf_buffer_size = 1 << 20;  // CUDA's default printf FIFO
   d.extensions.push_back(name_version("cl_khr_pci_bus_info", CL_MAKE_VERSION(1, 0, 0)));
   // Host memory imports (clImportMemoryARM): page-locked and mapped into the GPU's address space.
-  if (a.cuMemHostGetDevicePointer && attribute(device_, CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY)) {
+  const bool maps_host =
+      a.cuMemHostGetDevicePointer && attribute(device_, CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY);
+  if (maps_host) {
     d.extensions.push_back(name_version("cl_arm_import_memory", CL_MAKE_VERSION(1, 0, 0)));
     d.extensions.push_back(name_version("cl_arm_import_memory_host", CL_MAKE_VERSION(1, 0, 0)));
+  }
+  // SVM (svm/): coarse grain is device memory mapped at the platform's SVM addresses (virtual
+  // memory management); fine grain is the host's pages, page-locked and mapped at their own
+  // address (unified addressing). No host-device atomics: the attribute for native host
+  // atomics is 0 on PCIe GPUs.
+  if (a.has_vmm && attribute(device_, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED)) {
+    d.svm_capabilities = CL_DEVICE_SVM_COARSE_GRAIN_BUFFER;
+    if (maps_host && attribute(device_, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING))
+      d.svm_capabilities |= CL_DEVICE_SVM_FINE_GRAIN_BUFFER;
   }
 
   CUuuid uuid{};
@@ -185,8 +196,8 @@ std::shared_ptr<const LoadedProgram> CudaDevice::load_program(std::span<const ui
 
 // ---- Memory ----
 
-CudaBacking::CudaBacking(CudaDevice& device, CUdeviceptr pointer)
-    : DeviceBacking(device.memory_place()), device_(device), pointer_(pointer) {}
+CudaBacking::CudaBacking(CudaDevice& device, CUdeviceptr pointer, Owner owner)
+    : DeviceBacking(device.memory_place()), device_(device), pointer_(pointer), owner_(owner) {}
 
 void CudaBacking::read_to_host(void* host, size_t offset, size_t size) {
   device_.make_current();
@@ -198,7 +209,7 @@ void CudaBacking::read_to_host(void* host, size_t offset, size_t size) {
 
 CudaBacking::~CudaBacking() {
   device_.make_current();
-  api().cuMemFree(pointer_);
+  if (owner_ == Owner::Backing) api().cuMemFree(pointer_);
   if (registered_host_) device_.unpin(registered_host_);
 }
 
@@ -233,6 +244,16 @@ CUdeviceptr CudaDevice::address(MemObject& mem) {
   DeviceBacking& b = mem.backing(memory_place(), [&]() -> std::unique_ptr<DeviceBacking> {
     const MemObject& root = mem.root();
     make_current();
+    if (root.svm()) {
+      // SVM: svm/ mapped this GPU's memory at the allocation's own address. Its host pages are
+      // page-locked (at the address drivers copy them from) so that migrations are plain DMAs.
+      auto backing = std::make_unique<CudaBacking>(
+          *this, reinterpret_cast<uintptr_t>(root.host_data()), CudaBacking::Owner::Svm);
+      pin(root.dma_host_data(), root.size());
+      if (is_pinned(root.dma_host_data(), root.size()))
+        backing->set_registered_host(root.dma_host_data());
+      return backing;
+    }
     CUdeviceptr pointer = 0;
     if (CUresult r = api().cuMemAlloc(&pointer, std::max<size_t>(root.size(), 1));
         r != CUDA_SUCCESS)

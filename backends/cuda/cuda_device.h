@@ -32,7 +32,9 @@ struct CudaStreamApi;
 // A buffer's copy in the GPU's memory (the root buffer's; sub-buffers use it at their origin).
 class CudaBacking final : public DeviceBacking {
  public:
-  CudaBacking(CudaDevice& device, CUdeviceptr pointer);
+  // Who frees the memory: the backing (cuMemAlloc'd), or svm/ (mapped at an SVM address).
+  enum class Owner { Backing, Svm };
+  CudaBacking(CudaDevice& device, CUdeviceptr pointer, Owner owner = Owner::Backing);
   ~CudaBacking() override;
   CudaDevice& device() const { return device_; }
   CUdeviceptr pointer() const { return pointer_; }
@@ -42,6 +44,7 @@ class CudaBacking final : public DeviceBacking {
  private:
   CudaDevice& device_;
   CUdeviceptr pointer_;
+  Owner owner_;
   void* registered_host_ = nullptr;  // host memory this backing page-locked (unlocked with it)
 };
 
@@ -135,6 +138,7 @@ class CudaDevice final : public Device {
   void deallocate(uint64_t address) override;
   size_t mapping_granularity() const override;
   bool reserve_range(uint64_t address, size_t size) override;
+  uint64_t reserve_any_range(size_t size, size_t alignment) override;
   void release_range(uint64_t address, size_t size) override;
   void map_range(uint64_t address, size_t size) override;
   void unmap_range(uint64_t address, size_t size) override;

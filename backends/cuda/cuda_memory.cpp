@@ -58,6 +58,13 @@ bool CudaDevice::reserve_range(uint64_t address, size_t size) {
   return false;
 }
 
+uint64_t CudaDevice::reserve_any_range(size_t size, size_t alignment) {
+  if (!api().has_vmm) return 0;
+  make_current();
+  CUdeviceptr got = 0;
+  return api().cuMemAddressReserve(&got, size, alignment, 0, 0) == CUDA_SUCCESS ? got : 0;
+}
+
 void CudaDevice::release_range(uint64_t address, size_t size) {
   if (!api().has_vmm) return;
   make_current();

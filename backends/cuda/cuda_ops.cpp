@@ -256,7 +256,8 @@ CUresult launch_record(const gpu::LaunchRecord& record, CUstream stream) {
 // memory comes through host memory, which then holds the bytes too.
 void CudaOps::transfer(const Transfer& t) {
   MemObject& root = *t.root;
-  std::byte* host = root.host_data() + t.offset;
+  // Host memory as the driver must address it (an SVM allocation's address is the GPU's memory).
+  std::byte* host = root.dma_host_data() + t.offset;
   DeviceBacking* source = t.source();
   auto* from = dynamic_cast<CudaBacking*>(source);
   if (t.to == kHostPlace) {  // for a mapping

@@ -211,7 +211,8 @@ int attribute(int which) {
       return 4;  // SMs
     case 19:
     case 41:
-      return 1;  // map host memory, unified addressing
+    case 102:
+      return 1;  // map host memory, unified addressing, virtual memory management
     case 36:
       return 1000000;
     case 37:
@@ -359,13 +360,18 @@ API cuMemMap(unsigned long long p, size_t n, size_t offset, unsigned long long h
     auto it = g_physical.find(handle);
     if (it == g_physical.end() || offset + n > it->second) return kInvalidValue;
   }
-  void* m = mmap(dev(p), n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-  return m == MAP_FAILED ? kOutOfMemory : kSuccess;
+  // The simulated GPU's memory is the process's own: the reserved pages become usable. Pages the
+  // host has mapped over the reservation (Manifold's SVM range: at those addresses the real
+  // driver keeps the host's pages and the GPU's apart) stay, so the two views share them.
+  return mprotect(dev(p), n, PROT_READ | PROT_WRITE) == 0 ? kSuccess : kOutOfMemory;
 }
 API cuMemUnmap(unsigned long long p, size_t n) {
-  void* m =
-      mmap(dev(p), n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
-  return m == MAP_FAILED ? kInvalidValue : kSuccess;
+  // The pages stay readable: the host's view of an SVM range keeps its pages (as with the real
+  // driver); a later cuMemMap of a reservation of our own finds stale bytes, which the real
+  // driver does not promise to clear either.
+  (void)p;
+  (void)n;
+  return kSuccess;
 }
 API cuMemSetAccess(unsigned long long, size_t, const void*, size_t count) {
   return count ? kSuccess : kInvalidValue;
