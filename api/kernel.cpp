@@ -393,7 +393,9 @@ void clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name, size_
         "no device in the kernel's context supports SVM");
   // The spec: CL_INVALID_VALUE if param_name is not valid, if param_value is NULL or if the
   // size specified by param_value_size is not valid.
-  check(param_value != nullptr, CL_INVALID_VALUE, "param_value is NULL");
+  // (An empty SVM_PTRS list, size 0 and NULL, unsets the pointers set before.)
+  check(param_value != nullptr || (param_name == CL_KERNEL_EXEC_INFO_SVM_PTRS && !param_value_size),
+        CL_INVALID_VALUE, "param_value is NULL");
   switch (param_name) {
     case CL_KERNEL_EXEC_INFO_SVM_PTRS:
       check(param_value_size % sizeof(void*) == 0, CL_INVALID_VALUE,

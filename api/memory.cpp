@@ -63,9 +63,12 @@ cl_mem create_buffer(cl_context context, const cl_mem_properties* properties, cl
     if (const SvmSpace* space = SvmSpace::get(); space && space->contains(host_ptr)) {
       size_t offset = 0;
       const Ref<MemObject> svm = space->find(host_ptr, &offset, &c);
-      check(svm && size <= svm->size() - offset, CL_INVALID_HOST_PTR,
-            "host_ptr lies in the SVM range but not in an allocation of this context that holds "
-            "size bytes");
+      check(svm != nullptr, CL_INVALID_HOST_PTR,
+            "host_ptr lies in the SVM range but in no allocation of this context");
+      // The spec: CL_INVALID_BUFFER_SIZE if CL_MEM_USE_HOST_PTR is set, host_ptr is a pointer
+      // returned by clSVMAlloc and size is greater than the size passed to clSVMAlloc.
+      check(size <= svm->size() - offset, CL_INVALID_BUFFER_SIZE,
+            "the buffer runs past the end of its SVM allocation");
       return make_api_object<MemObject>(Ref<Context>(&c), flags, size,
                                         MemObject::OverSvm{svm.get(), offset}, std::move(props))
           ->handle();

@@ -334,10 +334,12 @@ TEST_F(Svm, BufferMadeOnAnSvmPointerSharesItsBytes) {
   EXPECT_EQ(p[n], 7);
   EXPECT_EQ(p[2 * n - 1], cl_int(7 + n - 1));
   unmap(queue_, p);
-  // A buffer on memory of the SVM range that is no allocation is refused.
+  // The spec: a buffer larger than the rest of the allocation is CL_INVALID_BUFFER_SIZE.
   cl_int err = CL_SUCCESS;
   Mem bad(clCreateBuffer(context_, CL_MEM_USE_HOST_PTR, 2 * n * 4, p + n, &err));
-  EXPECT_ERR(CL_INVALID_HOST_PTR, err);
+  EXPECT_ERR(CL_INVALID_BUFFER_SIZE, err);
+  // Unsetting the indirect pointers: an empty list.
+  EXPECT_CL(CL_SUCCESS, clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_PTRS, 0, nullptr));
   buffer.reset(nullptr);
   ASSERT_CL(CL_SUCCESS, clFinish(queue_));
   clSVMFree(context_, p);
@@ -373,6 +375,44 @@ TEST_F(Svm, CommandErrors) {
   clSVMFree(context_, foreign);  // not this context's: ignored
   clSVMFree(other, foreign);
   clSVMFree(context_, p);
+}
+
+TEST_F(Svm, FineGrainBufferNeedsNoMapOnAnyDevice) {
+  // Fine grain: the host writes and reads the allocation directly, no map, between kernels of
+  // every device that reports fine-grain buffers (the host's pages, which GPUs map in place).
+  std::vector<cl_device_id> devices;
+  bool all_compute = true;
+  for (cl_device_id d : svmDevices())
+    if (svmCaps(d) & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) {
+      devices.push_back(d);
+      all_compute = all_compute && !kernelsComputeNothing(d);
+    }
+  if (devices.empty()) GTEST_SKIP() << "no device reports fine-grain buffer SVM";
+  cl_int err = CL_SUCCESS;
+  Context context(
+      clCreateContext(nullptr, cl_uint(devices.size()), devices.data(), nullptr, nullptr, &err));
+  ASSERT_ERR(CL_SUCCESS, err);
+  const size_t n = 4096;
+  auto* p = static_cast<cl_int*>(
+      clSVMAlloc(context, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, n * sizeof(cl_int), 0));
+  ASSERT_NE(p, nullptr);
+  Kernel k = build(context, devices, "fill_ints");
+  for (size_t i = 0; i < devices.size(); ++i) {
+    Queue q(clCreateCommandQueueWithProperties(context, devices[i], nullptr, &err));
+    ASSERT_ERR(CL_SUCCESS, err);
+    p[0] = -1;  // the host's write, seen by nobody before the kernel overwrites it
+    ASSERT_CL(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, p));
+    const cl_int v = cl_int(100 * (i + 1));
+    ASSERT_CL(CL_SUCCESS, clSetKernelArg(k, 1, sizeof v, &v));
+    ASSERT_CL(CL_SUCCESS,
+              clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+    ASSERT_CL(CL_SUCCESS, clFinish(q));
+    if (all_compute) {
+      EXPECT_EQ(p[0], v) << "device " << i;
+      EXPECT_EQ(p[n - 1], v + cl_int(n - 1)) << "device " << i;
+    }
+  }
+  clSVMFree(context, p);
 }
 
 TEST_F(Svm, FineGrainAtomicsAreSharedWithTheHost) {
