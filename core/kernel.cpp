@@ -137,8 +137,14 @@ void Kernel::set_arg_svm(cl_uint index, const void* pointer) {
   KernelArgSetting v;
   v.set = true;
   v.svm_pointer = const_cast<void*>(pointer);
-  if (const SvmSpace* space = SvmSpace::get())
+  if (const SvmSpace* space = SvmSpace::get(); space && space->contains(pointer)) {
     v.svm_allocation = space->find(pointer, nullptr, &program_->context());
+    // The spec: CL_INVALID_ARG_VALUE if arg_value is not a valid value. Inside the SVM range
+    // only this context's live allocations have memory: any other address would fault on a GPU
+    // (and a GPU fault ends every later launch of the process on that GPU).
+    check(v.svm_allocation != nullptr, CL_INVALID_ARG_VALUE,
+          "the pointer is in the SVM range but in no live allocation of the kernel's context");
+  }
   std::lock_guard lock(mutex_);
   args_[index] = std::move(v);
   snapshot_.reset();

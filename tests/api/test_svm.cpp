@@ -372,6 +372,12 @@ TEST_F(Svm, CommandErrors) {
   ASSERT_NE(foreign, nullptr);
   EXPECT_CL(CL_INVALID_VALUE,
             clEnqueueSVMMemcpy(queue_, CL_TRUE, p, foreign, 64, 0, nullptr, nullptr));
+  // Nor as a kernel argument: inside the SVM range only live allocations of the kernel's context
+  // have memory on the devices.
+  Kernel k = build(context_, {device_}, "fill_ints");
+  EXPECT_CL(CL_INVALID_ARG_VALUE, clSetKernelArgSVMPointer(k, 0, foreign));
+  EXPECT_CL(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, p + 100));
+  EXPECT_CL(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, nullptr));
   clSVMFree(context_, foreign);  // not this context's: ignored
   clSVMFree(other, foreign);
   clSVMFree(context_, p);
