@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
+#include <string>
 
 #include "api/common.h"
 #include "api/impl.h"
@@ -77,6 +79,41 @@ cl_mem create_buffer(cl_context context, const cl_mem_properties* properties, cl
       ->handle();
 }
 
+bool has_extension(const DeviceInfo& info, const char* name) {
+  for (const cl_name_version& e : info.extensions)
+    if (std::strcmp(e.name, name) == 0) return true;
+  return false;
+}
+
+struct DmaBufMapping {
+  void* address;
+  std::shared_ptr<void> keeper;  // unmaps
+  cl_mem_flags flags;
+};
+
+// Maps `size` bytes of the dma_buf `fd` into the process (devices that import dma_buf work in
+// the host's address space). The seed: flags attached to the dma_buf take precedence, so a
+// dma_buf that cannot be mapped for writing makes a read-only buffer.
+DmaBufMapping map_dma_buf(int fd, size_t size, cl_mem_flags flags) {
+  // Only a dma_buf is one: its file is an anonymous inode named "dmabuf".
+  char link[64] = "";
+  const std::string path = "/proc/self/fd/" + std::to_string(fd);
+  const ssize_t n = fd >= 0 ? readlink(path.c_str(), link, sizeof link - 1) : -1;
+  check(n > 0 && std::strstr(link, "dmabuf") != nullptr, CL_INVALID_VALUE,
+        "memory does not point at a dma_buf file descriptor");
+  const off_t length = lseek(fd, 0, SEEK_END);
+  check(length >= 0 && size <= size_t(length), CL_INVALID_VALUE, "size is larger than the dma_buf");
+  void* address = MAP_FAILED;
+  if (!(flags & CL_MEM_READ_ONLY))
+    address = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (address == MAP_FAILED) {
+    address = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+    flags = (flags & ~kAccessFlags) | CL_MEM_READ_ONLY;
+  }
+  check(address != MAP_FAILED, CL_INVALID_OPERATION, "the dma_buf cannot be mapped");
+  return {address, std::shared_ptr<void>(address, [size](void* p) { munmap(p, size); }), flags};
+}
+
 }  // namespace
 
 // cl_arm_import_memory (revision 6): the application's memory as a buffer every device of the
@@ -86,15 +123,22 @@ cl_mem clImportMemoryARM(cl_context context, cl_mem_flags flags,
   // The spec: CL_INVALID_CONTEXT on invalid context.
   Context& c = *resolve<Context>(context);
   // The spec: CL_INVALID_PROPERTY when invalid properties are passed. CL_IMPORT_TYPE_ARM is the
-  // one property; HOST (the default) is what every device here can import. DMA_BUF and
-  // PROTECTED memory no device of Manifold takes yet.
-  read_properties(properties, [](cl_import_properties_arm name, cl_import_properties_arm value) {
+  // one property: HOST (the default) every device here imports; DMA_BUF the devices that
+  // report cl_arm_import_memory_dma_buf (those working in the host's address space map it);
+  // PROTECTED memory no device of Manifold can honour.
+  cl_import_properties_arm type = CL_IMPORT_TYPE_HOST_ARM;
+  read_properties(properties, [&](cl_import_properties_arm name, cl_import_properties_arm value) {
     check(name == CL_IMPORT_TYPE_ARM, CL_INVALID_PROPERTY, "unknown import property");
-    check(value == CL_IMPORT_TYPE_HOST_ARM, CL_INVALID_PROPERTY,
-          value == CL_IMPORT_TYPE_DMA_BUF_ARM || value == CL_IMPORT_TYPE_PROTECTED_ARM
-              ? "no device of the context imports this type of memory"
-              : "unknown CL_IMPORT_TYPE_ARM");
+    check(value == CL_IMPORT_TYPE_HOST_ARM || value == CL_IMPORT_TYPE_DMA_BUF_ARM,
+          CL_INVALID_PROPERTY,
+          value == CL_IMPORT_TYPE_PROTECTED_ARM ? "no device of Manifold imports protected memory"
+                                                : "unknown CL_IMPORT_TYPE_ARM");
+    type = value;
   });
+  if (type == CL_IMPORT_TYPE_DMA_BUF_ARM)
+    for (const Ref<Device>& d : c.devices())
+      check(has_extension(d->info(), "cl_arm_import_memory_dma_buf"), CL_INVALID_PROPERTY,
+            "a device of the context cannot import dma_buf memory");
   // The spec: CL_INVALID_VALUE on invalid flag input. Valid: the access flags and the host
   // access flags (hints); CL_MEM_USE_HOST_PTR has no effect and is ignored.
   check((flags & ~(kAccessFlags | kHostAccessFlags | CL_MEM_USE_HOST_PTR)) == 0, CL_INVALID_VALUE,
@@ -107,6 +151,12 @@ cl_mem clImportMemoryARM(cl_context context, cl_mem_flags flags,
   check(memory != nullptr, CL_INVALID_VALUE, "memory is NULL");
   check(size != 0 && size != CL_IMPORT_MEMORY_WHOLE_ALLOCATION_ARM, CL_INVALID_VALUE,
         "size must be the imported range's length");
+  if (type == CL_IMPORT_TYPE_DMA_BUF_ARM) {
+    DmaBufMapping mapping = map_dma_buf(*static_cast<const int*>(memory), size, flags);
+    return make_api_object<MemObject>(Ref<Context>(&c), mapping.flags, size,
+                                      MemObject::Import{mapping.address, mapping.keeper})
+        ->handle();
+  }
   // The spec: CL_INVALID_OPERATION when host virtual pages in the range are not mapped in the
   // process (pages not yet backed by physical memory are fine): msync fails with ENOMEM then.
   const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));

@@ -40,6 +40,7 @@ MemObject::MemObject(Ref<Context> context, cl_mem_flags flags, size_t size, Impo
       size_(size),
       data_(static_cast<std::byte*>(import.memory)),
       imported_(true),
+      import_keeper_(std::move(import.keeper)),
       residency_(size, Residency::kEverywhere) {  // one range, current for every device
   try {
     for (const Ref<Device>& device : context_->devices()) {

@@ -91,6 +91,7 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
   // cannot.
   struct Import {
     void* memory;
+    std::shared_ptr<void> keeper = {};  // holds the memory while the object lives (dma_buf maps)
   };
   MemObject(Ref<Context> context, cl_mem_flags flags, size_t size, Import import);
   // Shared virtual memory (svm/): bytes at `address` that every device of the context addresses
@@ -233,6 +234,7 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
   bool imported_ = false;
   std::byte* dma_data_ = nullptr;     // SVM: the root's bytes at the drivers' address
   std::shared_ptr<void> svm_keeper_;  // SVM: holds the address range while the object lives
+  std::shared_ptr<void> import_keeper_;  // imports Manifold mapped itself (dma_buf)
   // Imported memory as each device that needed to map it sees it (Device::import_host).
   std::vector<std::pair<Ref<Device>, uint64_t>> imports_;
 

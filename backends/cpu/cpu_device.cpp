@@ -169,6 +169,7 @@ CpuDevice::CpuDevice() : target_(compiler::host_cpu_target()) {
   // Host memory imports (clImportMemoryARM): the CPU works on the application's pages in place.
   d.extensions.push_back(name_version("cl_arm_import_memory", CL_MAKE_VERSION(1, 0, 0)));
   d.extensions.push_back(name_version("cl_arm_import_memory_host", CL_MAKE_VERSION(1, 0, 0)));
+  d.extensions.push_back(name_version("cl_arm_import_memory_dma_buf", CL_MAKE_VERSION(1, 0, 0)));
 
   // Shared virtual memory is the host's own memory here: every kind, host pointers included.
   d.svm_capabilities = CL_DEVICE_SVM_COARSE_GRAIN_BUFFER | CL_DEVICE_SVM_FINE_GRAIN_BUFFER |

@@ -3,10 +3,14 @@
 // kernels change the application's bytes with no copy and no read back. Every error of the
 // extension, and the commands it forbids on imported buffers.
 #include <fcntl.h>
+#include <linux/udmabuf.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "cl_test.h"
@@ -194,8 +198,20 @@ TEST_F(ImportMemory, ErrorsOfTheExtension) {
   const cl_import_properties_arm unknown[] = {0x1234, 1, 0};
   EXPECT_ERR(CL_SUCCESS, import_error(host.data(), host.size(), CL_MEM_READ_WRITE, host_type));
   EXPECT_ERR(CL_SUCCESS, import_error(host.data(), host.size(), CL_MEM_READ_WRITE, empty));
-  EXPECT_ERR(CL_INVALID_PROPERTY,
-             import_error(host.data(), host.size(), CL_MEM_READ_WRITE, dma_buf));
+  // DMA_BUF: where every device of the context imports dma_buf, `memory` must point at a dma_buf
+  // descriptor (a memfd is none); elsewhere the type is refused.
+  const bool takes_dma_buf =
+      hasWord(deviceString(device_, CL_DEVICE_EXTENSIONS), "cl_arm_import_memory_dma_buf");
+  const int not_a_dma_buf = memfd_create("not-a-dma-buf", 0);
+  ASSERT_GE(not_a_dma_buf, 0);
+  ASSERT_EQ(ftruncate(not_a_dma_buf, 4096), 0);
+  int fd_value = not_a_dma_buf;
+  EXPECT_ERR(takes_dma_buf ? CL_INVALID_VALUE : CL_INVALID_PROPERTY,
+             import_error(&fd_value, 4096, CL_MEM_READ_WRITE, dma_buf));
+  fd_value = -1;
+  EXPECT_ERR(takes_dma_buf ? CL_INVALID_VALUE : CL_INVALID_PROPERTY,
+             import_error(&fd_value, 4096, CL_MEM_READ_WRITE, dma_buf));
+  close(not_a_dma_buf);
   EXPECT_ERR(CL_INVALID_PROPERTY,
              import_error(host.data(), host.size(), CL_MEM_READ_WRITE, protected_type));
   EXPECT_ERR(CL_INVALID_PROPERTY,
@@ -208,6 +224,46 @@ TEST_F(ImportMemory, ErrorsOfTheExtension) {
   EXPECT_ERR(CL_INVALID_OPERATION, import_error(gone, 2 * page));
   EXPECT_ERR(CL_SUCCESS, import_error(gone, page));
   munmap(gone, page);
+}
+
+// A dma_buf from the kernel's udmabuf driver (a memfd's pages exported as a dma_buf), where the
+// machine offers /dev/udmabuf: a kernel changes it in place, seen through the memfd.
+TEST_F(ImportMemory, DmaBufIsUsedInPlace) {
+  if (!hasWord(deviceString(device_, CL_DEVICE_EXTENSIONS), "cl_arm_import_memory_dma_buf"))
+    GTEST_SKIP() << "the device does not report cl_arm_import_memory_dma_buf";
+  SKIP_IF_KERNELS_COMPUTE_NOTHING(device_);
+  const int dev = open("/dev/udmabuf", O_RDWR);
+  if (dev < 0) GTEST_SKIP() << "no /dev/udmabuf on this machine: no dma_buf to import";
+  const size_t size = size_t(sysconf(_SC_PAGESIZE)) * 4;
+  const int mem = memfd_create("udmabuf-pages", MFD_ALLOW_SEALING);
+  ASSERT_GE(mem, 0);
+  ASSERT_EQ(ftruncate(mem, off_t(size)), 0);
+  ASSERT_EQ(fcntl(mem, F_ADD_SEALS, F_SEAL_SHRINK), 0);
+  udmabuf_create create{};
+  create.memfd = uint32_t(mem);
+  create.size = size;
+  const int dma_buf = ioctl(dev, UDMABUF_CREATE, &create);
+  close(dev);
+  if (dma_buf < 0) {
+    close(mem);
+    GTEST_SKIP() << "UDMABUF_CREATE refused: " << std::strerror(errno);
+  }
+  auto* pages =
+      static_cast<cl_uchar*>(mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, mem, 0));
+  ASSERT_NE(pages, MAP_FAILED);
+  pages[0] = 5;
+  const cl_import_properties_arm dma_buf_type[] = {CL_IMPORT_TYPE_ARM, CL_IMPORT_TYPE_DMA_BUF_ARM,
+                                                   0};
+  {
+    Mem m = import(const_cast<int*>(&dma_buf), size, CL_MEM_READ_WRITE, dma_buf_type);
+    ASSERT_ERR(CL_SUCCESS, last_error_);
+    add(context_, device_, queue_, m, size, 3);
+  }
+  EXPECT_EQ(pages[0], 8);
+  EXPECT_EQ(pages[size - 1], 3);
+  munmap(pages, size);
+  close(dma_buf);
+  close(mem);
 }
 
 TEST_F(ImportMemory, CommandsTheExtensionForbidsOnImportedBuffers) {
