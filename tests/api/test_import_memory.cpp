@@ -226,6 +226,44 @@ TEST_F(ImportMemory, ErrorsOfTheExtension) {
   munmap(gone, page);
 }
 
+// The seed: imported buffers are compatible with every other use of cl_mem, images made from them
+// included. A 1D image buffer over imported memory is read by a kernel into another import.
+TEST_F(ImportMemory, ImageMadeFromAnImportedBuffer) {
+  cl_bool images = CL_FALSE;
+  clGetDeviceInfo(device_, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
+  if (!images) GTEST_SKIP() << "the device has no images";
+  SKIP_IF_KERNELS_COMPUTE_NOTHING(device_);
+  const size_t n = 1024;
+  std::vector<cl_uint> pixels(n), out(n, 0);
+  for (size_t i = 0; i < n; ++i) pixels[i] = cl_uint(i * 3 + 1);
+  Mem src = import(pixels.data(), n * sizeof(cl_uint), CL_MEM_READ_ONLY);
+  ASSERT_ERR(CL_SUCCESS, last_error_);
+  Mem dst = import(out.data(), n * sizeof(cl_uint), CL_MEM_WRITE_ONLY);
+  ASSERT_ERR(CL_SUCCESS, last_error_);
+  const cl_image_format format{CL_R, CL_UNSIGNED_INT32};
+  cl_image_desc desc{};
+  desc.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
+  desc.image_width = n;
+  desc.buffer = src;
+  cl_int err = CL_SUCCESS;
+  Mem image(clCreateImage(context_, CL_MEM_READ_ONLY, &format, &desc, nullptr, &err));
+  ASSERT_ERR(CL_SUCCESS, err);
+  const char* source =
+      "kernel void copy(read_only image1d_buffer_t src, global uint* dst) {\n"
+      "  int i = get_global_id(0); dst[i] = read_imageui(src, i).x; }";
+  Program p(clCreateProgramWithSource(context_, 1, &source, nullptr, &err));
+  ASSERT_CL(CL_SUCCESS, clBuildProgram(p, 1, &device_, nullptr, nullptr, nullptr));
+  Kernel k(clCreateKernel(p, "copy", &err));
+  ASSERT_ERR(CL_SUCCESS, err);
+  cl_mem args[2] = {image, dst};
+  ASSERT_CL(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(cl_mem), &args[0]));
+  ASSERT_CL(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(cl_mem), &args[1]));
+  ASSERT_CL(CL_SUCCESS,
+            clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+  ASSERT_CL(CL_SUCCESS, clFinish(queue_));
+  EXPECT_EQ(out, pixels);
+}
+
 // A dma_buf from the kernel's udmabuf driver (a memfd's pages exported as a dma_buf), where the
 // machine offers /dev/udmabuf: a kernel changes it in place, seen through the memfd.
 TEST_F(ImportMemory, DmaBufIsUsedInPlace) {
