@@ -36,7 +36,27 @@ kernel void walk(global Node* head, int add) {
   for (global Node* n = head; n; n = n->next) n->value += add;
 }
 kernel void fill_ints(global int* p, int v) { p[get_global_id(0)] = v + (int)get_global_id(0); }
+typedef struct Tree { global struct Tree* left; global struct Tree* right; int value; int pad; } Tree;
+// Adds `add` to every node of the tree at `root`, depth first with a stack of its own.
+kernel void grow(global Tree* root, int add) {
+  global Tree* stack[32];
+  int top = 0;
+  stack[top++] = root;
+  while (top > 0) {
+    global Tree* t = stack[--top];
+    t->value += add;
+    if (t->right) stack[top++] = t->right;
+    if (t->left) stack[top++] = t->left;
+  }
+}
 )";
+
+struct Tree {
+  Tree* left;
+  Tree* right;
+  cl_int value;
+  cl_int pad;
+};
 
 class Svm : public ContextTest {
  protected:
@@ -210,6 +230,57 @@ TEST_F(Svm, LinkedListWalkedByEveryDeviceInTurn) {
   ASSERT_CL(CL_SUCCESS, clFinish(queues.back()));
   clSVMFree(context, a);
   clSVMFree(context, b);
+}
+
+TEST_F(Svm, TreeGrownByEveryDeviceInTurn) {
+  // A complete binary tree of 255 nodes, linked in heap order but stored in a shuffled order in
+  // one allocation, grown by each SVM device in turn.
+  const std::vector<cl_device_id> devices = svmDevices();
+  bool all_compute = true;
+  for (cl_device_id d : devices) all_compute = all_compute && !kernelsComputeNothing(d);
+  cl_int err = CL_SUCCESS;
+  Context context(
+      clCreateContext(nullptr, cl_uint(devices.size()), devices.data(), nullptr, nullptr, &err));
+  ASSERT_ERR(CL_SUCCESS, err);
+  const size_t count = 255;
+  auto* nodes = static_cast<Tree*>(clSVMAlloc(context, CL_MEM_READ_WRITE, count * sizeof(Tree), 0));
+  ASSERT_NE(nodes, nullptr);
+  // Heap index i lives at slot (i * 97) % count (97 and 255 are coprime).
+  const auto at = [&](size_t i) { return &nodes[(i * 97) % count]; };
+  std::vector<Queue> queues;
+  for (cl_device_id d : devices) {
+    queues.emplace_back(clCreateCommandQueueWithProperties(context, d, nullptr, &err));
+    ASSERT_ERR(CL_SUCCESS, err);
+  }
+  map(queues[0], nodes, count * sizeof(Tree), CL_MAP_WRITE_INVALIDATE_REGION);
+  for (size_t i = 0; i < count; ++i) {
+    Tree* t = at(i);
+    t->left = 2 * i + 1 < count ? at(2 * i + 1) : nullptr;
+    t->right = 2 * i + 2 < count ? at(2 * i + 2) : nullptr;
+    t->value = cl_int(i);
+  }
+  unmap(queues[0], nodes);
+  Kernel k = build(context, devices, "grow");
+  cl_int total_add = 0;
+  for (int round = 0; round < 4; ++round)
+    for (size_t q = 0; q < queues.size(); ++q) {
+      ASSERT_CL(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, at(0)));
+      const cl_int add = cl_int(10 * (q + 1));
+      ASSERT_CL(CL_SUCCESS, clSetKernelArg(k, 1, sizeof add, &add));
+      const size_t one = 1;
+      ASSERT_CL(CL_SUCCESS, clEnqueueNDRangeKernel(queues[q], k, 1, nullptr, &one, nullptr, 0,
+                                                   nullptr, nullptr));
+      ASSERT_CL(CL_SUCCESS, clFinish(queues[q]));
+      total_add += add;
+    }
+  map(queues.back(), nodes, count * sizeof(Tree), CL_MAP_READ);
+  if (all_compute) {
+    for (size_t i = 0; i < count; ++i) ASSERT_EQ(at(i)->value, cl_int(i) + total_add) << i;
+  }
+  EXPECT_EQ(at(3)->left, at(7));
+  unmap(queues.back(), nodes);
+  ASSERT_CL(CL_SUCCESS, clFinish(queues.back()));
+  clSVMFree(context, nodes);
 }
 
 TEST_F(Svm, MemcpyFillMapAndMigrateMoveTheBytes) {
