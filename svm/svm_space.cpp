@@ -83,11 +83,14 @@ void SvmSpace::reserve(std::span<Device* const> devices, size_t size) {
     if (file >= 0) close(file);
     return give_up("cannot make the SVM memory file");
   }
-  // Over the placeholder the picker (or the host) left at those addresses.
-  void* host = mmap(at(base), size, PROT_NONE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE, file, 0);
+  // Over the placeholder the picker (or the host) left at those addresses. Readable and writable
+  // once and for all: pages exist only where touched, and per-allocation protections would split
+  // the mapping into as many kernel mappings as allocations (a process may have only ~65000).
+  constexpr int kReadWrite = PROT_READ | PROT_WRITE;
+  void* host = mmap(at(base), size, kReadWrite, MAP_SHARED | MAP_FIXED | MAP_NORESERVE, file, 0);
   void* dma = host == MAP_FAILED
                   ? MAP_FAILED
-                  : mmap(nullptr, size, PROT_NONE, MAP_SHARED | MAP_NORESERVE, file, 0);
+                  : mmap(nullptr, size, kReadWrite, MAP_SHARED | MAP_NORESERVE, file, 0);
   if (dma == MAP_FAILED) {
     close(file);
     return give_up("cannot map the SVM memory file");
@@ -232,9 +235,6 @@ Ref<MemObject> SvmSpace::allocate(Context& context, cl_svm_mem_flags flags, size
   range->offset = offset;
   range->bytes = bytes;
   std::byte* host = static_cast<std::byte*>(at(base_ + offset));
-  if (mprotect(host, round_up(size, kPage), PROT_READ | PROT_WRITE) != 0 ||
-      mprotect(dma_view_ + offset, round_up(size, kPage), PROT_READ | PROT_WRITE) != 0)
-    fail(CL_OUT_OF_RESOURCES, std::string("mprotect of SVM pages: ") + std::strerror(errno));
   if (!fine_grain) {
     // Each device of the context with memory of its own gets its copy at the same addresses.
     for (const Ref<Device>& d : context.devices()) {
@@ -253,12 +253,11 @@ Ref<MemObject> SvmSpace::allocate(Context& context, cl_svm_mem_flags flags, size
 
 void SvmSpace::release(const Range& range) {
   for (const Ref<Device>& d : range.devices) unmap_on(*d, range.offset, range.bytes);
-  // The pages' memory goes back to the system, and the next allocation here reads zeros.
-  std::byte* host = static_cast<std::byte*>(at(base_ + range.offset));
-  mprotect(host, range.bytes, PROT_NONE);
-  mprotect(dma_view_ + range.offset, range.bytes, PROT_NONE);
-  fallocate(file_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(range.offset),
-            static_cast<off_t>(range.bytes));
+  // Large ranges give their memory back to the system; small ones keep their pages for the
+  // next allocation there (an SVM allocation's first contents are undefined).
+  if (range.bytes >= kReturnedBytes)
+    fallocate(file_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(range.offset),
+              static_cast<off_t>(range.bytes));
   give_back(range.offset, range.bytes);
 }
 

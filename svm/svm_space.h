@@ -75,6 +75,7 @@ class SvmSpace {
   void release(const Range& range);
 
   static constexpr size_t kPage = 4096;
+  static constexpr size_t kReturnedBytes = size_t{64} << 10;  // freed ranges this large or more
 
   int file_;
   uint64_t base_;

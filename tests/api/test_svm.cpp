@@ -142,6 +142,24 @@ TEST_F(Svm, AllocationRulesAndBadFrees) {
   clSVMFree(context_, &local);
 }
 
+TEST_F(Svm, MoreAllocationsThanTheProcessMayHaveMappings) {
+  // Linux allows about 65000 mappings per process: allocations must not each cost one.
+  std::vector<void*> many(70000);
+  for (void*& p : many) {
+    p = clSVMAlloc(context_, CL_MEM_READ_WRITE, 64, 0);
+    ASSERT_NE(p, nullptr);
+    static_cast<char*>(p)[0] = 1;
+  }
+  // Every other one freed: live and free pages alternate.
+  for (size_t i = 1; i < many.size(); i += 2) clSVMFree(context_, many[i]);
+  for (size_t i = 1; i < many.size(); i += 2) {
+    many[i] = clSVMAlloc(context_, CL_MEM_READ_WRITE, 64, 0);
+    ASSERT_NE(many[i], nullptr) << i;
+    static_cast<char*>(many[i])[63] = 2;
+  }
+  for (void* p : many) clSVMFree(context_, p);
+}
+
 TEST_F(Svm, HostWritesAKernelReadsAtAnOffset) {
   SKIP_IF_KERNELS_COMPUTE_NOTHING(device_);
   const size_t n = 1024;
