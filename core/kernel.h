@@ -63,6 +63,10 @@ class Kernel : public ApiObject<_cl_kernel, ObjectKind::Kernel, CL_INVALID_KERNE
   // Validates and stores one argument (clSetKernelArg rules).
   void set_arg(cl_uint index, size_t size, const void* value);
   void set_arg_svm(cl_uint index, const void* pointer);
+  // The same checks, without storing: an argument of one recorded launch
+  // (cl_khr_command_buffer_mutable_dispatch), which leaves the kernel's own settings alone.
+  KernelArgSetting check_arg(cl_uint index, size_t size, const void* value) const;
+  KernelArgSetting check_arg_svm(cl_uint index, const void* pointer) const;
 
   // Every argument, with references to its buffers and samplers (shared with commands
   // already launched with the same settings); throws CL_INVALID_KERNEL_ARGS when one is not set.
@@ -95,6 +99,8 @@ struct KernelArgs {
   // programs these hold) stay valid for commands that point at them.
   Ref<Kernel> kernel;
   std::vector<KernelArgValue> values;
+  // A launch's value of a setting (it holds the buffer and sampler).
+  static KernelArgValue value_of(const KernelArgSetting& setting);
 };
 
 }  // namespace manifold
