@@ -74,12 +74,18 @@ Ref<Event> CommandBuffer::enqueue(std::span<CommandQueue* const> queues,
   return recording_.replay(queues, wait_list, CL_COMMAND_COMMAND_BUFFER_KHR, publish);
 }
 
+void CommandBuffer::finalize() {
+  recording_.finalize();
+  finalized_ = true;
+}
+
 void CommandBuffer::apply(std::vector<Update> updates) {
+  std::vector<std::pair<SyncPoint, Operation>> changes;
+  changes.reserve(updates.size());
+  for (Update& u : updates) changes.emplace_back(u.command->node(), std::move(u.op));
   std::lock_guard lock(mutex_);
-  for (Update& u : updates) {
-    recording_.operation(u.command->node()) = std::move(u.op);
-    launches_[u.command->node()] = std::move(u.launch);
-  }
+  recording_.update(changes);
+  for (Update& u : updates) launches_[u.command->node()] = std::move(u.launch);
 }
 
 }  // namespace manifold

@@ -133,8 +133,11 @@ class CommandBuffer : public ApiObject<_cl_command_buffer_khr, ObjectKind::Comma
     return mutables_;
   }
   const Recording& recording() const { return recording_; }
-  void finalize() { finalized_ = true; }
-  void set_state_from(const CommandBuffer& other) { finalized_ = other.finalized_; }
+  // Ends recording (the recording groups its commands into what replays run).
+  void finalize();
+  void set_state_from(const CommandBuffer& other) {
+    if (other.finalized_) finalize();
+  }
 
   // ---- Executable ----
   // Enqueues the recorded work on `queues` (one per queue of the command buffer, same order);

@@ -72,9 +72,19 @@ struct NativeKernelOp {
 struct HostFunctionOp {  // e.g. clEnqueueSVMFree's callback
   std::function<void()> fn;
 };
+struct OperationList;
+// Operations carried out in order by one command: a command buffer's recorded commands for one
+// queue (cl_khr_command_buffer), made at finalize and shared, read only, by every enqueue.
+struct SequenceOp {
+  std::shared_ptr<const OperationList> list;
+};
 
 using Operation = std::variant<NoOp, CopyOp, CopyRectOp, FillOp, MapOp, UnmapOp, MigrateOp,
-                               KernelOp, NativeKernelOp, HostFunctionOp>;
+                               KernelOp, NativeKernelOp, HostFunctionOp, SequenceOp>;
+
+struct OperationList {
+  std::vector<Operation> ops;
+};
 
 // One move of bytes into place `to` of a root buffer's range, planned by the scheduler
 // (scheduler/migration.h) and carried out by the target device before the operation.
