@@ -4,9 +4,11 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <variant>
 #include <vector>
 
@@ -82,8 +84,42 @@ struct SequenceOp {
 using Operation = std::variant<NoOp, CopyOp, CopyRectOp, FillOp, MapOp, UnmapOp, MigrateOp,
                                KernelOp, NativeKernelOp, HostFunctionOp, SequenceOp>;
 
+// What backends made of one operation list natively (a CUDA graph per device), each made once,
+// under `key` (the device), and dropped with the list. A list copied to change some operations
+// (mutable dispatch) shares them: the backend brings what it made up to date with the new
+// operations (`version` tells lists apart). Thread-safe.
+class NativeRecordings {
+ public:
+  NativeRecordings() : version_(next_version()) {}
+  NativeRecordings(const NativeRecordings& other) : version_(next_version()) {
+    std::lock_guard lock(other.mutex_);
+    entries_ = other.entries_;
+  }
+  NativeRecordings& operator=(const NativeRecordings&) = delete;
+  uint64_t version() const { return version_; }
+  template <class T>
+  std::shared_ptr<T> get(const void* key) const {
+    std::lock_guard lock(mutex_);
+    for (const auto& [k, v] : entries_)
+      if (k == key) return std::static_pointer_cast<T>(v);
+    auto made = std::make_shared<T>();
+    entries_.emplace_back(key, made);
+    return made;
+  }
+
+ private:
+  static uint64_t next_version() {
+    static std::atomic<uint64_t> counter{0};
+    return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
+  const uint64_t version_;
+  mutable std::mutex mutex_;
+  mutable std::vector<std::pair<const void*, std::shared_ptr<void>>> entries_;
+};
+
 struct OperationList {
   std::vector<Operation> ops;
+  NativeRecordings native;
 };
 
 // One move of bytes into place `to` of a root buffer's range, planned by the scheduler

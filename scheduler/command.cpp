@@ -78,6 +78,7 @@ struct Dispatch {
   void operator()(const HostFunctionOp& op) { ops.host_function(op); }
   // Each into the stream after the one before: the stream orders them (DeviceOps).
   void operator()(const SequenceOp& op) {
+    if (ops.run_recorded(*op.list)) return;
     for (const Operation& o : op.list->ops) std::visit(*this, o);
   }
 };

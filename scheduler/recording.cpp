@@ -55,7 +55,9 @@ void Recording::finalize() {
   }
   std::vector<bool> waited_for(segments_.size(), false);
   for (size_t i = 0; i < segments_.size(); ++i) {
-    segments_[i].list = std::make_shared<const OperationList>(OperationList{std::move(lists[i])});
+    auto list = std::make_shared<OperationList>();
+    list->ops = std::move(lists[i]);
+    segments_[i].list = std::move(list);
     for (uint32_t a : segments_[i].after) waited_for[a] = true;
   }
   segment_sinks_.clear();

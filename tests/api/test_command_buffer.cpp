@@ -17,8 +17,14 @@ using namespace cltest;
 
 namespace {
 
-// Two emulated GPUs (the CPU with memory of its own) join the CPU in the all-devices context.
-const bool kEmulated = [] { return setenv("MANIFOLD_EMULATED_GPUS", "2", /*overwrite=*/0) == 0; }();
+// Two emulated GPUs (the CPU with memory of its own) join the CPU in the all-devices context,
+// unless the tests are about GPUs (MANIFOLD_TEST_DEVICE_TYPE=gpu: the simulated CUDA driver or
+// real GPUs): then the first GPU is a CUDA device, and the CPU and it make the multi-device case.
+const bool kEmulated = [] {
+  const char* wanted = std::getenv("MANIFOLD_TEST_DEVICE_TYPE");
+  if (wanted && std::string(wanted) == "gpu") return true;
+  return setenv("MANIFOLD_EMULATED_GPUS", "2", /*overwrite=*/0) == 0;
+}();
 
 const char* kSource = R"CLC(
 kernel void add(global int* p, int v) { p[get_global_id(0)] += v; }
