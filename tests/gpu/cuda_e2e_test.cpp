@@ -758,6 +758,8 @@ TEST_P(Gpu, CommandBufferReplaysAHundredKernelsAsOneGraph) {
   EXPECT_EQ(read<cl_int>(out, n), std::vector<cl_int>(n, 1100));
 
   // Replay against plain enqueue, empty-ish kernels (one work-item each).
+  ASSERT_CL_OK(
+      clEnqueueFillBuffer(queue_, seed, &zero, sizeof zero, 0, sizeof zero, 0, nullptr, nullptr));
   Kernel tiny = kernel(p, "add");
   arg(tiny, 0, seed.get());
   arg(tiny, 1, cl_int{1});
