@@ -116,7 +116,9 @@ void clEnqueueCommandBufferKHR(cl_uint num_queues, cl_command_queue* queues,
                                cl_event* event) {
   CommandBuffer& cb = *resolve<CommandBuffer>(command_buffer);
   // The spec: CL_INVALID_OPERATION if command_buffer is not in the Executable state.
-  check(cb.finalized(), CL_INVALID_OPERATION, "the command-buffer is not finalized");
+  check(cb.state() == CL_COMMAND_BUFFER_STATE_EXECUTABLE_KHR, CL_INVALID_OPERATION,
+        cb.finalized() ? "a recorded kernel's arguments are not all set"
+                       : "the command-buffer is not finalized");
   // The spec: CL_INVALID_VALUE if queues is NULL and num_queues is > 0, or queues is not NULL
   // and num_queues is 0.
   check((queues == nullptr) == (num_queues == 0), CL_INVALID_VALUE,

@@ -290,13 +290,17 @@ void clCommandNDRangeKernelKHR(cl_command_buffer_khr command_buffer, cl_command_
 
   // The errors of clEnqueueNDRangeKernel, against the queue's device; the arguments are a
   // snapshot (the spec: later clSetKernelArg calls have no effect on the recorded command).
+  // The spec (mutable dispatch): CL_INVALID_KERNEL_ARGS if the kernel argument values have
+  // not been specified and the CL_MUTABLE_DISPATCH_ARGUMENTS_KHR flag was not set in the
+  // properties parameter; with it, arguments may come by update after finalize (the command
+  // buffer is Finalized until they all have).
+  const bool arguments_later = updatable_seen && (updatable & CL_MUTABLE_DISPATCH_ARGUMENTS_KHR);
+  std::shared_ptr<const KernelArgs> args =
+      arguments_later ? k.snapshot_set_args() : k.snapshot_args();
   Operation op = ndrange_operation(t.queue.device(), k, work_dim, global_work_offset,
-                                   global_work_size, local_work_size, nullptr);
+                                   global_work_size, local_work_size, args);
   RecordedLaunch launch;
-  if (const auto* kop = std::get_if<KernelOp>(&op))
-    launch.args = kop->args;
-  else
-    launch.args = k.snapshot_args();
+  launch.args = std::move(args);
   launch.work_dim = work_dim;
   for (cl_uint d = 0; d < work_dim && d < 3; ++d) {
     if (global_work_offset) launch.global_offset[d] = global_work_offset[d];

@@ -18,8 +18,17 @@ CommandBuffer::~CommandBuffer() = default;
 bool CommandBuffer::mutable_commands() const { return flags_ & CL_COMMAND_BUFFER_MUTABLE_KHR; }
 
 cl_command_buffer_state_khr CommandBuffer::state() const {
-  return finalized_ ? CL_COMMAND_BUFFER_STATE_EXECUTABLE_KHR
-                    : CL_COMMAND_BUFFER_STATE_RECORDING_KHR;
+  if (!finalized_) return CL_COMMAND_BUFFER_STATE_RECORDING_KHR;
+  // The spec (mutable dispatch): Finalized while a command's arguments are not all set.
+  return incomplete_ ? CL_COMMAND_BUFFER_STATE_FINALIZED_KHR
+                     : CL_COMMAND_BUFFER_STATE_EXECUTABLE_KHR;
+}
+
+void CommandBuffer::set_launch(SyncPoint node, RecordedLaunch launch) {
+  auto it = launches_.find(node);
+  if (it != launches_.end() && !it->second.args->complete()) --incomplete_;
+  if (!launch.args->complete()) ++incomplete_;
+  launches_[node] = std::move(launch);
 }
 
 std::optional<uint32_t> CommandBuffer::queue_index(const CommandQueue& queue) const {
@@ -85,7 +94,7 @@ void CommandBuffer::apply(std::vector<Update> updates) {
   for (Update& u : updates) changes.emplace_back(u.command->node(), std::move(u.op));
   std::lock_guard lock(mutex_);
   recording_.update(changes);
-  for (Update& u : updates) launches_[u.command->node()] = std::move(u.launch);
+  for (Update& u : updates) set_launch(u.command->node(), std::move(u.launch));
 }
 
 }  // namespace manifold

@@ -120,7 +120,7 @@ class CommandBuffer : public ApiObject<_cl_command_buffer_khr, ObjectKind::Comma
                  std::span<const SyncPoint> after, bool barrier);
   bool is_barrier(SyncPoint node) const { return barriers_[node]; }
   // What an ND-range command was recorded with (kept for every one of them).
-  void set_launch(SyncPoint node, RecordedLaunch launch) { launches_[node] = std::move(launch); }
+  void set_launch(SyncPoint node, RecordedLaunch launch);
   const RecordedLaunch* launch(SyncPoint node) const {
     auto it = launches_.find(node);
     return it == launches_.end() ? nullptr : &it->second;
@@ -165,6 +165,7 @@ class CommandBuffer : public ApiObject<_cl_command_buffer_khr, ObjectKind::Comma
   bool finalized_ = false;
   std::vector<QueueOrder> order_;
   std::vector<bool> barriers_;  // per recorded command
+  size_t incomplete_ = 0;       // launches with arguments not set yet (mutable dispatch)
   std::unordered_map<SyncPoint, RecordedLaunch> launches_;
   // Replays copy operations while updates replace them.
   std::mutex mutex_;

@@ -171,6 +171,16 @@ std::shared_ptr<const KernelArgs> Kernel::snapshot_args() const {
   return snapshot;
 }
 
+std::shared_ptr<const KernelArgs> Kernel::snapshot_set_args() const {
+  auto snapshot = std::make_shared<KernelArgs>();
+  snapshot->kernel = Ref<Kernel>(const_cast<Kernel*>(this));
+  std::lock_guard lock(mutex_);
+  snapshot->values.resize(args_.size());
+  for (size_t i = 0; i < args_.size(); ++i)
+    if (args_[i].set) snapshot->values[i] = KernelArgs::value_of(args_[i]);
+  return snapshot;
+}
+
 KernelArgValue KernelArgs::value_of(const KernelArgSetting& a) {
   KernelArgValue v;
   v.set = true;

@@ -71,6 +71,9 @@ class Kernel : public ApiObject<_cl_kernel, ObjectKind::Kernel, CL_INVALID_KERNE
   // Every argument, with references to its buffers and samplers (shared with commands
   // already launched with the same settings); throws CL_INVALID_KERNEL_ARGS when one is not set.
   std::shared_ptr<const KernelArgs> snapshot_args() const;
+  // The same, where arguments not set yet stay unset (`set` false): a command buffer's launch
+  // whose arguments come later (mutable dispatch).
+  std::shared_ptr<const KernelArgs> snapshot_set_args() const;
   // Bytes of __local memory requested through the arguments set so far.
   size_t local_arg_bytes() const;
 
@@ -101,6 +104,11 @@ struct KernelArgs {
   std::vector<KernelArgValue> values;
   // A launch's value of a setting (it holds the buffer and sampler).
   static KernelArgValue value_of(const KernelArgSetting& setting);
+  bool complete() const {
+    for (const KernelArgValue& v : values)
+      if (!v.set) return false;
+    return true;
+  }
 };
 
 }  // namespace manifold

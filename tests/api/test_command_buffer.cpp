@@ -737,6 +737,40 @@ TEST_F(MutableDispatch, UpdatesBetweenEnqueuesChangeLaterRunsOnly) {
   (void)err;
 }
 
+TEST_F(MutableDispatch, ArgumentsSetAfterFinalize) {
+  Kernel k = kernel("add");
+  ASSERT_CL(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(cl_mem), in(data_)));
+  CommandBuffer cb = createMutable();
+  const size_t global = kN;
+  // Without the ARGUMENTS property the unset argument is an error.
+  EXPECT_CL(CL_INVALID_KERNEL_ARGS,
+            khr_->clCommandNDRangeKernelKHR(cb, nullptr, nullptr, k, 1, nullptr, &global, nullptr,
+                                            0, nullptr, nullptr, nullptr));
+  const cl_command_properties_khr props[] = {CL_MUTABLE_DISPATCH_UPDATABLE_FIELDS_KHR,
+                                             CL_MUTABLE_DISPATCH_ARGUMENTS_KHR, 0};
+  cl_mutable_command_khr handle = nullptr;
+  ASSERT_CL(CL_SUCCESS, khr_->clCommandNDRangeKernelKHR(cb, nullptr, props, k, 1, nullptr, &global,
+                                                        nullptr, 0, nullptr, nullptr, &handle));
+  ASSERT_CL(CL_SUCCESS, khr_->clFinalizeCommandBufferKHR(cb));
+  EXPECT_EQ(info<cl_command_buffer_state_khr>(cb, CL_COMMAND_BUFFER_STATE_KHR),
+            cl_command_buffer_state_khr(CL_COMMAND_BUFFER_STATE_FINALIZED_KHR));
+  EXPECT_CL(CL_INVALID_OPERATION, enqueue(cb));
+  const cl_int five = 5;
+  cl_mutable_dispatch_arg_khr arg{1, sizeof five, &five};
+  auto c = config();
+  c.command = handle;
+  c.num_args = 1;
+  c.arg_list = &arg;
+  ASSERT_CL(CL_SUCCESS, update(c, cb));
+  EXPECT_EQ(info<cl_command_buffer_state_khr>(cb, CL_COMMAND_BUFFER_STATE_KHR),
+            cl_command_buffer_state_khr(CL_COMMAND_BUFFER_STATE_EXECUTABLE_KHR));
+  ASSERT_CL(CL_SUCCESS, enqueue(cb));
+  ASSERT_CL(CL_SUCCESS, clFinish(queue_));
+  if (!kernelsComputeNothing(device_)) {
+    EXPECT_EQ(readInts(data_, kN), std::vector<cl_int>(kN, 5));
+  }
+}
+
 TEST_F(MutableDispatch, QueriesOfTheMutableCommand) {
   auto get = [&](cl_mutable_command_info_khr name, size_t size, void* value) {
     size_t ret = 0;
