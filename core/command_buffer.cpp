@@ -85,6 +85,10 @@ Ref<Event> CommandBuffer::enqueue(std::span<CommandQueue* const> queues,
 
 void CommandBuffer::finalize() {
   recording_.finalize();
+  // Devices that run recorded work natively make it now (CUDA: the graphs), not at the first
+  // enqueue.
+  for (size_t i = 0; i < recording_.segments(); ++i)
+    queues_[recording_.segment_queue(i)]->device().prepare_recorded(recording_.segment_list(i));
   finalized_ = true;
 }
 

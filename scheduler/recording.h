@@ -40,6 +40,9 @@ class Recording {
   // Ends recording: builds the segments replays run.
   void finalize();
   size_t segments() const { return segments_.size(); }
+  // Segment i's operations and the index of its queue.
+  const OperationList& segment_list(size_t i) const { return *segments_[i].list; }
+  uint32_t segment_queue(size_t i) const { return segments_[i].queue; }
   // Replaces recorded operations (mutable dispatch); replays already made keep theirs (a changed
   // segment gets a new operation list). Thread: not during a replay.
   void update(std::span<std::pair<SyncPoint, Operation>> changes);

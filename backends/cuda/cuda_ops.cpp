@@ -44,6 +44,9 @@ class CudaOps final : public DeviceOps {
   CudaDevice& device;
   CUstream stream;
   const Api& a = api();
+  // Making a command buffer's graph: its launch state is written before each graph launch
+  // (ready_launch_states), so a staged launch need not find it written already.
+  bool building_graph = false;
 
   CUdeviceptr device_at(const Location& l) { return device.address(*l.mem) + l.offset; }
 
@@ -161,7 +164,7 @@ class CudaOps final : public DeviceOps {
       const bool no_offset = !r.global_offset[0] && !r.global_offset[1] && !r.global_offset[2];
       const bool written =
           no_offset && program.launch_plain_dims.load(std::memory_order_acquire) == r.work_dim;
-      if (staged && !written) return false;
+      if (staged && !written && !building_graph) return false;
       if (!written) write_launch_state(const_cast<CudaProgram&>(program), state_of(r));
     }
     const size_t n = op.args->values.size();
@@ -311,6 +314,7 @@ bool CudaOps::run_recorded(const OperationList& list) {
   auto graph = list.native.get<RecordedGraph>(&device);
   std::lock_guard lock(graph->mutex);
   if (!ready_launch_states(list)) return false;
+  building_graph = true;  // only staged (graph) preparations look at it
   if (!graph->tried) {
     graph->tried = true;
     graph->usable = build(list, *graph);
@@ -418,6 +422,25 @@ bool CudaOps::refresh(const OperationList& list, RecordedGraph& g) {
     g.kernels[i] = record;
   }
   return true;
+}
+
+void CudaDevice::prepare_recorded(const OperationList& list) {
+  const Api& a = api();
+  if (!a.has_graphs || !a.cuGraphAddMemcpyNode || !a.cuGraphAddMemsetNode) return;
+  auto graph = list.native.get<RecordedGraph>(this);
+  std::lock_guard lock(graph->mutex);
+  if (graph->tried) return;
+  graph->tried = true;
+  graph->version = list.native.version();
+  try {
+    CudaOps ops(*this, nullptr);
+    ops.building_graph = true;
+    graph->usable = ops.build(list, *graph);
+  } catch (const Error& e) {
+    // The operations go one by one; the enqueue reports what fails then.
+    log_debug("cuda: no graph for a command buffer: %s", e.what());
+    graph->usable = false;
+  }
 }
 
 int CudaStreamApi::prepare_launch(CudaDevice& device, Job& job, gpu::LaunchRecord& record) {

@@ -540,6 +540,10 @@ struct LaunchStats {
 // For tests (tests/gpu/null_driver_test.cpp): launch counts, and failures on demand.
 std::atomic<int> g_fail_launches{0};     // that many coming cuLaunchKernel calls fail
 std::atomic<bool> g_fail_graphs{false};  // cuGraphInstantiate fails
+std::atomic<uint64_t> g_instantiations{0};
+extern "C" __attribute__((visibility("default"))) uint64_t null_cuda_graph_instantiations() {
+  return g_instantiations.load();
+}
 extern "C" __attribute__((visibility("default"))) void null_cuda_launch_counts(uint64_t* kernels,
                                                                                uint64_t* graphs) {
   *kernels = g_stats.kernels.load();
@@ -617,6 +621,7 @@ API cuGraphAddMemsetNode(void** node, void* graph, const void*, size_t,
 }
 API cuGraphInstantiateWithFlags(void** exec, void* graph, unsigned long long) {
   if (g_fail_graphs) return kOutOfMemory;
+  ++g_instantiations;
   *exec = graph;  // the executable graph is the graph itself here
   return kSuccess;
 }

@@ -329,8 +329,16 @@ class NullCudaCommandBuffer : public NullCuda {
   cl_mutable_command_khr first_ = nullptr;
 };
 
+uint64_t graph_instantiations() {
+  using Fn = uint64_t (*)();
+  static auto fn = reinterpret_cast<Fn>(dlsym(null_driver(), "null_cuda_graph_instantiations"));
+  return fn();
+}
+
 TEST_F(NullCudaCommandBuffer, EachEnqueueIsOneGraphLaunch) {
+  const uint64_t instantiated = graph_instantiations();
   cl_command_buffer_khr cb = record(100);
+  EXPECT_EQ(graph_instantiations(), instantiated + 1) << "the graph is made at finalize";
   ASSERT_EQ(Err(CL_SUCCESS), Err(clFinish(queue_)));
   const Counts before = counts();
   enqueue(cb, 10);
