@@ -119,6 +119,10 @@ class NativeRecordings {
 
 struct OperationList {
   std::vector<Operation> ops;
+  // Per operation: the earlier operations of the list it must follow (its recorded sync points
+  // and queue order). Running them in list order honours these; a backend that runs the list
+  // as a graph makes them its edges, so that independent operations may overlap.
+  std::vector<std::vector<uint32_t>> after;
   NativeRecordings native;
 };
 

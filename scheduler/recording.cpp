@@ -27,6 +27,7 @@ void Recording::finalize() {
   // queues come from its first command and point at segments that began earlier, so segments
   // never wait for each other in a cycle.
   std::vector<std::vector<Operation>> lists;
+  std::vector<std::vector<std::vector<uint32_t>>> lists_after;
   std::vector<int64_t> open;
   place_.clear();
   segments_.clear();
@@ -41,6 +42,7 @@ void Recording::finalize() {
       open[node.queue] = static_cast<int64_t>(segments_.size());
       segments_.push_back(std::move(s));
       lists.emplace_back();
+      lists_after.emplace_back();
     }
     const auto index = static_cast<uint32_t>(open[node.queue]);
     Segment& segment = segments_[index];
@@ -50,13 +52,18 @@ void Recording::finalize() {
           std::find(segment.after.begin(), segment.after.end(), other) == segment.after.end())
         segment.after.push_back(other);
     }
+    std::vector<uint32_t> within;  // the waits inside this segment, as list indexes
+    for (SyncPoint p : node.after)
+      if (place_[p].first == index) within.push_back(place_[p].second);
     place_.emplace_back(index, static_cast<uint32_t>(lists[index].size()));
     lists[index].push_back(node.op);
+    lists_after[index].push_back(std::move(within));
   }
   std::vector<bool> waited_for(segments_.size(), false);
   for (size_t i = 0; i < segments_.size(); ++i) {
     auto list = std::make_shared<OperationList>();
     list->ops = std::move(lists[i]);
+    list->after = std::move(lists_after[i]);
     segments_[i].list = std::move(list);
     for (uint32_t a : segments_[i].after) waited_for[a] = true;
   }

@@ -1,5 +1,6 @@
 // The device operations on a CUDA device: work put into one stream, in order (the stream
 // queues of backends/gpu_stream call execute() and prepare_launch()).
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <variant>
@@ -20,10 +21,11 @@ void check_cuda(CUresult r, const char* what) {
        std::string(what) + ": " + error_text(r));
 }
 
-// A command buffer's operations on one CUDA device as one executable graph: a chain of kernel,
-// memcpy and memset nodes in recorded order, made at the list's first run on the device and then
-// launched once per enqueue. A list changed by mutable dispatch shares it: its kernel nodes are
-// brought up to date (cuGraphExecKernelNodeSetParams leaves launches already made alone).
+// A command buffer's operations on one CUDA device as one executable graph: kernel, memcpy and
+// memset nodes whose edges are the recorded sync points and queue order, made at finalize (or at
+// the list's first run on the device) and then launched once per enqueue. A list changed by mutable
+// dispatch shares it: its kernel nodes are brought up to date (cuGraphExecKernelNodeSetParams
+// leaves launches already made alone).
 struct RecordedGraph {
   std::mutex mutex;  // enqueues of one command buffer into several streams at once
   bool tried = false, usable = false;
@@ -362,12 +364,28 @@ bool CudaOps::build(const OperationList& list, RecordedGraph& g) {
   g.node_of.assign(list.ops.size(), -1);
   g.kernels.resize(list.ops.size());
   std::vector<void*> pointers;
+  // The edges: each operation's recorded waits. `reach[i]`: the nodes that waiting for
+  // operation i means waiting for (itself; for a barrier, what it waits for).
+  const bool edges = list.after.size() == list.ops.size();
+  std::vector<std::vector<CUgraphNode>> reach(list.ops.size());
+  std::vector<CUgraphNode> waits;
   for (size_t i = 0; i < list.ops.size(); ++i) {
     const Operation& op = list.ops[i];
-    if (std::holds_alternative<NoOp>(op)) continue;  // barriers: the chain orders everything
+    waits.clear();
+    if (!edges) {  // a plain chain
+      if (!c.nodes.empty()) waits.push_back(c.nodes.back());
+    } else {
+      for (uint32_t d : list.after[i])
+        for (CUgraphNode n : reach[d])
+          if (std::find(waits.begin(), waits.end(), n) == waits.end()) waits.push_back(n);
+    }
+    if (std::holds_alternative<NoOp>(op)) {  // a barrier: no node, its waits pass through
+      reach[i] = waits;
+      continue;
+    }
     CUgraphNode node = nullptr;
-    const CUgraphNode* previous = c.nodes.empty() ? nullptr : &c.nodes.back();
-    const size_t deps = previous ? 1 : 0;
+    const CUgraphNode* previous = waits.empty() ? nullptr : waits.data();
+    const size_t deps = waits.size();
     CUresult r = CUDA_SUCCESS;
     if (const auto* k = std::get_if<KernelOp>(&op)) {
       if (!prepare(*k, g.kernels[i], /*staged=*/true)) return false;  // split or stateful
@@ -402,6 +420,7 @@ bool CudaOps::build(const OperationList& list, RecordedGraph& g) {
     if (r != CUDA_SUCCESS) return false;
     g.node_of[i] = static_cast<int>(c.nodes.size());
     c.nodes.push_back(node);
+    reach[i] = {node};
   }
   return !c.nodes.empty() && a.cuGraphInstantiate(&c.exec, c.graph, 0) == CUDA_SUCCESS;
 }

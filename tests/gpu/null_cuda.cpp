@@ -571,6 +571,15 @@ struct NullGraph {
   // Shared with launches in flight: a graph may be destroyed while its launch is queued.
   std::shared_ptr<std::vector<std::function<void()>>> work =
       std::make_shared<std::vector<std::function<void()>>>();
+  // Dependencies must be nodes of this graph, as the driver checks (the work runs in the order
+  // nodes were added, which follows every edge).
+  bool has_nodes(void* const* deps, size_t n) const {
+    for (size_t i = 0; i < n; ++i)
+      if (std::none_of(nodes.begin(), nodes.end(),
+                       [&](const auto& p) { return p.get() == deps[i]; }))
+        return false;
+    return true;
+  }
   void* add_node(std::function<void()> fn) {
     if (fn) work->push_back(std::move(fn));
     nodes.push_back(std::make_unique<int>(0));
@@ -584,13 +593,16 @@ API cuGraphCreate(void** graph, unsigned) {
   *graph = new NullGraph;
   return kSuccess;
 }
-API cuGraphAddKernelNode_v2(void** node, void* graph, const void*, size_t,
+API cuGraphAddKernelNode_v2(void** node, void* graph, void* const* deps, size_t n,
                             const KernelNodeParams* params) {
   if (!params || !params->func) return kInvalidValue;
+  if (!static_cast<NullGraph*>(graph)->has_nodes(deps, n)) return kInvalidValue;
   *node = static_cast<NullGraph*>(graph)->add_node(nullptr);
   return kSuccess;
 }
-API cuGraphAddMemcpyNode(void** node, void* graph, const void*, size_t, const Memcpy3D* c, void*) {
+API cuGraphAddMemcpyNode(void** node, void* graph, void* const* deps, size_t n, const Memcpy3D* c,
+                         void*) {
+  if (!static_cast<NullGraph*>(graph)->has_nodes(deps, n)) return kInvalidValue;
   const Memcpy3D m = *c;
   if (m.srcMemoryType != 2 || m.dstMemoryType != 2) return kInvalidValue;  // device to device
   auto* src = static_cast<const unsigned char*>(dev(m.srcDevice));
@@ -609,8 +621,9 @@ struct MemsetNodeParams {  // cuda.h's CUDA_MEMSET_NODE_PARAMS
   unsigned value, elementSize;
   size_t width, height;
 };
-API cuGraphAddMemsetNode(void** node, void* graph, const void*, size_t,
+API cuGraphAddMemsetNode(void** node, void* graph, void* const* deps, size_t n,
                          const MemsetNodeParams* params, void*) {
+  if (!static_cast<NullGraph*>(graph)->has_nodes(deps, n)) return kInvalidValue;
   const MemsetNodeParams p = *params;
   if (p.elementSize != 1 && p.elementSize != 2 && p.elementSize != 4) return kInvalidValue;
   *node = static_cast<NullGraph*>(graph)->add_node([=] {
