@@ -5,6 +5,7 @@
 
 #include "api/common.h"
 #include "api/impl.h"
+#include "api/memory_commands.h"
 #include "core/memory.h"
 
 namespace manifold::api::impl {
@@ -13,6 +14,9 @@ namespace {
 struct Target {
   CommandQueue& queue;
   std::vector<Event*> waits;
+  void submit(MemoryCommand c, cl_event* event) {
+    queue.submit(Command::make(queue, c.type, std::move(c.op)), waits, event);
+  }
 };
 
 Target prepare(cl_command_queue command_queue, cl_uint num_events, const cl_event* events) {
@@ -178,13 +182,10 @@ void clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool
   t.queue.submit(std::move(cmd), t.waits, event, blocking_write);
 }
 
-void clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer,
-                         size_t src_offset, size_t dst_offset, size_t size,
-                         cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
-                         cl_event* event) {
-  Target t = prepare(command_queue, num_events_in_wait_list, event_wait_list);
-  MemObject& src = buffer_in(t.queue, src_buffer);
-  MemObject& dst = buffer_in(t.queue, dst_buffer);
+MemoryCommand copy_buffer_command(CommandQueue& queue, cl_mem src_buffer, cl_mem dst_buffer,
+                                  size_t src_offset, size_t dst_offset, size_t size) {
+  MemObject& src = buffer_in(queue, src_buffer);
+  MemObject& dst = buffer_in(queue, dst_buffer);
   check(size > 0, CL_INVALID_VALUE, "size is 0");
   check_range(src, src_offset, size);
   check_range(dst, dst_offset, size);
@@ -193,17 +194,21 @@ void clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer, cl_m
   if (&src.root() == &dst.root())
     check(!ranges_overlap(src.root_offset() + src_offset, dst.root_offset() + dst_offset, size),
           CL_MEM_COPY_OVERLAP, "source and destination regions overlap");
-  auto cmd = Command::make(t.queue, CL_COMMAND_COPY_BUFFER,
-                           CopyOp{at(src, src_offset), at(dst, dst_offset), size});
-  t.queue.submit(std::move(cmd), t.waits, event);
+  return {CL_COMMAND_COPY_BUFFER, CopyOp{at(src, src_offset), at(dst, dst_offset), size}};
 }
 
-void clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer, const void* pattern,
-                         size_t pattern_size, size_t offset, size_t size,
+void clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer,
+                         size_t src_offset, size_t dst_offset, size_t size,
                          cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
                          cl_event* event) {
   Target t = prepare(command_queue, num_events_in_wait_list, event_wait_list);
-  MemObject& m = buffer_in(t.queue, buffer);
+  t.submit(copy_buffer_command(t.queue, src_buffer, dst_buffer, src_offset, dst_offset, size),
+           event);
+}
+
+MemoryCommand fill_buffer_command(CommandQueue& queue, cl_mem buffer, const void* pattern,
+                                  size_t pattern_size, size_t offset, size_t size) {
+  MemObject& m = buffer_in(queue, buffer);
   // The spec: CL_INVALID_VALUE if pattern is NULL, pattern_size is 0 or not one of
   // {1, 2, 4, 8, 16, 32, 64, 128}, or offset and size are not multiples of pattern_size.
   check(pattern != nullptr, CL_INVALID_VALUE, "pattern is NULL");
@@ -214,7 +219,15 @@ void clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer, const vo
   check_range(m, offset, size);
   FillOp op{at(m, offset), size, {}, pattern_size};
   std::memcpy(op.pattern.data(), pattern, pattern_size);
-  t.queue.submit(Command::make(t.queue, CL_COMMAND_FILL_BUFFER, std::move(op)), t.waits, event);
+  return {CL_COMMAND_FILL_BUFFER, std::move(op)};
+}
+
+void clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer, const void* pattern,
+                         size_t pattern_size, size_t offset, size_t size,
+                         cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
+                         cl_event* event) {
+  Target t = prepare(command_queue, num_events_in_wait_list, event_wait_list);
+  t.submit(fill_buffer_command(t.queue, buffer, pattern, pattern_size, offset, size), event);
 }
 
 void clEnqueueReadBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read,
@@ -265,15 +278,13 @@ void clEnqueueWriteBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_
                  event, blocking_write);
 }
 
-void clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer,
-                             const size_t* src_origin, const size_t* dst_origin,
-                             const size_t* region, size_t src_row_pitch, size_t src_slice_pitch,
-                             size_t dst_row_pitch, size_t dst_slice_pitch,
-                             cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
-                             cl_event* event) {
-  Target t = prepare(command_queue, num_events_in_wait_list, event_wait_list);
-  MemObject& src = buffer_in(t.queue, src_buffer);
-  MemObject& dst = buffer_in(t.queue, dst_buffer);
+MemoryCommand copy_buffer_rect_command(CommandQueue& queue, cl_mem src_buffer, cl_mem dst_buffer,
+                                       const size_t* src_origin, const size_t* dst_origin,
+                                       const size_t* region, size_t src_row_pitch,
+                                       size_t src_slice_pitch, size_t dst_row_pitch,
+                                       size_t dst_slice_pitch) {
+  MemObject& src = buffer_in(queue, src_buffer);
+  MemObject& dst = buffer_in(queue, dst_buffer);
   check_region(src_origin, dst_origin, region);
   const Pitches sp = rect_pitches(region, src_row_pitch, src_slice_pitch, "source");
   const Pitches dp = rect_pitches(region, dst_row_pitch, dst_slice_pitch, "destination");
@@ -300,9 +311,20 @@ void clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_buffer, 
       overlap = sstart < dstart + dext && dstart < sstart + sext;
     check(!overlap, CL_MEM_COPY_OVERLAP, "source and destination regions overlap");
   }
-  CopyRectOp op{at(src, soff), at(dst, doff), make_rect(region, sp, dp)};
-  t.queue.submit(Command::make(t.queue, CL_COMMAND_COPY_BUFFER_RECT, std::move(op)), t.waits,
-                 event);
+  return {CL_COMMAND_COPY_BUFFER_RECT,
+          CopyRectOp{at(src, soff), at(dst, doff), make_rect(region, sp, dp)}};
+}
+
+void clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer,
+                             const size_t* src_origin, const size_t* dst_origin,
+                             const size_t* region, size_t src_row_pitch, size_t src_slice_pitch,
+                             size_t dst_row_pitch, size_t dst_slice_pitch,
+                             cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
+                             cl_event* event) {
+  Target t = prepare(command_queue, num_events_in_wait_list, event_wait_list);
+  t.submit(copy_buffer_rect_command(t.queue, src_buffer, dst_buffer, src_origin, dst_origin, region,
+                                    src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch),
+           event);
 }
 
 void* clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_map,
@@ -522,11 +544,9 @@ void clEnqueueWriteImage(cl_command_queue command_queue, cl_mem image, cl_bool b
                  blocking_write);
 }
 
-void clEnqueueFillImage(cl_command_queue command_queue, cl_mem image, const void* fill_color,
-                        const size_t* origin, const size_t* region, cl_uint num_events_in_wait_list,
-                        const cl_event* event_wait_list, cl_event* event) {
-  Target t = prepare(command_queue, num_events_in_wait_list, event_wait_list);
-  MemObject& m = image_in(t.queue, image);
+MemoryCommand fill_image_command(CommandQueue& queue, cl_mem image, const void* fill_color,
+                                 const size_t* origin, const size_t* region) {
+  MemObject& m = image_in(queue, image);
   const ImageInfo& i = *m.image();
   // The spec: CL_INVALID_VALUE if fill_color is NULL.
   check(fill_color != nullptr, CL_INVALID_VALUE, "fill_color is NULL");
@@ -544,17 +564,22 @@ void clEnqueueFillImage(cl_command_queue command_queue, cl_mem image, const void
       Ref<Context>(&m.context()), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, row.size(), row.data(),
       std::vector<cl_mem_properties>{}));
   staging->release_api();  // internal: only the command holds it
-  CopyRectOp op{Location{staging, nullptr, 0}, at(m, b.offset), box_rect(b, {0, 0}, of(b))};
-  t.queue.submit(Command::make(t.queue, CL_COMMAND_FILL_IMAGE, std::move(op)), t.waits, event);
+  return {CL_COMMAND_FILL_IMAGE,
+          CopyRectOp{Location{staging, nullptr, 0}, at(m, b.offset), box_rect(b, {0, 0}, of(b))}};
 }
 
-void clEnqueueCopyImage(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_image,
-                        const size_t* src_origin, const size_t* dst_origin, const size_t* region,
-                        cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
-                        cl_event* event) {
+void clEnqueueFillImage(cl_command_queue command_queue, cl_mem image, const void* fill_color,
+                        const size_t* origin, const size_t* region, cl_uint num_events_in_wait_list,
+                        const cl_event* event_wait_list, cl_event* event) {
   Target t = prepare(command_queue, num_events_in_wait_list, event_wait_list);
-  MemObject& src = image_in(t.queue, src_image);
-  MemObject& dst = image_in(t.queue, dst_image);
+  t.submit(fill_image_command(t.queue, image, fill_color, origin, region), event);
+}
+
+MemoryCommand copy_image_command(CommandQueue& queue, cl_mem src_image, cl_mem dst_image,
+                                 const size_t* src_origin, const size_t* dst_origin,
+                                 const size_t* region) {
+  MemObject& src = image_in(queue, src_image);
+  MemObject& dst = image_in(queue, dst_image);
   const ImageInfo& si = *src.image();
   const ImageInfo& di = *dst.image();
   // The spec: CL_IMAGE_FORMAT_MISMATCH if src_image and dst_image do not use the same image
@@ -569,14 +594,24 @@ void clEnqueueCopyImage(cl_command_queue command_queue, cl_mem src_image, cl_mem
   if (&src == &dst)
     check(!rect_copy_overlap(sb.offset, db.offset, sb.extent.data(), sb.row_pitch, sb.slice_pitch),
           CL_MEM_COPY_OVERLAP, "source and destination regions overlap");
-  CopyRectOp op{at(src, sb.offset), at(dst, db.offset), box_rect(sb, of(sb), of(db))};
-  t.queue.submit(Command::make(t.queue, CL_COMMAND_COPY_IMAGE, std::move(op)), t.waits, event);
+  return {CL_COMMAND_COPY_IMAGE,
+          CopyRectOp{at(src, sb.offset), at(dst, db.offset), box_rect(sb, of(sb), of(db))}};
+}
+
+void clEnqueueCopyImage(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_image,
+                        const size_t* src_origin, const size_t* dst_origin, const size_t* region,
+                        cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
+                        cl_event* event) {
+  Target t = prepare(command_queue, num_events_in_wait_list, event_wait_list);
+  t.submit(copy_image_command(t.queue, src_image, dst_image, src_origin, dst_origin, region),
+           event);
 }
 
 // clEnqueueCopyImageToBuffer (`to_buffer`) and clEnqueueCopyBufferToImage: a region of the
 // image, packed in the buffer from `offset` on.
-void copy_image_buffer(Target& t, MemObject& image, MemObject& buffer, const size_t* origin,
-                       const size_t* region, size_t offset, bool to_buffer, cl_event* event) {
+namespace {
+MemoryCommand copy_image_buffer(MemObject& image, MemObject& buffer, const size_t* origin,
+                                const size_t* region, size_t offset, bool to_buffer) {
   // The spec: CL_INVALID_MEM_OBJECT if the image is a 1D image buffer object created from the
   // buffer.
   check(!(image.type() == CL_MEM_OBJECT_IMAGE1D_BUFFER && image.associated() == &buffer),
@@ -594,7 +629,24 @@ void copy_image_buffer(Target& t, MemObject& image, MemObject& buffer, const siz
                 : CopyRectOp{at(buffer, offset), at(image, b.offset), box_rect(b, packed, of(b))};
   const cl_command_type type =
       to_buffer ? CL_COMMAND_COPY_IMAGE_TO_BUFFER : CL_COMMAND_COPY_BUFFER_TO_IMAGE;
-  t.queue.submit(Command::make(t.queue, type, std::move(op)), t.waits, event);
+  return {type, std::move(op)};
+}
+}  // namespace
+
+MemoryCommand copy_image_to_buffer_command(CommandQueue& queue, cl_mem src_image, cl_mem dst_buffer,
+                                           const size_t* src_origin, const size_t* region,
+                                           size_t dst_offset) {
+  MemObject& src = image_in(queue, src_image);
+  MemObject& dst = buffer_in(queue, dst_buffer);
+  return copy_image_buffer(src, dst, src_origin, region, dst_offset, /*to_buffer=*/true);
+}
+
+MemoryCommand copy_buffer_to_image_command(CommandQueue& queue, cl_mem src_buffer, cl_mem dst_image,
+                                           size_t src_offset, const size_t* dst_origin,
+                                           const size_t* region) {
+  MemObject& src = buffer_in(queue, src_buffer);
+  MemObject& dst = image_in(queue, dst_image);
+  return copy_image_buffer(dst, src, dst_origin, region, src_offset, /*to_buffer=*/false);
 }
 
 void clEnqueueCopyImageToBuffer(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_buffer,
@@ -602,9 +654,9 @@ void clEnqueueCopyImageToBuffer(cl_command_queue command_queue, cl_mem src_image
                                 cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
                                 cl_event* event) {
   Target t = prepare(command_queue, num_events_in_wait_list, event_wait_list);
-  MemObject& src = image_in(t.queue, src_image);
-  MemObject& dst = buffer_in(t.queue, dst_buffer);
-  copy_image_buffer(t, src, dst, src_origin, region, dst_offset, /*to_buffer=*/true, event);
+  t.submit(
+      copy_image_to_buffer_command(t.queue, src_image, dst_buffer, src_origin, region, dst_offset),
+      event);
 }
 
 void clEnqueueCopyBufferToImage(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_image,
@@ -612,9 +664,9 @@ void clEnqueueCopyBufferToImage(cl_command_queue command_queue, cl_mem src_buffe
                                 cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
                                 cl_event* event) {
   Target t = prepare(command_queue, num_events_in_wait_list, event_wait_list);
-  MemObject& src = buffer_in(t.queue, src_buffer);
-  MemObject& dst = image_in(t.queue, dst_image);
-  copy_image_buffer(t, dst, src, dst_origin, region, src_offset, /*to_buffer=*/false, event);
+  t.submit(
+      copy_buffer_to_image_command(t.queue, src_buffer, dst_image, src_offset, dst_origin, region),
+      event);
 }
 
 void* clEnqueueMapImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_map,

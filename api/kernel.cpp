@@ -11,6 +11,7 @@
 
 #include "api/common.h"
 #include "api/impl.h"
+#include "api/ndrange.h"
 #include "core/info.h"
 #include "core/memory.h"
 #include "core/program.h"
@@ -176,10 +177,20 @@ void enqueue_ndrange(cl_command_queue command_queue, cl_kernel kernel, cl_uint w
         "the kernel and the queue belong to different contexts");
   const std::vector<Event*> waits =
       resolve_wait_list(q.context(), num_events_in_wait_list, event_wait_list);
-  const DeviceInfo& dev = q.device().info();
+  Operation op = ndrange_operation(q.device(), k, work_dim, global_work_offset, global_work_size,
+                                   local_work_size, nullptr);
+  q.submit(Command::make(q, CL_COMMAND_NDRANGE_KERNEL, std::move(op)), waits, event);
+}
+
+}  // namespace
+
+Operation ndrange_operation(const Device& device, Kernel& k, cl_uint work_dim,
+                            const size_t* global_work_offset, const size_t* global_work_size,
+                            const size_t* local_work_size, std::shared_ptr<const KernelArgs> args) {
+  const DeviceInfo& dev = device.info();
   // The spec: CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built program
   // executable available for device associated with command_queue.
-  const KernelLaunchInfo* launch = launch_for(k, q.device());
+  const KernelLaunchInfo* launch = launch_for(k, device);
   check(launch != nullptr && launch->loaded != nullptr, CL_INVALID_PROGRAM_EXECUTABLE,
         "the program has no executable for the queue's device");
   const compiler::KernelInfo& info = launch->info;
@@ -255,7 +266,7 @@ void enqueue_ndrange(cl_command_queue command_queue, cl_kernel kernel, cl_uint w
   }
 
   // The spec: CL_INVALID_KERNEL_ARGS if the kernel argument values have not been specified.
-  std::shared_ptr<const KernelArgs> args = k.snapshot_args();
+  if (!args) args = k.snapshot_args();
   uint64_t local_bytes = info.local_mem_size;
   cl_uint constant_args = 0;
   for (size_t i = 0; i < args->values.size(); ++i) {
@@ -287,10 +298,7 @@ void enqueue_ndrange(cl_command_queue command_queue, cl_kernel kernel, cl_uint w
   check(local_bytes <= dev.local_mem_size, CL_OUT_OF_RESOURCES,
         "the kernel needs more local memory than CL_DEVICE_LOCAL_MEM_SIZE");
 
-  if (empty) {
-    q.submit(Command::make(q, CL_COMMAND_NDRANGE_KERNEL, NoOp{}), waits, event);
-    return;
-  }
+  if (empty) return NoOp{};
   compiler::NDRange range;
   range.work_dim = work_dim;
   for (cl_uint i = 0; i < work_dim; ++i) {
@@ -298,11 +306,8 @@ void enqueue_ndrange(cl_command_queue command_queue, cl_kernel kernel, cl_uint w
     range.global_size[i] = global_work_size[i];
     range.local_size[i] = local[i];
   }
-  KernelOp op{std::move(args), launch, range};
-  q.submit(Command::make(q, CL_COMMAND_NDRANGE_KERNEL, std::move(op)), waits, event);
+  return KernelOp{std::move(args), launch, range};
 }
-
-}  // namespace
 
 // ---- Creation ----
 

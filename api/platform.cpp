@@ -62,6 +62,13 @@ void clGetPlatformInfo(cl_platform_id platform, cl_platform_info param_name,
       return out.value<cl_ulong>(1);
     case CL_PLATFORM_ICD_SUFFIX_KHR:
       return out.string(Platform::kIcdSuffix);
+    case CL_PLATFORM_COMMAND_BUFFER_CAPABILITIES_KHR:
+      // cl_khr_command_buffer_multi_device: devices of different backends in one command
+      // buffer (the scheduler joins them), explicit and automatic remapping.
+      return out.value<cl_platform_command_buffer_capabilities_khr>(
+          CL_COMMAND_BUFFER_PLATFORM_UNIVERSAL_SYNC_KHR |
+          CL_COMMAND_BUFFER_PLATFORM_REMAP_QUEUES_KHR |
+          CL_COMMAND_BUFFER_PLATFORM_AUTOMATIC_REMAP_KHR);
     default:
       unknown_param("platform");
   }

@@ -10,6 +10,7 @@
 
 #include "api/common.h"
 #include "api/impl.h"
+#include "api/memory_commands.h"
 #include "core/log.h"
 #include "svm/svm_space.h"
 
@@ -138,11 +139,9 @@ void clEnqueueSVMFree(cl_command_queue command_queue, cl_uint num_svm_pointers,
   q.submit(Command::make(q, CL_COMMAND_SVM_FREE, std::move(op)), waits, event);
 }
 
-void clEnqueueSVMMemcpy(cl_command_queue command_queue, cl_bool blocking_copy, void* dst_ptr,
-                        const void* src_ptr, size_t size, cl_uint num_events_in_wait_list,
-                        const cl_event* event_wait_list, cl_event* event) {
-  CommandQueue& q = svm_queue(command_queue);
-  const std::vector<Event*> waits = waits_of(q, num_events_in_wait_list, event_wait_list);
+MemoryCommand svm_memcpy_command(CommandQueue& q, void* dst_ptr, const void* src_ptr, size_t size) {
+  check(device_has_svm(q.device().info()), CL_INVALID_OPERATION,
+        "the queue's device does not support shared virtual memory");
   // The spec: CL_INVALID_VALUE if dst_ptr or src_ptr are NULL.
   check(dst_ptr != nullptr && src_ptr != nullptr, CL_INVALID_VALUE, "dst_ptr or src_ptr is NULL");
   // The spec: CL_MEM_COPY_OVERLAP if the values specified for dst_ptr, src_ptr and size result
@@ -151,17 +150,14 @@ void clEnqueueSVMMemcpy(cl_command_queue command_queue, cl_bool blocking_copy, v
   const auto s = reinterpret_cast<uintptr_t>(src_ptr);
   check(size == 0 || d >= s + size || s >= d + size, CL_MEM_COPY_OVERLAP, "the regions overlap");
   const Context& c = q.context();
-  auto cmd = Command::make(q, CL_COMMAND_SVM_MEMCPY,
-                           CopyOp{svm_location(c, src_ptr, size, "src_ptr"),
-                                  svm_location(c, dst_ptr, size, "dst_ptr"), size});
-  q.submit(std::move(cmd), waits, event, blocking_copy);
+  return {CL_COMMAND_SVM_MEMCPY, CopyOp{svm_location(c, src_ptr, size, "src_ptr"),
+                                        svm_location(c, dst_ptr, size, "dst_ptr"), size}};
 }
 
-void clEnqueueSVMMemFill(cl_command_queue command_queue, void* svm_ptr, const void* pattern,
-                         size_t pattern_size, size_t size, cl_uint num_events_in_wait_list,
-                         const cl_event* event_wait_list, cl_event* event) {
-  CommandQueue& q = svm_queue(command_queue);
-  const std::vector<Event*> waits = waits_of(q, num_events_in_wait_list, event_wait_list);
+MemoryCommand svm_fill_command(CommandQueue& q, void* svm_ptr, const void* pattern,
+                               size_t pattern_size, size_t size) {
+  check(device_has_svm(q.device().info()), CL_INVALID_OPERATION,
+        "the queue's device does not support shared virtual memory");
   // The spec: CL_INVALID_VALUE if svm_ptr is NULL; if pattern is NULL or pattern_size is not
   // one of {1, 2, 4, ..., 128}; if svm_ptr is not aligned to pattern_size bytes; if size is
   // not a multiple of pattern_size.
@@ -174,7 +170,25 @@ void clEnqueueSVMMemFill(cl_command_queue command_queue, void* svm_ptr, const vo
   check(size % pattern_size == 0, CL_INVALID_VALUE, "size is not a multiple of pattern_size");
   FillOp op{svm_location(q.context(), svm_ptr, size, "svm_ptr"), size, {}, pattern_size};
   std::memcpy(op.pattern.data(), pattern, pattern_size);
-  q.submit(Command::make(q, CL_COMMAND_SVM_MEMFILL, std::move(op)), waits, event);
+  return {CL_COMMAND_SVM_MEMFILL, std::move(op)};
+}
+
+void clEnqueueSVMMemcpy(cl_command_queue command_queue, cl_bool blocking_copy, void* dst_ptr,
+                        const void* src_ptr, size_t size, cl_uint num_events_in_wait_list,
+                        const cl_event* event_wait_list, cl_event* event) {
+  CommandQueue& q = svm_queue(command_queue);
+  const std::vector<Event*> waits = waits_of(q, num_events_in_wait_list, event_wait_list);
+  MemoryCommand c = svm_memcpy_command(q, dst_ptr, src_ptr, size);
+  q.submit(Command::make(q, c.type, std::move(c.op)), waits, event, blocking_copy);
+}
+
+void clEnqueueSVMMemFill(cl_command_queue command_queue, void* svm_ptr, const void* pattern,
+                         size_t pattern_size, size_t size, cl_uint num_events_in_wait_list,
+                         const cl_event* event_wait_list, cl_event* event) {
+  CommandQueue& q = svm_queue(command_queue);
+  const std::vector<Event*> waits = waits_of(q, num_events_in_wait_list, event_wait_list);
+  MemoryCommand c = svm_fill_command(q, svm_ptr, pattern, pattern_size, size);
+  q.submit(Command::make(q, c.type, std::move(c.op)), waits, event);
 }
 
 void clEnqueueSVMMap(cl_command_queue command_queue, cl_bool blocking_map, cl_map_flags flags,

@@ -29,6 +29,7 @@ struct MapOp;
 struct KernelOp;
 struct NativeKernelOp;
 struct HostFunctionOp;
+struct OperationList;
 class Event;
 class NativeQueue;
 
@@ -55,6 +56,9 @@ class DeviceOps {
   virtual void native_kernel(const NativeKernelOp&) = 0;
   // Runs a host function after everything before it in the stream has run.
   virtual void host_function(const HostFunctionOp&) = 0;
+  // Puts a command buffer's recorded operations into the stream natively (one CUDA graph
+  // launch), or returns false: the executor then calls the operations above one by one.
+  virtual bool run_recorded(const OperationList&) { return false; }
 
  protected:
   ~DeviceOps() = default;

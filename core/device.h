@@ -148,6 +148,12 @@ class Device : public ApiObject<_cl_device_id, ObjectKind::Device, CL_INVALID_DE
   // takes such a copy first.
   virtual bool copies_directly_from(const Device& /*source*/) const { return false; }
 
+  // A command buffer was finalized with `list` to run on this device: a backend that runs such
+  // lists natively (DeviceOps::run_recorded) may make what it runs now (a CUDA graph), so that
+  // enqueues only launch it. Failures are the backend's to remember: enqueues then run the
+  // operations one by one. Thread: the application's.
+  virtual void prepare_recorded(const OperationList& /*list*/) {}
+
   // Where this device's commands find buffer contents: kHostPlace for devices that share host
   // memory, else a place of the device's own memory, given by the platform at probe time
   // (sub-devices share their parent's).

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "compiler/compiler.h"
+#include "core/command_buffer.h"
 #include "core/device.h"
 #include "core/info.h"
 #include "core/platform.h"
@@ -43,6 +44,17 @@ bool has_feature(const compiler::Target& target, const char* feature) {
          target.opencl_c_features.end();
 }
 
+// The devices `device` waits for natively (device-side sync of cl_khr_command_buffer_multi_device):
+// those of its own backend, itself included (CPU worker queues; CUDA streams and events). Across
+// backends the scheduler resolves dependencies (the platform's universal sync).
+std::vector<cl_device_id> native_sync_devices(const Device& device) {
+  std::vector<cl_device_id> out;
+  for (Device* other : Platform::get().devices())
+    if (std::string_view(other->backend_name()) == device.backend_name())
+      out.push_back(other->handle());
+  return out;
+}
+
 }  // namespace
 
 void fill_from_target(DeviceInfo& d, const compiler::Target& target) {
@@ -60,6 +72,13 @@ void fill_from_target(DeviceInfo& d, const compiler::Target& target) {
   // Implemented by the runtime for every device (core/device_info.cpp, the devices' UUIDs).
   d.extensions.push_back(name_version("cl_khr_extended_versioning", CL_MAKE_VERSION(1, 0, 0)));
   d.extensions.push_back(name_version("cl_khr_device_uuid", CL_MAKE_VERSION(1, 0, 0)));
+  // Command buffers are recorded operations replayed on the device's queues
+  // (core/command_buffer.h), for every device: the revisions of the current Khronos headers.
+  d.extensions.push_back(name_version("cl_khr_command_buffer", CL_MAKE_VERSION(0, 9, 8)));
+  d.extensions.push_back(
+      name_version("cl_khr_command_buffer_mutable_dispatch", CL_MAKE_VERSION(0, 9, 5)));
+  d.extensions.push_back(
+      name_version("cl_khr_command_buffer_multi_device", CL_MAKE_VERSION(0, 9, 2)));
 
   d.generic_address_space_support = has_feature(target, "__opencl_c_generic_address_space");
   d.work_group_collective_functions_support =
@@ -220,6 +239,13 @@ void get_device_info(Device& device, cl_device_info param, size_t size, void* va
     case CL_DEVICE_PCI_BUS_INFO_KHR:
       if (!d.has_pci_bus_info) break;
       return out.value(d.pci_bus_info);
+    // cl_khr_command_buffer, _mutable_dispatch, _multi_device (core/command_buffer.h)
+    case CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR: return out.value(kCommandBufferCapabilities);
+    case CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR: return out.value(kCommandBufferQueueProperties);
+    case CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR: return out.value<cl_command_queue_properties>(0);
+    case CL_DEVICE_MUTABLE_DISPATCH_CAPABILITIES_KHR: return out.value(kMutableDispatchCapabilities);
+    case CL_DEVICE_COMMAND_BUFFER_NUM_SYNC_DEVICES_KHR: return out.value<cl_uint>(native_sync_devices(device).size());
+    case CL_DEVICE_COMMAND_BUFFER_SYNC_DEVICES_KHR: return out.array(native_sync_devices(device));
     default: break;
   }
   unknown_param("device");

@@ -1,5 +1,7 @@
 #include "core/error.h"
 
+#include <CL/cl_ext.h>
+
 #include <new>
 
 #include "core/log.h"
@@ -74,6 +76,11 @@ const char* error_name(cl_int code) {
     MANIFOLD_ERROR_NAME(CL_INVALID_DEVICE_QUEUE)
     MANIFOLD_ERROR_NAME(CL_INVALID_SPEC_ID)
     MANIFOLD_ERROR_NAME(CL_MAX_SIZE_RESTRICTION_EXCEEDED)
+    // cl_khr_command_buffer, _mutable_dispatch
+    MANIFOLD_ERROR_NAME(CL_INVALID_COMMAND_BUFFER_KHR)
+    MANIFOLD_ERROR_NAME(CL_INVALID_SYNC_POINT_WAIT_LIST_KHR)
+    MANIFOLD_ERROR_NAME(CL_INCOMPATIBLE_COMMAND_QUEUE_KHR)
+    MANIFOLD_ERROR_NAME(CL_INVALID_MUTABLE_COMMAND_KHR)
 #undef MANIFOLD_ERROR_NAME
     default:
       return "CL_UNKNOWN_ERROR";

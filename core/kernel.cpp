@@ -58,6 +58,13 @@ MemObject* Kernel::memory_argument(cl_mem mem, const char* what) const {
 }
 
 void Kernel::set_arg(cl_uint index, size_t size, const void* value) {
+  KernelArgSetting v = check_arg(index, size, value);
+  std::lock_guard lock(mutex_);
+  args_[index] = std::move(v);
+  snapshot_.reset();
+}
+
+KernelArgSetting Kernel::check_arg(cl_uint index, size_t size, const void* value) const {
   check(index < info_.args.size(), CL_INVALID_ARG_INDEX, "argument index out of range");
   const compiler::KernelArg& arg = info_.args[index];
   KernelArgSetting v;
@@ -125,12 +132,10 @@ void Kernel::set_arg(cl_uint index, size_t size, const void* value) {
       v.bytes.assign(static_cast<const uint8_t*>(value), static_cast<const uint8_t*>(value) + size);
       break;
   }
-  std::lock_guard lock(mutex_);
-  args_[index] = std::move(v);
-  snapshot_.reset();
+  return v;
 }
 
-void Kernel::set_arg_svm(cl_uint index, const void* pointer) {
+KernelArgSetting Kernel::check_arg_svm(cl_uint index, const void* pointer) const {
   check(index < info_.args.size(), CL_INVALID_ARG_INDEX, "argument index out of range");
   check(info_.args[index].kind == ArgKind::Buffer, CL_INVALID_ARG_VALUE,
         "an SVM pointer can only be set for a pointer argument");
@@ -145,6 +150,11 @@ void Kernel::set_arg_svm(cl_uint index, const void* pointer) {
     check(v.svm_allocation != nullptr, CL_INVALID_ARG_VALUE,
           "the pointer is in the SVM range but in no live allocation of the kernel's context");
   }
+  return v;
+}
+
+void Kernel::set_arg_svm(cl_uint index, const void* pointer) {
+  KernelArgSetting v = check_arg_svm(index, pointer);
   std::lock_guard lock(mutex_);
   args_[index] = std::move(v);
   snapshot_.reset();
@@ -179,18 +189,33 @@ std::shared_ptr<const KernelArgs> Kernel::snapshot_args() const {
   for (size_t i = 0; i < args_.size(); ++i) {
     const KernelArgSetting& a = args_[i];
     check(a.set, CL_INVALID_KERNEL_ARGS, "not every kernel argument has been set");
-    KernelArgValue& v = out[i];
-    v.set = true;
-    v.bytes = a.bytes;
-    v.buffer = Ref<MemObject>(a.buffer);
-    v.local_size = a.local_size;
-    v.sampler = Ref<Sampler>(a.sampler);
-    v.svm_pointer = a.svm_pointer;
-    v.svm_allocation = a.svm_allocation;
+    out[i] = KernelArgs::value_of(a);
   }
   snapshot->svm_allocations = svm_allocations_;
   snapshot_ = snapshot;
   return snapshot;
+}
+
+std::shared_ptr<const KernelArgs> Kernel::snapshot_set_args() const {
+  auto snapshot = std::make_shared<KernelArgs>();
+  snapshot->kernel = Ref<Kernel>(const_cast<Kernel*>(this));
+  std::lock_guard lock(mutex_);
+  snapshot->values.resize(args_.size());
+  for (size_t i = 0; i < args_.size(); ++i)
+    if (args_[i].set) snapshot->values[i] = KernelArgs::value_of(args_[i]);
+  return snapshot;
+}
+
+KernelArgValue KernelArgs::value_of(const KernelArgSetting& a) {
+  KernelArgValue v;
+  v.set = true;
+  v.bytes = a.bytes;
+  v.buffer = Ref<MemObject>(a.buffer);
+  v.local_size = a.local_size;
+  v.sampler = Ref<Sampler>(a.sampler);
+  v.svm_pointer = a.svm_pointer;
+  v.svm_allocation = a.svm_allocation;
+  return v;
 }
 
 }  // namespace manifold

@@ -71,10 +71,17 @@ class Kernel : public ApiObject<_cl_kernel, ObjectKind::Kernel, CL_INVALID_KERNE
   // CL_KERNEL_EXEC_INFO_SVM_PTRS: the SVM allocations the kernel reaches through other
   // pointers (pointers outside any allocation are the host's, usable as they are).
   void set_svm_pointers(std::span<void* const> pointers);
+  // The same checks, without storing: an argument of one recorded launch
+  // (cl_khr_command_buffer_mutable_dispatch), which leaves the kernel's own settings alone.
+  KernelArgSetting check_arg(cl_uint index, size_t size, const void* value) const;
+  KernelArgSetting check_arg_svm(cl_uint index, const void* pointer) const;
 
   // Every argument, with references to its buffers and samplers (shared with commands
   // already launched with the same settings); throws CL_INVALID_KERNEL_ARGS when one is not set.
   std::shared_ptr<const KernelArgs> snapshot_args() const;
+  // The same, where arguments not set yet stay unset (`set` false): a command buffer's launch
+  // whose arguments come later (mutable dispatch).
+  std::shared_ptr<const KernelArgs> snapshot_set_args() const;
   // Bytes of __local memory requested through the arguments set so far.
   size_t local_arg_bytes() const;
 
@@ -105,6 +112,13 @@ struct KernelArgs {
   Ref<Kernel> kernel;
   std::vector<KernelArgValue> values;
   std::vector<Ref<MemObject>> svm_allocations;  // CL_KERNEL_EXEC_INFO_SVM_PTRS
+  // A launch's value of a setting (it holds the buffer and sampler).
+  static KernelArgValue value_of(const KernelArgSetting& setting);
+  bool complete() const {
+    for (const KernelArgValue& v : values)
+      if (!v.set) return false;
+    return true;
+  }
 };
 
 }  // namespace manifold

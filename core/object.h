@@ -32,6 +32,7 @@ enum class ObjectKind : uint32_t {
   Kernel,
   Event,
   CommandBuffer,
+  MutableCommand,
 };
 
 extern const cl_icd_dispatch kIcdDispatch;
@@ -69,6 +70,14 @@ struct _cl_kernel : manifold::IcdHeader {
   using IcdHeader::IcdHeader;
 };
 struct _cl_event : manifold::IcdHeader {
+  using IcdHeader::IcdHeader;
+};
+// cl_khr_command_buffer's handles: reached through extension functions, never through the
+// loader's dispatch, but with the same header so that one check validates every handle.
+struct _cl_command_buffer_khr : manifold::IcdHeader {
+  using IcdHeader::IcdHeader;
+};
+struct _cl_mutable_command_khr : manifold::IcdHeader {
   using IcdHeader::IcdHeader;
 };
 

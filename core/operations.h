@@ -4,9 +4,11 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <variant>
 #include <vector>
 
@@ -75,9 +77,57 @@ struct NativeKernelOp {
 struct HostFunctionOp {  // e.g. clEnqueueSVMFree's callback
   std::function<void()> fn;
 };
+struct OperationList;
+// Operations carried out in order by one command: a command buffer's recorded commands for one
+// queue (cl_khr_command_buffer), made at finalize and shared, read only, by every enqueue.
+struct SequenceOp {
+  std::shared_ptr<const OperationList> list;
+};
 
 using Operation = std::variant<NoOp, CopyOp, CopyRectOp, FillOp, MapOp, UnmapOp, MigrateOp,
-                               KernelOp, NativeKernelOp, HostFunctionOp>;
+                               KernelOp, NativeKernelOp, HostFunctionOp, SequenceOp>;
+
+// What backends made of one operation list natively (a CUDA graph per device), each made once,
+// under `key` (the device), and dropped with the list. A list copied to change some operations
+// (mutable dispatch) shares them: the backend brings what it made up to date with the new
+// operations (`version` tells lists apart). Thread-safe.
+class NativeRecordings {
+ public:
+  NativeRecordings() : version_(next_version()) {}
+  NativeRecordings(const NativeRecordings& other) : version_(next_version()) {
+    std::lock_guard lock(other.mutex_);
+    entries_ = other.entries_;
+  }
+  NativeRecordings& operator=(const NativeRecordings&) = delete;
+  uint64_t version() const { return version_; }
+  template <class T>
+  std::shared_ptr<T> get(const void* key) const {
+    std::lock_guard lock(mutex_);
+    for (const auto& [k, v] : entries_)
+      if (k == key) return std::static_pointer_cast<T>(v);
+    auto made = std::make_shared<T>();
+    entries_.emplace_back(key, made);
+    return made;
+  }
+
+ private:
+  static uint64_t next_version() {
+    static std::atomic<uint64_t> counter{0};
+    return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
+  const uint64_t version_;
+  mutable std::mutex mutex_;
+  mutable std::vector<std::pair<const void*, std::shared_ptr<void>>> entries_;
+};
+
+struct OperationList {
+  std::vector<Operation> ops;
+  // Per operation: the earlier operations of the list it must follow (its recorded sync points
+  // and queue order). Running them in list order honours these; a backend that runs the list
+  // as a graph makes them its edges, so that independent operations may overlap.
+  std::vector<std::vector<uint32_t>> after;
+  NativeRecordings native;
+};
 
 // One move of bytes into place `to` of a root buffer's range, planned by the scheduler
 // (scheduler/migration.h) and carried out by the target device before the operation.

@@ -45,6 +45,10 @@ Platform::Platform() {
   extensions_ = {
       name_version("cl_khr_icd", CL_MAKE_VERSION(1, 0, 0)),
       name_version("cl_khr_extended_versioning", CL_MAKE_VERSION(1, 0, 0)),
+      // Every device has them (core/device_info.cpp).
+      name_version("cl_khr_command_buffer", CL_MAKE_VERSION(0, 9, 8)),
+      name_version("cl_khr_command_buffer_mutable_dispatch", CL_MAKE_VERSION(0, 9, 5)),
+      name_version("cl_khr_command_buffer_multi_device", CL_MAKE_VERSION(0, 9, 2)),
   };
   drivers_ = make_drivers();
   MemoryPlace next_place = kHostPlace + 1;

@@ -153,8 +153,8 @@ struct Planner {
 
   MemoryPlace here() const { return device.memory_place(); }
 
-  void operator()(NoOp&) {}
-  void operator()(CopyOp& op) {
+  void operator()(const NoOp&) {}
+  void operator()(const CopyOp& op) {
     use(op.src, op.size, Access::Read, here());
     use(op.dst, op.size, Access::Overwrite, here());
   }
@@ -163,14 +163,14 @@ struct Planner {
     if (region[0] == 0 || region[1] == 0 || region[2] == 0) return 0;
     return (region[2] - 1) * slice_pitch + (region[1] - 1) * row_pitch + region[0];
   }
-  void operator()(CopyRectOp& op) {
+  void operator()(const CopyRectOp& op) {
     const Rect& r = op.rect;
     use(op.src, span(r.region, r.src_row_pitch, r.src_slice_pitch), Access::Read, here());
     // The rows leave gaps whose bytes stay: the destination's current bytes are needed.
     use(op.dst, span(r.region, r.dst_row_pitch, r.dst_slice_pitch), Access::Update, here());
   }
-  void operator()(FillOp& op) { use(op.dst, op.size, Access::Overwrite, here()); }
-  void operator()(MapOp& op) {
+  void operator()(const FillOp& op) { use(op.dst, op.size, Access::Overwrite, here()); }
+  void operator()(const MapOp& op) {
     // A mapping is the buffer's host memory, whichever device's queue maps it. The application
     // writes the mapped bytes until the unmap, so a mapping for writing leaves them current
     // only in host memory.
@@ -181,8 +181,8 @@ struct Planner {
       access = Access::Update;
     use(*op.mem, op.offset, op.size, access, kHostPlace);
   }
-  void operator()(UnmapOp&) {}
-  void operator()(MigrateOp& op) {
+  void operator()(const UnmapOp&) {}
+  void operator()(const MigrateOp& op) {
     const MemoryPlace place = (op.flags & CL_MIGRATE_MEM_OBJECT_HOST) ? kHostPlace : here();
     const Access access =
         (op.flags & CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED) ? Access::Overwrite : Access::Read;
@@ -194,7 +194,7 @@ struct Planner {
         use(m, 0, m.size(), access, place);
     }
   }
-  void operator()(KernelOp& op) {
+  void operator()(const KernelOp& op) {
     use_indirect_svm(op);
     const auto& args = op.launch->info.args;
     const auto& values = op.args->values;
@@ -233,10 +233,14 @@ struct Planner {
     for (const Ref<MemObject>& mem : op.args->svm_allocations)
       use(*mem, 0, mem->size(), Access::Update, here());
   }
-  void operator()(NativeKernelOp& op) {
+  void operator()(const NativeKernelOp& op) {
     for (auto& [mem, slot] : op.mem_slots) use(*mem, 0, mem->size(), Access::Update, kHostPlace);
   }
-  void operator()(HostFunctionOp&) {}
+  void operator()(const HostFunctionOp&) {}
+  // In order: what one operation writes here, the next finds current here.
+  void operator()(const SequenceOp& op) {
+    for (const Operation& o : op.list->ops) std::visit(*this, o);
+  }
 };
 
 }  // namespace

@@ -19,6 +19,8 @@ struct MetricInfo {
 inline constexpr MetricInfo kMetrics[] = {
     {"roundtrip_us", "us", false, "empty kernel (1 work-item): enqueue + clFinish, median"},
     {"enqueue_us", "us/kernel", false, "enqueue throughput: many empty kernels, one clFinish"},
+    {"cmdbuf_replay_us", "us/kernel", false,
+     "replays of a 100-empty-kernel cl_khr_command_buffer (CUDA: graph), one clFinish"},
     {"triad_gbs", "GB/s", true, "a = b + s*c on float4, 3 x 64 MiB"},
     {"reduce_gbs", "GB/s", true, "local-memory tree reduction, 256 work-items/group, barriers"},
     {"sgemm_naive_gflops", "GFLOP/s", true, "naive sgemm, one work-item per element, 16x16 groups"},

@@ -47,6 +47,14 @@ struct CUDA_MEMCPY3D {
   size_t WidthInBytes, Height, Depth;
 };
 
+// cuda.h's CUDA_MEMSET_NODE_PARAMS (element size 1, 2 or 4 bytes).
+struct CUDA_MEMSET_NODE_PARAMS {
+  CUdeviceptr dst;
+  size_t pitch;
+  unsigned value, elementSize;
+  size_t width, height;
+};
+
 // cuda.h's CUDA_KERNEL_NODE_PARAMS (the _v2 layout that cuGraphAddKernelNode_v2 and
 // cuGraphExecKernelNodeSetParams_v2 take).
 struct CUDA_KERNEL_NODE_PARAMS {
@@ -226,6 +234,11 @@ constexpr int CU_MEMORYTYPE_DEVICE = 2;
   X(cuGraphLaunch, "cuGraphLaunch", CUresult, (CUgraphExec, CUstream))                       \
   X(cuGraphExecDestroy, "cuGraphExecDestroy", CUresult, (CUgraphExec))                       \
   X(cuGraphDestroy, "cuGraphDestroy", CUresult, (CUgraph))                                   \
+  X(cuGraphAddMemcpyNode, "cuGraphAddMemcpyNode", CUresult,                                  \
+    (CUgraphNode*, CUgraph, const CUgraphNode*, size_t, const CUDA_MEMCPY3D*, CUcontext))    \
+  X(cuGraphAddMemsetNode, "cuGraphAddMemsetNode", CUresult,                                  \
+    (CUgraphNode*, CUgraph, const CUgraphNode*, size_t, const CUDA_MEMSET_NODE_PARAMS*,      \
+     CUcontext))                                                                             \
   X(cuMemAddressReserve, "cuMemAddressReserve", CUresult,                                    \
     (CUdeviceptr*, size_t, size_t, CUdeviceptr, unsigned long long))                         \
   X(cuMemAddressFree, "cuMemAddressFree", CUresult, (CUdeviceptr, size_t))                   \

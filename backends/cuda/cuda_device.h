@@ -149,6 +149,8 @@ class CudaDevice final : public Device {
   // first use; without it the driver stages through host memory).
   void copy_from_peer(CUdeviceptr dst, CudaDevice& peer, CUdeviceptr src, size_t size,
                       CUstream stream);
+  // Makes a command buffer's CUDA graph at finalize (cuda_ops.cpp).
+  void prepare_recorded(const OperationList& list) override;
   bool copies_directly_from(const Device& source) const override {
     return dynamic_cast<const CudaDevice*>(&source) != nullptr;
   }

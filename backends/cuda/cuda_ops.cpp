@@ -1,6 +1,9 @@
 // The device operations on a CUDA device: work put into one stream, in order (the stream
 // queues of backends/gpu_stream call execute() and prepare_launch()).
+#include <algorithm>
 #include <cstring>
+#include <mutex>
+#include <variant>
 
 #include "backends/cuda/cuda_device.h"
 #include "backends/cuda/cuda_queue.h"
@@ -18,6 +21,24 @@ void check_cuda(CUresult r, const char* what) {
        std::string(what) + ": " + error_text(r));
 }
 
+// A command buffer's operations on one CUDA device as one executable graph: kernel, memcpy and
+// memset nodes whose edges are the recorded sync points and queue order, made at finalize (or at
+// the list's first run on the device) and then launched once per enqueue. A list changed by mutable
+// dispatch shares it: its kernel nodes are brought up to date (cuGraphExecKernelNodeSetParams
+// leaves launches already made alone).
+struct RecordedGraph {
+  std::mutex mutex;  // enqueues of one command buffer into several streams at once
+  bool tried = false, usable = false;
+  CudaDevice* device = nullptr;
+  CudaStreamApi::Chain chain;
+  std::vector<int> node_of;                // per operation: its node in chain.nodes, or -1
+  std::vector<gpu::LaunchRecord> kernels;  // per operation: what its kernel node launches
+  uint64_t version = 0;                    // of the list the nodes match
+  ~RecordedGraph() {
+    if (device) CudaStreamApi::destroy_chain(*device, chain);
+  }
+};
+
 class CudaOps final : public DeviceOps {
  public:
   CudaOps(CudaDevice& device, CUstream stream) : device(device), stream(stream) {}
@@ -25,6 +46,9 @@ class CudaOps final : public DeviceOps {
   CudaDevice& device;
   CUstream stream;
   const Api& a = api();
+  // Making a command buffer's graph: its launch state is written before each graph launch
+  // (ready_launch_states), so a staged launch need not find it written already.
+  bool building_graph = false;
 
   CUdeviceptr device_at(const Location& l) { return device.address(*l.mem) + l.offset; }
 
@@ -42,6 +66,10 @@ class CudaOps final : public DeviceOps {
       std::memmove(host_address(op.dst), host_address(op.src), op.size);
   }
   void copy_rect(const CopyRectOp& op) override {
+    const CUDA_MEMCPY3D c = rect_params(op);
+    check_cuda(a.cuMemcpy3DAsync(&c, stream), "rectangular copy");
+  }
+  CUDA_MEMCPY3D rect_params(const CopyRectOp& op) {
     CUDA_MEMCPY3D c{};
     const Rect& r = op.rect;
     // Each side is device memory (a buffer) or host memory.
@@ -61,24 +89,25 @@ class CudaOps final : public DeviceOps {
     c.WidthInBytes = r.region[0];
     c.Height = r.region[1];
     c.Depth = r.region[2];
-    check_cuda(a.cuMemcpy3DAsync(&c, stream), "rectangular copy");
+    return c;
+  }
+  // Whether the fill's pattern repeats a unit-byte value.
+  static bool uniform(const FillOp& op, size_t unit) {
+    for (size_t i = unit; i < op.pattern_size; ++i)
+      if (op.pattern[i] != op.pattern[i % unit]) return false;
+    return true;
   }
   void fill(const FillOp& op) override {
     const CUdeviceptr dst = device_at(op.dst);
     const std::byte* p = op.pattern.data();
     const size_t n = op.pattern_size;
-    auto uniform = [&](size_t unit) {  // the pattern repeats a unit-byte value
-      for (size_t i = unit; i < n; ++i)
-        if (p[i] != p[i % unit]) return false;
-      return true;
-    };
-    if (uniform(1)) {
+    if (uniform(op, 1)) {
       check_cuda(a.cuMemsetD8Async(dst, static_cast<unsigned char>(p[0]), op.size, stream), "fill");
-    } else if (uniform(2) && dst % 2 == 0) {
+    } else if (uniform(op, 2) && dst % 2 == 0) {
       uint16_t v;
       std::memcpy(&v, p, 2);
       check_cuda(a.cuMemsetD16Async(dst, v, op.size / 2, stream), "fill");
-    } else if (uniform(4) && dst % 4 == 0) {
+    } else if (uniform(op, 4) && dst % 4 == 0) {
       uint32_t v;
       std::memcpy(&v, p, 4);
       check_cuda(a.cuMemsetD32Async(dst, v, op.size / 4, stream), "fill");
@@ -109,6 +138,11 @@ class CudaOps final : public DeviceOps {
   void native_kernel(const NativeKernelOp&) override {
     fail(CL_INVALID_OPERATION, "native kernels do not run on CUDA devices");
   }
+  bool run_recorded(const OperationList& list) override;
+  bool ready_launch_states(const OperationList& list);
+  bool build(const OperationList& list, RecordedGraph& g);
+  bool refresh(const OperationList& list, RecordedGraph& g);
+
   void host_function(const HostFunctionOp& op) override {
     // Runs after everything before it in the stream (rare: SVM frees and the like).
     check_cuda(a.cuStreamSynchronize(stream), "host function");
@@ -132,7 +166,7 @@ class CudaOps final : public DeviceOps {
       const bool no_offset = !r.global_offset[0] && !r.global_offset[1] && !r.global_offset[2];
       const bool written =
           no_offset && program.launch_plain_dims.load(std::memory_order_acquire) == r.work_dim;
-      if (staged && !written) return false;
+      if (staged && !written && !building_graph) return false;
       if (!written) write_launch_state(const_cast<CudaProgram&>(program), state_of(r));
     }
     const size_t n = op.args->values.size();
@@ -276,6 +310,157 @@ void CudaOps::transfer(const Transfer& t) {
     device.copy_to_device(dst, host, t.size, stream);
   }
   device.make_current();  // a copy from another GPU may have switched the thread's context
+}
+
+bool CudaOps::run_recorded(const OperationList& list) {
+  if (!a.has_graphs || !a.cuGraphAddMemcpyNode || !a.cuGraphAddMemsetNode) return false;
+  auto graph = list.native.get<RecordedGraph>(&device);
+  std::lock_guard lock(graph->mutex);
+  if (!ready_launch_states(list)) return false;
+  building_graph = true;  // only staged (graph) preparations look at it
+  if (!graph->tried) {
+    graph->tried = true;
+    graph->usable = build(list, *graph);
+    graph->version = list.native.version();
+    if (!graph->usable)
+      log_debug("cuda: a command buffer's operations run one by one (no graph for them)");
+  }
+  if (!graph->usable) return false;
+  if (graph->version != list.native.version()) {
+    if (!refresh(list, *graph)) return false;
+    graph->version = list.native.version();
+  }
+  check_cuda(a.cuGraphLaunch(graph->chain.exec, stream), "command-buffer graph launch");
+  return true;
+}
+
+// Programs whose kernels read the shim's launch state (offsets, work_dim) get it written in
+// stream order before the graph, once per program; a graph cannot hold two different states.
+bool CudaOps::ready_launch_states(const OperationList& list) {
+  for (const Operation& op : list.ops) {
+    const auto* k = std::get_if<KernelOp>(&op);
+    if (!k) continue;
+    auto& program = const_cast<CudaProgram&>(static_cast<const CudaProgram&>(k->program()));
+    if (!program.launch_state) continue;
+    const compiler::NDRange& r = k->range;
+    if (r.global_offset[0] || r.global_offset[1] || r.global_offset[2]) return false;
+    const unsigned dims = program.launch_plain_dims.load(std::memory_order_acquire);
+    if (dims == r.work_dim) continue;
+    // Another kernel of this list already wanted the program's state for other dimensions.
+    for (const Operation& earlier : list.ops) {
+      if (&earlier == &op) break;
+      const auto* e = std::get_if<KernelOp>(&earlier);
+      if (e && &e->program() == &k->program() && e->range.work_dim != r.work_dim) return false;
+    }
+    write_launch_state(program, state_of(r));
+  }
+  return true;
+}
+
+bool CudaOps::build(const OperationList& list, RecordedGraph& g) {
+  device.make_current();
+  g.device = &device;
+  CudaStreamApi::Chain& c = g.chain;
+  if (a.cuGraphCreate(&c.graph, 0) != CUDA_SUCCESS) return false;
+  g.node_of.assign(list.ops.size(), -1);
+  g.kernels.resize(list.ops.size());
+  std::vector<void*> pointers;
+  // The edges: each operation's recorded waits. `reach[i]`: the nodes that waiting for
+  // operation i means waiting for (itself; for a barrier, what it waits for).
+  const bool edges = list.after.size() == list.ops.size();
+  std::vector<std::vector<CUgraphNode>> reach(list.ops.size());
+  std::vector<CUgraphNode> waits;
+  for (size_t i = 0; i < list.ops.size(); ++i) {
+    const Operation& op = list.ops[i];
+    waits.clear();
+    if (!edges) {  // a plain chain
+      if (!c.nodes.empty()) waits.push_back(c.nodes.back());
+    } else {
+      for (uint32_t d : list.after[i])
+        for (CUgraphNode n : reach[d])
+          if (std::find(waits.begin(), waits.end(), n) == waits.end()) waits.push_back(n);
+    }
+    if (std::holds_alternative<NoOp>(op)) {  // a barrier: no node, its waits pass through
+      reach[i] = waits;
+      continue;
+    }
+    CUgraphNode node = nullptr;
+    const CUgraphNode* previous = waits.empty() ? nullptr : waits.data();
+    const size_t deps = waits.size();
+    CUresult r = CUDA_SUCCESS;
+    if (const auto* k = std::get_if<KernelOp>(&op)) {
+      if (!prepare(*k, g.kernels[i], /*staged=*/true)) return false;  // split or stateful
+      const CUDA_KERNEL_NODE_PARAMS p = CudaStreamApi::node_params(g.kernels[i], pointers);
+      r = a.cuGraphAddKernelNode(&node, c.graph, previous, deps, &p);
+    } else if (const auto* copy = std::get_if<CopyOp>(&op)) {
+      if (!copy->src.mem || !copy->dst.mem) return false;
+      CUDA_MEMCPY3D m{};
+      m.srcMemoryType = m.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+      m.srcDevice = device_at(copy->src);
+      m.dstDevice = device_at(copy->dst);
+      m.srcPitch = m.dstPitch = m.WidthInBytes = copy->size;
+      m.srcHeight = m.dstHeight = m.Height = m.Depth = 1;
+      r = a.cuGraphAddMemcpyNode(&node, c.graph, previous, deps, &m, device.context());
+    } else if (const auto* rect = std::get_if<CopyRectOp>(&op)) {
+      if (!rect->src.mem || !rect->dst.mem) return false;
+      const CUDA_MEMCPY3D m = rect_params(*rect);
+      r = a.cuGraphAddMemcpyNode(&node, c.graph, previous, deps, &m, device.context());
+    } else if (const auto* fill = std::get_if<FillOp>(&op)) {
+      CUDA_MEMSET_NODE_PARAMS p{};
+      p.dst = device_at(fill->dst);
+      p.elementSize = uniform(*fill, 1) ? 1 : uniform(*fill, 2) ? 2 : uniform(*fill, 4) ? 4 : 0;
+      if (!p.elementSize || p.dst % p.elementSize) return false;  // wider patterns: one by one
+      std::memcpy(&p.value, fill->pattern.data(), p.elementSize);
+      p.width = fill->size / p.elementSize;
+      p.height = 1;
+      p.pitch = fill->size;
+      r = a.cuGraphAddMemsetNode(&node, c.graph, previous, deps, &p, device.context());
+    } else {
+      return false;
+    }
+    if (r != CUDA_SUCCESS) return false;
+    g.node_of[i] = static_cast<int>(c.nodes.size());
+    c.nodes.push_back(node);
+    reach[i] = {node};
+  }
+  return !c.nodes.empty() && a.cuGraphInstantiate(&c.exec, c.graph, 0) == CUDA_SUCCESS;
+}
+
+bool CudaOps::refresh(const OperationList& list, RecordedGraph& g) {
+  if (list.ops.size() != g.node_of.size()) return false;
+  MANIFOLD_FAST_TLS static thread_local gpu::LaunchRecord record;
+  for (size_t i = 0; i < list.ops.size(); ++i) {
+    const auto* k = std::get_if<KernelOp>(&list.ops[i]);
+    const bool was_kernel = g.kernels[i].function != nullptr;
+    if (!k) {
+      if (was_kernel) return false;  // now an empty range: one by one
+      continue;
+    }
+    if (!was_kernel || !prepare(*k, record, /*staged=*/true)) return false;
+    if (record.same_launch(g.kernels[i])) continue;
+    if (CudaStreamApi::set_chain_node(g.chain, g.node_of[i], record) != CL_SUCCESS) return false;
+    g.kernels[i] = record;
+  }
+  return true;
+}
+
+void CudaDevice::prepare_recorded(const OperationList& list) {
+  const Api& a = api();
+  if (!a.has_graphs || !a.cuGraphAddMemcpyNode || !a.cuGraphAddMemsetNode) return;
+  auto graph = list.native.get<RecordedGraph>(this);
+  std::lock_guard lock(graph->mutex);
+  if (graph->tried) return;
+  graph->tried = true;
+  graph->version = list.native.version();
+  try {
+    CudaOps ops(*this, nullptr);
+    ops.building_graph = true;
+    graph->usable = ops.build(list, *graph);
+  } catch (const Error& e) {
+    // The operations go one by one; the enqueue reports what fails then.
+    log_debug("cuda: no graph for a command buffer: %s", e.what());
+    graph->usable = false;
+  }
 }
 
 int CudaStreamApi::prepare_launch(CudaDevice& device, Job& job, gpu::LaunchRecord& record) {

@@ -153,6 +153,27 @@ int main(int argc, char** argv) {
     }
     emit("enqueue_us", median(t), "us/kernel");
   }
+  {  // Command-buffer replay: one graph of 100 kernel nodes, launched until as many kernels ran.
+    const int recorded = 100, replays = kernels / recorded > 0 ? kernels / recorded : 1;
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "capture");
+    for (int i = 0; i < recorded; ++i) empty<<<1, 1, 0, stream>>>(unused);
+    check(cudaStreamEndCapture(stream, &graph), "end capture");
+    check(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
+    for (int i = 0; i < 3; ++i) cudaGraphLaunch(exec, stream);
+    check(cudaStreamSynchronize(stream), "sync");
+    std::vector<double> t;
+    for (int run = 0; run < 5; ++run) {
+      auto start = Clock::now();
+      for (int i = 0; i < replays; ++i) cudaGraphLaunch(exec, stream);
+      check(cudaStreamSynchronize(stream), "sync");
+      t.push_back(seconds_since(start) * 1e6 / (double(replays) * recorded));
+    }
+    emit("cmdbuf_replay_us", median(t), "us/kernel");
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+  }
   {  // Triad.
     const size_t count = bytes / sizeof(float4);
     std::vector<float> hb(bytes / 4), hc(bytes / 4);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cl_test.h"
+#include "core/cl_khr_command_buffer.h"
 
 #define ASSERT_CL_OK(expr) \
   ASSERT_EQ(::cltest::Err(CL_SUCCESS), ::cltest::Err(expr)) << "  in: " #expr
@@ -682,6 +683,172 @@ TEST_P(Gpu, BatchedLaunchStartsWithoutFlush) {
   std::printf("[ INFO ] spin kernel %.1f ms alone; clFinish after the pause %.2f ms\n", alone,
               finish);
   EXPECT_LT(finish, alone / 2) << "the batched launch waited for clFinish";
+}
+
+// ---- cl_khr_command_buffer: one CUDA graph per command buffer and device ----
+
+struct CommandBufferFns {
+  explicit CommandBufferFns(cl_platform_id p) {
+#define LOAD(name) \
+  name = reinterpret_cast<name##_t*>(clGetExtensionFunctionAddressForPlatform(p, #name))
+    LOAD(clCreateCommandBufferKHR);
+    LOAD(clCommandNDRangeKernelKHR);
+    LOAD(clCommandFillBufferKHR);
+    LOAD(clCommandCopyBufferKHR);
+    LOAD(clFinalizeCommandBufferKHR);
+    LOAD(clEnqueueCommandBufferKHR);
+    LOAD(clReleaseCommandBufferKHR);
+    LOAD(clUpdateMutableCommandsKHR);
+#undef LOAD
+  }
+  clCreateCommandBufferKHR_t* clCreateCommandBufferKHR;
+  clCommandNDRangeKernelKHR_t* clCommandNDRangeKernelKHR;
+  clCommandFillBufferKHR_t* clCommandFillBufferKHR;
+  clCommandCopyBufferKHR_t* clCommandCopyBufferKHR;
+  clFinalizeCommandBufferKHR_t* clFinalizeCommandBufferKHR;
+  clEnqueueCommandBufferKHR_t* clEnqueueCommandBufferKHR;
+  clReleaseCommandBufferKHR_t* clReleaseCommandBufferKHR;
+  clUpdateMutableCommandsKHR_t* clUpdateMutableCommandsKHR;
+};
+
+// A fill, 100 kernels and a copy as one graph: every replay computes on the data of its time,
+// a mutable update changes later replays; the replay cost per kernel is printed next to plain
+// enqueues of the same kernels.
+TEST_P(Gpu, CommandBufferReplaysAHundredKernelsAsOneGraph) {
+  SKIP_IF_KERNELS_COMPUTE_NOTHING(device_);
+  CommandBufferFns f(findPlatform());
+  ASSERT_NE(f.clUpdateMutableCommandsKHR, nullptr);
+  Program p = build("kernel void add(global int* x, int v) { x[get_global_id(0)] += v; }");
+  Kernel k = kernel(p, "add");
+  const size_t n = 1 << 16;
+  Mem work = buffer(n * sizeof(cl_int)), out = buffer(n * sizeof(cl_int));
+  arg(k, 0, work.get());
+  arg(k, 1, cl_int{1});
+  const cl_command_buffer_properties_khr props[] = {CL_COMMAND_BUFFER_FLAGS_KHR,
+                                                    CL_COMMAND_BUFFER_MUTABLE_KHR, 0};
+  cl_command_queue q = queue_.get();
+  cl_int err = CL_SUCCESS;
+  cl_command_buffer_khr cb = f.clCreateCommandBufferKHR(1, &q, props, &err);
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  Mem seed = buffer(sizeof(cl_int));
+  const cl_int zero = 0;
+  ASSERT_CL_OK(f.clCommandFillBufferKHR(cb, nullptr, nullptr, work, &zero, sizeof zero, 0,
+                                        n * sizeof(cl_int), 0, nullptr, nullptr, nullptr));
+  cl_mutable_command_khr first = nullptr;
+  for (int i = 0; i < 100; ++i)
+    ASSERT_CL_OK(f.clCommandNDRangeKernelKHR(cb, nullptr, nullptr, k, 1, nullptr, &n, nullptr, 0,
+                                             nullptr, nullptr, i ? nullptr : &first));
+  ASSERT_CL_OK(f.clCommandCopyBufferKHR(cb, nullptr, nullptr, work, out, 0, 0, n * sizeof(cl_int),
+                                        0, nullptr, nullptr, nullptr));
+  ASSERT_CL_OK(f.clFinalizeCommandBufferKHR(cb));
+  for (int round = 0; round < 3; ++round) {
+    ASSERT_CL_OK(f.clEnqueueCommandBufferKHR(0, nullptr, cb, 0, nullptr, nullptr));
+    EXPECT_EQ(read<cl_int>(out, n), std::vector<cl_int>(n, 100)) << "round " << round;
+  }
+  const cl_int big = 1001;
+  cl_mutable_dispatch_arg_khr new_arg{1, sizeof big, &big};
+  manifold::khr::MutableDispatchConfig config{};
+  config.command = first;
+  config.num_args = 1;
+  config.arg_list = &new_arg;
+  const cl_command_buffer_update_type_khr type = CL_STRUCTURE_TYPE_MUTABLE_DISPATCH_CONFIG_KHR;
+  const void* configs[] = {&config};
+  ASSERT_CL_OK(f.clUpdateMutableCommandsKHR(cb, 1, &type, configs));
+  ASSERT_CL_OK(f.clEnqueueCommandBufferKHR(0, nullptr, cb, 0, nullptr, nullptr));
+  EXPECT_EQ(read<cl_int>(out, n), std::vector<cl_int>(n, 1100));
+
+  // Replay against plain enqueue, empty-ish kernels (one work-item each).
+  ASSERT_CL_OK(
+      clEnqueueFillBuffer(queue_, seed, &zero, sizeof zero, 0, sizeof zero, 0, nullptr, nullptr));
+  Kernel tiny = kernel(p, "add");
+  arg(tiny, 0, seed.get());
+  arg(tiny, 1, cl_int{1});
+  cl_command_buffer_khr timed = f.clCreateCommandBufferKHR(1, &q, nullptr, &err);
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  const size_t one = 1;
+  for (int i = 0; i < 100; ++i)
+    ASSERT_CL_OK(f.clCommandNDRangeKernelKHR(timed, nullptr, nullptr, tiny, 1, nullptr, &one,
+                                             nullptr, 0, nullptr, nullptr, nullptr));
+  ASSERT_CL_OK(f.clFinalizeCommandBufferKHR(timed));
+  for (int i = 0; i < 3; ++i)
+    ASSERT_CL_OK(f.clEnqueueCommandBufferKHR(0, nullptr, timed, 0, nullptr, nullptr));
+  ASSERT_CL_OK(clFinish(queue_));
+  using clock = std::chrono::steady_clock;
+  const int replays = 200;
+  auto t0 = clock::now();
+  for (int i = 0; i < replays; ++i)
+    ASSERT_CL_OK(f.clEnqueueCommandBufferKHR(0, nullptr, timed, 0, nullptr, nullptr));
+  ASSERT_CL_OK(clFinish(queue_));
+  const double replay_us =
+      std::chrono::duration<double, std::micro>(clock::now() - t0).count() / (replays * 100.0);
+  t0 = clock::now();
+  for (int i = 0; i < replays * 100; ++i) run(tiny, 1, 1);
+  ASSERT_CL_OK(clFinish(queue_));
+  const double plain_us =
+      std::chrono::duration<double, std::micro>(clock::now() - t0).count() / (replays * 100.0);
+  std::printf(
+      "[ INFO ] 100-kernel command buffer: %.3f us per kernel replayed, %.3f us per "
+      "kernel enqueued\n",
+      replay_us, plain_us);
+  EXPECT_EQ(read<cl_int>(seed, 1)[0], (3 + replays) * 100 + replays * 100);
+  ASSERT_CL_OK(f.clReleaseCommandBufferKHR(timed));
+  ASSERT_CL_OK(f.clReleaseCommandBufferKHR(cb));
+}
+
+// One command buffer over the CPU and this GPU: the GPU's kernel feeds the CPU's through a sync
+// point; the scheduler moves the buffer between them on every replay.
+TEST_P(Gpu, CommandBufferAcrossCpuAndGpu) {
+  SKIP_IF_KERNELS_COMPUTE_NOTHING(device_);
+  CommandBufferFns f(findPlatform());
+  cl_device_id cpu = nullptr;
+  ASSERT_CL_OK(clGetDeviceIDs(findPlatform(), CL_DEVICE_TYPE_CPU, 1, &cpu, nullptr));
+  cl_device_id both[] = {device_, cpu};
+  cl_int err = CL_SUCCESS;
+  Context c(clCreateContext(nullptr, 2, both, nullptr, nullptr, &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  Queue gq(clCreateCommandQueueWithProperties(c, device_, nullptr, &err));
+  Queue cq(clCreateCommandQueueWithProperties(c, cpu, nullptr, &err));
+  const char* source = "kernel void add(global int* x, int v) { x[get_global_id(0)] += v; }";
+  Program p(clCreateProgramWithSource(c, 1, &source, nullptr, &err));
+  ASSERT_CL_OK(clBuildProgram(p, 2, both, nullptr, nullptr, nullptr));
+  Kernel on_gpu(clCreateKernel(p, "add", &err)), on_cpu(clCreateKernel(p, "add", &err));
+  const size_t n = 1 << 16;
+  Mem m(clCreateBuffer(c, CL_MEM_READ_WRITE, n * sizeof(cl_int), nullptr, &err));
+  for (cl_kernel k : {on_gpu.get(), on_cpu.get()}) {
+    cl_mem mem = m.get();
+    ASSERT_CL_OK(clSetKernelArg(k, 0, sizeof mem, &mem));
+  }
+  const cl_int ten = 10, three = 3;
+  ASSERT_CL_OK(clSetKernelArg(on_gpu, 1, sizeof ten, &ten));
+  ASSERT_CL_OK(clSetKernelArg(on_cpu, 1, sizeof three, &three));
+  cl_command_queue queues[] = {gq.get(), cq.get()};
+  // Not natively synchronized across backends: the device-side-sync flag is refused.
+  const cl_command_buffer_properties_khr device_side[] = {
+      CL_COMMAND_BUFFER_FLAGS_KHR, CL_COMMAND_BUFFER_DEVICE_SIDE_SYNC_KHR, 0};
+  EXPECT_EQ(f.clCreateCommandBufferKHR(2, queues, device_side, &err), nullptr);
+  EXPECT_EQ(Err(CL_INCOMPATIBLE_COMMAND_QUEUE_KHR), Err(err));
+  cl_command_buffer_khr cb = f.clCreateCommandBufferKHR(2, queues, nullptr, &err);
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  cl_sync_point_khr gpu_done = 0;
+  ASSERT_CL_OK(f.clCommandNDRangeKernelKHR(cb, gq, nullptr, on_gpu, 1, nullptr, &n, nullptr, 0,
+                                           nullptr, &gpu_done, nullptr));
+  ASSERT_CL_OK(f.clCommandNDRangeKernelKHR(cb, cq, nullptr, on_cpu, 1, nullptr, &n, nullptr, 1,
+                                           &gpu_done, nullptr, nullptr));
+  ASSERT_CL_OK(f.clFinalizeCommandBufferKHR(cb));
+  for (int round = 0; round < 4; ++round) {
+    std::vector<cl_int> host(n);
+    std::iota(host.begin(), host.end(), round * 5);
+    ASSERT_CL_OK(clEnqueueWriteBuffer(gq, m, CL_TRUE, 0, n * sizeof(cl_int), host.data(), 0,
+                                      nullptr, nullptr));
+    Event done;
+    ASSERT_CL_OK(f.clEnqueueCommandBufferKHR(0, nullptr, cb, 0, nullptr, done.out()));
+    std::vector<cl_int> got(n);
+    cl_event wait = done.get();
+    ASSERT_CL_OK(
+        clEnqueueReadBuffer(gq, m, CL_TRUE, 0, n * sizeof(cl_int), got.data(), 1, &wait, nullptr));
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], host[i] + 13) << "round " << round;
+  }
+  ASSERT_CL_OK(f.clReleaseCommandBufferKHR(cb));
 }
 
 // One instance per GPU the platform lists (one, skipped, where there is none).

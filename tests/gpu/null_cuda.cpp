@@ -546,6 +546,10 @@ struct LaunchStats {
 // For tests (tests/gpu/null_driver_test.cpp): launch counts, and failures on demand.
 std::atomic<int> g_fail_launches{0};     // that many coming cuLaunchKernel calls fail
 std::atomic<bool> g_fail_graphs{false};  // cuGraphInstantiate fails
+std::atomic<uint64_t> g_instantiations{0};
+extern "C" __attribute__((visibility("default"))) uint64_t null_cuda_graph_instantiations() {
+  return g_instantiations.load();
+}
 extern "C" __attribute__((visibility("default"))) void null_cuda_launch_counts(uint64_t* kernels,
                                                                                uint64_t* graphs) {
   *kernels = g_stats.kernels.load();
@@ -565,10 +569,28 @@ API cuLaunchKernel(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsi
   return kSuccess;
 }
 
-// Graphs: a chain of kernel nodes, launched as one ordering point (its kernels compute nothing).
-// Nodes check that they are given a function, as the driver does.
+// Graphs: a chain of kernel, memcpy and memset nodes, launched as one piece of stream work that
+// does the copies and fills in order (its kernels compute nothing). Nodes check that they are
+// given a function, as the driver does.
 struct NullGraph {
   std::vector<std::unique_ptr<int>> nodes;
+  // Shared with launches in flight: a graph may be destroyed while its launch is queued.
+  std::shared_ptr<std::vector<std::function<void()>>> work =
+      std::make_shared<std::vector<std::function<void()>>>();
+  // Dependencies must be nodes of this graph, as the driver checks (the work runs in the order
+  // nodes were added, which follows every edge).
+  bool has_nodes(void* const* deps, size_t n) const {
+    for (size_t i = 0; i < n; ++i)
+      if (std::none_of(nodes.begin(), nodes.end(),
+                       [&](const auto& p) { return p.get() == deps[i]; }))
+        return false;
+    return true;
+  }
+  void* add_node(std::function<void()> fn) {
+    if (fn) work->push_back(std::move(fn));
+    nodes.push_back(std::make_unique<int>(0));
+    return nodes.back().get();
+  }
 };
 struct KernelNodeParams {
   void* func;
@@ -577,25 +599,64 @@ API cuGraphCreate(void** graph, unsigned) {
   *graph = new NullGraph;
   return kSuccess;
 }
-API cuGraphAddKernelNode_v2(void** node, void* graph, const void*, size_t,
+API cuGraphAddKernelNode_v2(void** node, void* graph, void* const* deps, size_t n,
                             const KernelNodeParams* params) {
   if (!params || !params->func) return kInvalidValue;
-  auto* g = static_cast<NullGraph*>(graph);
-  g->nodes.push_back(std::make_unique<int>(0));
-  *node = g->nodes.back().get();
+  if (!static_cast<NullGraph*>(graph)->has_nodes(deps, n)) return kInvalidValue;
+  *node = static_cast<NullGraph*>(graph)->add_node(nullptr);
+  return kSuccess;
+}
+API cuGraphAddMemcpyNode(void** node, void* graph, void* const* deps, size_t n, const Memcpy3D* c,
+                         void*) {
+  if (!static_cast<NullGraph*>(graph)->has_nodes(deps, n)) return kInvalidValue;
+  const Memcpy3D m = *c;
+  if (m.srcMemoryType != 2 || m.dstMemoryType != 2) return kInvalidValue;  // device to device
+  auto* src = static_cast<const unsigned char*>(dev(m.srcDevice));
+  auto* dst = static_cast<unsigned char*>(dev(m.dstDevice));
+  *node = static_cast<NullGraph*>(graph)->add_node([=] {
+    for (size_t z = 0; z < m.Depth; ++z)
+      for (size_t y = 0; y < m.Height; ++y)
+        device_move(dst + (z * m.dstHeight + y) * m.dstPitch,
+                    src + (z * m.srcHeight + y) * m.srcPitch, m.WidthInBytes);
+  });
+  return kSuccess;
+}
+struct MemsetNodeParams {  // cuda.h's CUDA_MEMSET_NODE_PARAMS
+  unsigned long long dst;
+  size_t pitch;
+  unsigned value, elementSize;
+  size_t width, height;
+};
+API cuGraphAddMemsetNode(void** node, void* graph, void* const* deps, size_t n,
+                         const MemsetNodeParams* params, void*) {
+  if (!static_cast<NullGraph*>(graph)->has_nodes(deps, n)) return kInvalidValue;
+  const MemsetNodeParams p = *params;
+  if (p.elementSize != 1 && p.elementSize != 2 && p.elementSize != 4) return kInvalidValue;
+  *node = static_cast<NullGraph*>(graph)->add_node([=] {
+    for (size_t y = 0; y < p.height; ++y)
+      device_fill(dev(p.dst + y * p.pitch), &p.value, p.elementSize, p.width);
+  });
   return kSuccess;
 }
 API cuGraphInstantiateWithFlags(void** exec, void* graph, unsigned long long) {
   if (g_fail_graphs) return kOutOfMemory;
+  ++g_instantiations;
   *exec = graph;  // the executable graph is the graph itself here
   return kSuccess;
 }
 API cuGraphExecKernelNodeSetParams_v2(void*, void* node, const KernelNodeParams* params) {
   return node && params && params->func ? kSuccess : kInvalidValue;
 }
-API cuGraphLaunch(void*, void* stream) {
+API cuGraphLaunch(void* exec, void* stream) {
   ++g_stats.graphs;
-  of(stream)->push(nullptr, true);
+  auto work = static_cast<NullGraph*>(exec)->work;
+  if (work->empty()) {
+    of(stream)->push(nullptr, true);
+    return kSuccess;
+  }
+  of(stream)->push([work] {
+    for (const auto& fn : *work) fn();
+  });
   return kSuccess;
 }
 API cuGraphExecDestroy(void*) { return kSuccess; }

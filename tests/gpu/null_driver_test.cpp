@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cl_test.h"
+#include "core/cl_khr_command_buffer.h"
 
 namespace {
 
@@ -263,6 +264,124 @@ TEST_F(NullCuda, SeveralThreadsLaunchIntoOneQueue) {
   const Counts done = since(before);
   EXPECT_EQ(done.kernels + kBatch * done.graphs, uint64_t(kThreads * kEach))
       << "every launch went exactly once";
+}
+
+// ---- Command buffers (cl_khr_command_buffer): one CUDA graph per command buffer and device ----
+
+class NullCudaCommandBuffer : public NullCuda {
+ protected:
+  void SetUp() override {
+    NullCuda::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    cl_platform_id platform = findPlatform();
+#define LOAD(name) \
+  name = reinterpret_cast<name##_t*>(clGetExtensionFunctionAddressForPlatform(platform, #name))
+    LOAD(clCreateCommandBufferKHR);
+    LOAD(clCommandNDRangeKernelKHR);
+    LOAD(clCommandFillBufferKHR);
+    LOAD(clFinalizeCommandBufferKHR);
+    LOAD(clEnqueueCommandBufferKHR);
+    LOAD(clReleaseCommandBufferKHR);
+    LOAD(clUpdateMutableCommandsKHR);
+#undef LOAD
+    ASSERT_NE(clUpdateMutableCommandsKHR, nullptr);
+    cl_int err = CL_SUCCESS;
+    buffer_.reset(clCreateBuffer(context_, CL_MEM_READ_WRITE, 4096, nullptr, &err));
+    ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  }
+  // A mutable command buffer of `kernels` launches of k(v) and a fill with `pattern_size`.
+  cl_command_buffer_khr record(int kernels, size_t pattern_size = 4) {
+    const cl_command_buffer_properties_khr props[] = {CL_COMMAND_BUFFER_FLAGS_KHR,
+                                                      CL_COMMAND_BUFFER_MUTABLE_KHR, 0};
+    cl_command_queue q = queue_.get();
+    cl_int err = CL_SUCCESS;
+    cl_command_buffer_khr cb = clCreateCommandBufferKHR(1, &q, props, &err);
+    EXPECT_EQ(Err(CL_SUCCESS), Err(err));
+    const int v = 1;
+    EXPECT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(kernel_, 0, sizeof v, &v)));
+    const size_t global = 64;
+    for (int i = 0; i < kernels; ++i)
+      EXPECT_EQ(Err(CL_SUCCESS), Err(clCommandNDRangeKernelKHR(
+                                     cb, nullptr, nullptr, kernel_, 1, nullptr, &global, nullptr, 0,
+                                     nullptr, nullptr, i == 0 ? &first_ : nullptr)));
+    const unsigned char pattern[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+    EXPECT_EQ(Err(CL_SUCCESS),
+              Err(clCommandFillBufferKHR(cb, nullptr, nullptr, buffer_, pattern, pattern_size, 0,
+                                         4096, 0, nullptr, nullptr, nullptr)));
+    EXPECT_EQ(Err(CL_SUCCESS), Err(clFinalizeCommandBufferKHR(cb)));
+    return cb;
+  }
+  void enqueue(cl_command_buffer_khr cb, int times) {
+    for (int i = 0; i < times; ++i)
+      ASSERT_EQ(Err(CL_SUCCESS),
+                Err(clEnqueueCommandBufferKHR(0, nullptr, cb, 0, nullptr, nullptr)));
+    ASSERT_EQ(Err(CL_SUCCESS), Err(clFinish(queue_)));
+  }
+
+  clCreateCommandBufferKHR_t* clCreateCommandBufferKHR = nullptr;
+  clCommandNDRangeKernelKHR_t* clCommandNDRangeKernelKHR = nullptr;
+  clCommandFillBufferKHR_t* clCommandFillBufferKHR = nullptr;
+  clFinalizeCommandBufferKHR_t* clFinalizeCommandBufferKHR = nullptr;
+  clEnqueueCommandBufferKHR_t* clEnqueueCommandBufferKHR = nullptr;
+  clReleaseCommandBufferKHR_t* clReleaseCommandBufferKHR = nullptr;
+  clUpdateMutableCommandsKHR_t* clUpdateMutableCommandsKHR = nullptr;
+  Mem buffer_;
+  cl_mutable_command_khr first_ = nullptr;
+};
+
+uint64_t graph_instantiations() {
+  using Fn = uint64_t (*)();
+  static auto fn = reinterpret_cast<Fn>(dlsym(null_driver(), "null_cuda_graph_instantiations"));
+  return fn();
+}
+
+TEST_F(NullCudaCommandBuffer, EachEnqueueIsOneGraphLaunch) {
+  const uint64_t instantiated = graph_instantiations();
+  cl_command_buffer_khr cb = record(100);
+  EXPECT_EQ(graph_instantiations(), instantiated + 1) << "the graph is made at finalize";
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clFinish(queue_)));
+  const Counts before = counts();
+  enqueue(cb, 10);
+  EXPECT_EQ(since(before).graphs, 10u);
+  EXPECT_EQ(since(before).kernels, 0u);
+  // A mutable update changes a kernel node, not the way it goes.
+  const int two = 2;
+  cl_mutable_dispatch_arg_khr arg{0, sizeof two, &two};
+  manifold::khr::MutableDispatchConfig config{};
+  config.command = first_;
+  config.num_args = 1;
+  config.arg_list = &arg;
+  const cl_command_buffer_update_type_khr type = CL_STRUCTURE_TYPE_MUTABLE_DISPATCH_CONFIG_KHR;
+  const void* configs[] = {&config};
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clUpdateMutableCommandsKHR(cb, 1, &type, configs)));
+  enqueue(cb, 3);
+  EXPECT_EQ(since(before).graphs, 13u);
+  EXPECT_EQ(since(before).kernels, 0u);
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clReleaseCommandBufferKHR(cb)));
+  std::vector<unsigned char> bytes(4096);
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueReadBuffer(queue_, buffer_, CL_TRUE, 0, bytes.size(),
+                                                     bytes.data(), 0, nullptr, nullptr)));
+  EXPECT_EQ(bytes[0], 1);
+  EXPECT_EQ(bytes[4095], 4);  // the memset node filled it
+}
+
+TEST_F(NullCudaCommandBuffer, WhatNoGraphHoldsGoesOneByOne) {
+  // A 16-byte pattern is no memset node: the operations go one by one, every time.
+  cl_command_buffer_khr wide = record(5, 16);
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clFinish(queue_)));
+  Counts before = counts();
+  enqueue(wide, 2);
+  EXPECT_EQ(since(before).graphs, 0u);
+  EXPECT_GE(since(before).kernels, 10u);  // the launch batch may take some of them
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clReleaseCommandBufferKHR(wide)));
+  // A driver that cannot instantiate the graph: the same.
+  fail_in_driver(0, true);
+  cl_command_buffer_khr refused = record(5);
+  before = counts();
+  enqueue(refused, 2);
+  EXPECT_EQ(since(before).graphs, 0u);
+  EXPECT_GE(since(before).kernels, 10u);
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clReleaseCommandBufferKHR(refused)));
 }
 
 }  // namespace
