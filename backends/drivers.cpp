@@ -14,6 +14,7 @@ std::vector<std::unique_ptr<Driver>> make_drivers() {
   // NVIDIA GPUs through the CUDA driver, loaded with dlopen: none where it is absent.
   drivers.push_back(std::make_unique<cuda::CudaDriver>());
 #endif
+  drivers.push_back(std::make_unique<cpu::EmulatedGpuDriver>());
   return drivers;
 }
 

@@ -7,9 +7,10 @@
 
 namespace manifold::cpu {
 
-std::vector<Device*> CpuDriver::probe() {
-  std::vector<Device*> devices{new CpuDevice()};
-  // MANIFOLD_EMULATED_GPUS=N: N more CPU devices with memory of their own (tests, CI).
+std::vector<Device*> CpuDriver::probe() { return {new CpuDevice()}; }
+
+std::vector<Device*> EmulatedGpuDriver::probe() {
+  std::vector<Device*> devices;
   for (int i = 0; i < settings().emulated_gpus; ++i)
     devices.push_back(new CpuDevice(CpuDevice::EmulatedGpu{i}));
   return devices;

@@ -12,4 +12,12 @@ class CpuDriver final : public Driver {
   std::vector<Device*> probe() override;
 };
 
+// MANIFOLD_EMULATED_GPUS=N: N more CPU devices with memory of their own (tests, CI). Listed after
+// every real GPU, so that "the first GPU" is a real one wherever there is one.
+class EmulatedGpuDriver final : public Driver {
+ public:
+  const char* name() const override { return "emulated-gpu"; }
+  std::vector<Device*> probe() override;
+};
+
 }  // namespace manifold::cpu
