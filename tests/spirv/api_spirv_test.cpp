@@ -1,0 +1,3 @@
+#include <gtest/gtest.h>
+// placeholder
+TEST(X, Y) {}
