@@ -148,6 +148,24 @@ bool apply_decoration(Reader& r, Decorations& d, const Instruction& inst, size_t
 
 }  // namespace
 
+std::string Reader::target_builtin_name(const std::string& spir_name) const {
+  // SPIR mangles address spaces by number (1 global, 2 constant, 3 local, 4 generic); each
+  // target's library spells them its own way (compiler/spirv/opencl_std.cpp).
+  static const char* const kCpu[] = {"U8CLglobal", "U10CLconstant", "U7CLlocal", "U9CLgeneric"};
+  static const char* const kNvptx[] = {"U3AS1", "U3AS4", "U3AS3", ""};
+  std::string out;
+  for (size_t i = 0; i < spir_name.size();) {
+    if (spir_name.compare(i, 4, "U3AS") == 0 && i + 4 < spir_name.size() &&
+        spir_name[i + 4] >= '1' && spir_name[i + 4] <= '4') {
+      out += (nvptx_ ? kNvptx : kCpu)[spir_name[i + 4] - '1'];
+      i += 5;
+    } else {
+      out += spir_name[i++];
+    }
+  }
+  return out;
+}
+
 bool Reader::run(bool kernel_arg_info) {
   module_ = std::make_unique<llvm::Module>("spirv", context_);
   module_->setTargetTriple(llvm::Triple(target_.triple));
@@ -247,6 +265,12 @@ bool Reader::run(bool kernel_arg_info) {
       const Decorations& d = decorations(inst.id);
       std::string name = d.linkage >= 0 ? d.linkage_name : name_of(inst.id);
       if (name.empty()) name = "spirv.function." + std::to_string(inst.id);
+      // An imported OpenCL C builtin (clang's SPIR-V target leaves some legacy atomics as
+      // calls): the target's library defines it under the target's mangling.
+      const bool has_body =
+          std::any_of(all.begin() + i, all.begin() + end,
+                      [](const Instruction& x) { return x.opcode == spv::OpLabel; });
+      if (d.linkage == 1 && !has_body && name.rfind("_Z", 0) == 0) name = target_builtin_name(name);
       auto linkage =
           d.linkage >= 0 ? llvm::GlobalValue::ExternalLinkage : llvm::GlobalValue::InternalLinkage;
       auto* f = llvm::Function::Create(llvm::cast<llvm::FunctionType>(function_type), linkage,

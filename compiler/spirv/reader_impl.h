@@ -54,6 +54,8 @@ class Reader {
   const Instruction* def(uint32_t id) const { return id < defs_.size() ? defs_[id] : nullptr; }
   const Decorations& decorations(uint32_t id) const;
   std::string name_of(uint32_t id) const;
+  // A builtin's name as SPIR mangles it (U3AS1...) in the target's mangling.
+  std::string target_builtin_name(const std::string& spir_name) const;
   // The result type id of a value.
   uint32_t type_id_of(uint32_t value) const;
 
