@@ -123,7 +123,7 @@ bool Reader::translate_function_body(size_t first, size_t end) {
       }
     }
   } catch (const ReaderError& e) {
-    return fail(std::string(e.what()) + " (in function '" + name_of(all[first].id) + "')");
+    return fail(std::string(e.what()) + " (in function '" + f->getName().str() + "')");
   }
   llvm::IRBuilder<> at_entry(entry_);
   at_entry.CreateBr(llvm::cast<llvm::BasicBlock>(values_[all[i].id]));

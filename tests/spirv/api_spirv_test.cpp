@@ -47,6 +47,9 @@ struct Case {
 
 #include "corpus.inc"
 
+// Test names show the case's name, not its bytes.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
 std::string build_log(cl_program p, cl_device_id d) {
   size_t size = 0;
   clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
