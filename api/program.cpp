@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstring>
 #include <exception>
+#include <map>
+#include <span>
 #include <string>
 #include <thread>
 #include <utility>
@@ -134,9 +136,19 @@ cl_program clCreateProgramWithIL(cl_context context, const void* il, size_t leng
         "no device in the context supports intermediate language programs");
   // The spec: CL_INVALID_VALUE if il is NULL or if length is zero.
   check(il != nullptr && length > 0, CL_INVALID_VALUE, "il is NULL or length is 0");
-  // A device reports an IL only once the compiler can consume SPIR-V; until then this line is
-  // unreachable, and a program must not pretend to hold IL it cannot build.
-  fail(CL_INVALID_VALUE, "the compiler cannot consume intermediate language yet");
+  // The spec: CL_INVALID_VALUE if the length-byte memory pointed to by il does not contain
+  // well-formed intermediate language input that can be consumed by the OpenCL runtime.
+  const std::span<const uint8_t> bytes(static_cast<const uint8_t*>(il), length);
+  std::string why;
+  check(compiler::il_valid(bytes, &why), CL_INVALID_VALUE, why.c_str());
+  return make_api_object<Program>(Ref<Context>(&c), Program::Origin::IL,
+                                  std::string(bytes.begin(), bytes.end()))
+      ->handle();
+}
+
+cl_program clCreateProgramWithILKHR(cl_context context, const void* il, size_t length) {
+  // cl_khr_il_program: the same function as the core one.
+  return clCreateProgramWithIL(context, il, length);
 }
 
 cl_program clCreateProgramWithBinary(cl_context context, cl_uint num_devices,
@@ -256,9 +268,18 @@ void clSetProgramSpecializationConstant(cl_program program, cl_uint spec_id, siz
   // The spec: CL_INVALID_PROGRAM if program is not created from an intermediate format.
   check(p.origin() == Program::Origin::IL, CL_INVALID_PROGRAM,
         "the program was not created from IL");
+  const std::map<uint32_t, size_t> constants = compiler::il_spec_constants(p.il());
+  auto constant = constants.find(spec_id);
+  // The spec: CL_INVALID_SPEC_ID if spec_id is not a valid specialization constant ID.
+  check(constant != constants.end(), CL_INVALID_SPEC_ID,
+        "the module has no specialization constant of this SpecId");
+  // The spec: CL_INVALID_VALUE if spec_size does not match the size of the specialization
+  // constant in the module, or if spec_value is NULL.
+  check(spec_size == constant->second, CL_INVALID_VALUE,
+        "spec_size is not the size of the specialization constant");
   check(spec_value != nullptr, CL_INVALID_VALUE, "spec_value is NULL");
-  // IL programs cannot be created yet (clCreateProgramWithIL), so this is unreachable.
-  fail(CL_INVALID_SPEC_ID, "the module has no specialization constants");
+  const auto* bytes = static_cast<const uint8_t*>(spec_value);
+  p.set_spec_constant(spec_id, std::vector<uint8_t>(bytes, bytes + spec_size));
 }
 
 // ---- Build, compile, link ----
@@ -459,9 +480,10 @@ void clGetProgramInfo(cl_program program, cl_program_info param_name, size_t par
     }
     case CL_PROGRAM_SOURCE:
       // Programs from binaries or IL have no source: an empty string.
-      return out.string(p.source());
+      return out.string(p.origin() == Program::Origin::IL ? std::string() : p.source());
     case CL_PROGRAM_IL:
       // Only programs from IL have one: otherwise param_value is unchanged and the size is 0.
+      if (p.origin() == Program::Origin::IL) return out.bytes(p.il().data(), p.il().size());
       return out.bytes(nullptr, 0);
     case CL_PROGRAM_BINARY_SIZES: {
       std::vector<size_t> sizes;

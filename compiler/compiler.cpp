@@ -19,6 +19,8 @@
 #include "compiler/kernel_info.h"
 #include "compiler/options.h"
 #include "compiler/program_cache.h"
+#include "compiler/spirv/module.h"
+#include "compiler/spirv/reader.h"
 #include "compiler/stages.h"
 #include "compiler/target_pipeline.h"
 
@@ -189,6 +191,87 @@ BuildOutput link(const std::vector<std::span<const uint8_t>>& objects, std::stri
     return package(std::move(program), std::move(log));
   }
   return finish_executable(std::move(linked), parsed, options, target, std::move(log));
+}
+
+namespace {
+
+// The SPIR-V module of a program from IL as an LLVM module for the target.
+std::unique_ptr<llvm::Module> read_il(llvm::LLVMContext& context, std::span<const uint8_t> il,
+                                      const ParsedOptions& options, const Target& target,
+                                      const SpecConstantValues& spec_values, std::string* log) {
+  initialize_llvm();
+  pipeline_for(target);  // registers the target's code generator, whose data layout is needed
+  std::optional<std::vector<uint32_t>> words = spirv::words_of(il);
+  std::string why;
+  if (!words || !spirv::validate(*words, &why)) {
+    *log += "error: " + (words ? why : std::string("the IL is not a whole number of words")) +
+            "\n";
+    return nullptr;
+  }
+  spirv::ReadResult read = spirv::read(context, *words, target, spec_values,
+                                       options.kernel_arg_info);
+  *log += read.log;
+  return std::move(read.module);
+}
+
+// What decides an IL build besides options and target: the IL and the specialization values.
+std::string il_key_source(std::span<const uint8_t> il, const SpecConstantValues& spec_values) {
+  std::string text = "SPIR-V module\n";
+  text.append(reinterpret_cast<const char*>(il.data()), il.size());
+  for (const auto& [id, bytes] : spec_values) {
+    text += "\nspec " + std::to_string(id) + ":";
+    text.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  }
+  return text;
+}
+
+}  // namespace
+
+bool il_valid(std::span<const uint8_t> il, std::string* why) {
+  std::optional<std::vector<uint32_t>> words = spirv::words_of(il);
+  if (!words) {
+    *why = "the IL is not a whole number of 32-bit words";
+    return false;
+  }
+  return spirv::validate(*words, why);
+}
+
+BuildOutput build_il(std::span<const uint8_t> il, std::string_view options, const Target& target,
+                     const SpecConstantValues& spec_values) {
+  ParsedOptions parsed;
+  std::string why;
+  if (!parse_options(options, OptionsKind::Build, &parsed, &why))
+    return failure("error: invalid build options: " + why + "\n");
+  const std::string key =
+      program_cache::build_key(il_key_source(il, spec_values), options, target);
+  if (std::optional<BuildOutput> cached = program_cache::load(key)) return std::move(*cached);
+  llvm::LLVMContext context;
+  std::string log;
+  auto module = read_il(context, il, parsed, target, spec_values, &log);
+  if (!module) return failure(std::move(log));
+  BuildOutput out = finish_executable(std::move(module), parsed, options, target, std::move(log));
+  if (out.success) program_cache::store(key, out);
+  return out;
+}
+
+BuildOutput compile_il(std::span<const uint8_t> il, std::string_view options,
+                       const Target& target, const SpecConstantValues& spec_values) {
+  ParsedOptions parsed;
+  std::string why;
+  if (!parse_options(options, OptionsKind::Compile, &parsed, &why))
+    return failure("error: invalid compiler options: " + why + "\n");
+  llvm::LLVMContext context;
+  std::string log;
+  auto module = read_il(context, il, parsed, target, spec_values, &log);
+  if (!module) return failure(std::move(log));
+  ProgramBinary program;
+  program.type = BinaryType::CompiledObject;
+  program.triple = target.triple;
+  program.options = std::string(options);
+  program.producer = producer_id();
+  program.kernels = read_kernel_infos(*module);
+  program.bitcode = to_bitcode(*module);
+  return package(std::move(program), std::move(log));
 }
 
 std::optional<BinaryInfo> inspect_binary(std::span<const uint8_t> binary, std::string* error) {

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -71,6 +72,9 @@ struct Target {
   bool fp64 = true;
   bool fp16 = false;
   bool images = false;
+  // Programs from SPIR-V (compiler/spirv/) build for this target: the device reports SPIR-V
+  // 1.0 to 1.2 and cl_khr_il_program.
+  bool spirv = false;
 };
 
 // The host CPU as the CPU device sees it: host triple, CPU name and features, the
@@ -107,6 +111,22 @@ BuildOutput compile(std::string_view source, std::string_view options,
 // executable (then every called function must be defined).
 BuildOutput link(const std::vector<std::span<const uint8_t>>& objects, std::string_view options,
                  const Target&);
+
+// ---- SPIR-V (clCreateProgramWithIL, compiler/spirv/) ----
+
+// Whether `il` is SPIR-V the compiler consumes: a version the devices take (1.0 to 1.2) that
+// SPIRV-Tools validates for the OpenCL environment of that version. False with the reason.
+bool il_valid(std::span<const uint8_t> il, std::string* why);
+// Values given with clSetProgramSpecializationConstant: SpecId -> the value's bytes.
+using SpecConstantValues = std::map<uint32_t, std::vector<uint8_t>>;
+// The specialization constants of a valid module: SpecId -> the size of its type in bytes.
+std::map<uint32_t, size_t> il_spec_constants(std::span<const uint8_t> il);
+// clBuildProgram and clCompileProgram of a program from IL; cached like builds from source,
+// keyed by the IL's hash and the specialization values.
+BuildOutput build_il(std::span<const uint8_t> il, std::string_view options, const Target& target,
+                     const SpecConstantValues& spec_values);
+BuildOutput compile_il(std::span<const uint8_t> il, std::string_view options,
+                       const Target& target, const SpecConstantValues& spec_values);
 
 // Detects CL_INVALID_BUILD_OPTIONS / CL_INVALID_COMPILER_OPTIONS / CL_INVALID_LINKER_OPTIONS.
 // The two-argument form accepts any option valid for some call; the OptionsKind form checks

@@ -440,6 +440,7 @@ Target host_cpu_target() {
   target.fp64 = true;
   target.fp16 = false;
   target.images = true;
+  target.spirv = true;
   return target;
 }
 

@@ -79,6 +79,13 @@ void fill_from_target(DeviceInfo& d, const compiler::Target& target) {
       name_version("cl_khr_command_buffer_mutable_dispatch", CL_MAKE_VERSION(0, 9, 5)));
   d.extensions.push_back(
       name_version("cl_khr_command_buffer_multi_device", CL_MAKE_VERSION(0, 9, 2)));
+  d.ils.clear();
+  if (target.spirv) {
+    // Only the versions the SPIR-V reader takes (compiler/spirv/module.h).
+    for (unsigned minor = 0; minor <= 2; ++minor)
+      d.ils.push_back(name_version("SPIR-V", CL_MAKE_VERSION(1, minor, 0)));
+    d.extensions.push_back(name_version("cl_khr_il_program", CL_MAKE_VERSION(1, 0, 0)));
+  }
 
   d.generic_address_space_support = has_feature(target, "__opencl_c_generic_address_space");
   d.work_group_collective_functions_support =

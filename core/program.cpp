@@ -115,6 +115,16 @@ DeviceBuild Program::build_of(const Device& device) const {
   return found ? *found : DeviceBuild{};
 }
 
+void Program::set_spec_constant(uint32_t spec_id, std::vector<uint8_t> value) {
+  std::lock_guard lock(mutex_);
+  spec_values_[spec_id] = std::move(value);
+}
+
+compiler::SpecConstantValues Program::spec_constants() const {
+  std::lock_guard lock(mutex_);
+  return spec_values_;
+}
+
 std::string Program::last_build_options() const {
   std::lock_guard lock(mutex_);
   return last_options_;
@@ -260,6 +270,12 @@ bool Program::build(const std::vector<Device*>& devices, const std::string& opti
       return compiler::link(objects, options, device.compiler_target());
     });
   }
+  if (origin_ == Origin::IL) {
+    const compiler::SpecConstantValues spec_values = spec_constants();
+    return run_step(devices, options, /*shareable=*/true, [&](Device& device) {
+      return compiler::build_il(il(), options, device.compiler_target(), spec_values);
+    });
+  }
   return run_step(devices, options, /*shareable=*/true, [&](Device& device) {
     return compiler::build(source_, options, device.compiler_target());
   });
@@ -267,6 +283,13 @@ bool Program::build(const std::vector<Device*>& devices, const std::string& opti
 
 bool Program::compile(const std::vector<Device*>& devices, const std::string& options,
                       const std::vector<std::pair<std::string, std::string>>& headers) {
+  if (origin_ == Origin::IL) {
+    // The spec: headers are ignored for a program from IL.
+    const compiler::SpecConstantValues spec_values = spec_constants();
+    return run_step(devices, options, /*shareable=*/true, [&](Device& device) {
+      return compiler::compile_il(il(), options, device.compiler_target(), spec_values);
+    });
+  }
   return run_step(devices, options, /*shareable=*/true, [&](Device& device) {
     return compiler::compile(source_, options, headers, device.compiler_target());
   });

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,13 @@ class Program : public ApiObject<_cl_program, ObjectKind::Program, CL_INVALID_PR
   Context& context() const { return *context_; }
   Origin origin() const { return origin_; }
   const std::string& source() const { return source_; }
+  // The IL of a program from IL (its bytes are kept in source_).
+  std::span<const uint8_t> il() const {
+    return {reinterpret_cast<const uint8_t*>(source_.data()), source_.size()};
+  }
+  // clSetProgramSpecializationConstant: used by the builds and compiles that follow.
+  void set_spec_constant(uint32_t spec_id, std::vector<uint8_t> value);
+  compiler::SpecConstantValues spec_constants() const;
   const std::vector<Ref<Device>>& devices() const { return devices_; }
 
   // Snapshot of a device's build (copy, taken under the lock).
@@ -106,6 +114,7 @@ class Program : public ApiObject<_cl_program, ObjectKind::Program, CL_INVALID_PR
   bool building_ = false;
   bool reserved_ = false;  // reserve_step() ran: the next run_step is the one it announced
   std::string last_options_;
+  compiler::SpecConstantValues spec_values_;
   std::atomic<int> attached_kernels_{0};
   std::atomic<bool> inputs_allow_non_uniform_{true};
 };

@@ -295,6 +295,21 @@ bool options_valid(std::string_view options, std::string* why) {
 
 size_t global_variables_size(std::span<const uint8_t>) { return 0; }
 
+// The fake compiler takes no IL (its target reports none).
+bool il_valid(std::span<const uint8_t>, std::string* why) {
+  *why = "the fake compiler takes no IL";
+  return false;
+}
+std::map<uint32_t, size_t> il_spec_constants(std::span<const uint8_t>) { return {}; }
+BuildOutput build_il(std::span<const uint8_t>, std::string_view, const Target&,
+                     const SpecConstantValues&) {
+  return BuildOutput{};
+}
+BuildOutput compile_il(std::span<const uint8_t>, std::string_view, const Target&,
+                       const SpecConstantValues&) {
+  return BuildOutput{};
+}
+
 std::optional<BinaryInfo> inspect_binary(std::span<const uint8_t> binary, std::string* error) {
   auto d = decode(binary);
   if (!d) {

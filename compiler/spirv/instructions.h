@@ -1,0 +1,27 @@
+// The instruction translators of function bodies (compiler/spirv/*.cpp) and the error they
+// throw for what the reader does not support, caught per function.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace llvm {
+class Value;
+}  // namespace llvm
+
+namespace manifold::compiler::spirv {
+
+class Reader;
+struct Instruction;
+
+struct ReaderError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// One instruction of a function body (not OpLabel or OpPhi); its result, or null for none.
+llvm::Value* translate_instruction(Reader& reader, const Instruction& inst);
+// Atomics, barriers, loads, stores, variables and pointer arithmetic (memory.cpp); null with
+// *handled false when `inst` is none of those.
+llvm::Value* translate_memory_instruction(Reader& reader, const Instruction& inst, bool* handled);
+
+}  // namespace manifold::compiler::spirv

@@ -1,0 +1,129 @@
+#include "compiler/spirv/module.h"
+
+#include <spirv-tools/libspirv.h>
+
+#include <cstring>
+#include <memory>
+
+namespace manifold::compiler::spirv {
+namespace {
+
+constexpr uint32_t kMagic = 0x07230203;
+constexpr uint32_t kMagicSwapped = 0x03022307;
+
+struct ContextDeleter {
+  void operator()(spv_context c) const { spvContextDestroy(c); }
+};
+using ContextPtr = std::unique_ptr<std::remove_pointer_t<spv_context>, ContextDeleter>;
+
+std::string take_diagnostic(spv_diagnostic diagnostic) {
+  std::string text = diagnostic && diagnostic->error ? diagnostic->error : "unknown error";
+  spvDiagnosticDestroy(diagnostic);
+  return text;
+}
+
+uint32_t native_word(uint32_t word, bool swapped) {
+  return swapped ? __builtin_bswap32(word) : word;
+}
+
+// The module's version (0x00MMmm00), or 0 without a SPIR-V header.
+uint32_t header_version(std::span<const uint32_t> words) {
+  if (words.size() < 5 || (words[0] != kMagic && words[0] != kMagicSwapped)) return 0;
+  return native_word(words[1], words[0] == kMagicSwapped);
+}
+
+}  // namespace
+
+std::string Instruction::string_at(size_t first, size_t* next) const {
+  std::string text;
+  size_t i = first;
+  for (; i < operands.size(); ++i) {
+    const uint32_t word = operands[i];
+    bool ended = false;
+    for (int byte = 0; byte < 4; ++byte) {
+      const char c = static_cast<char>((word >> (8 * byte)) & 0xff);
+      if (c == '\0') {
+        ended = true;
+        break;
+      }
+      text += c;
+    }
+    if (ended) {
+      ++i;
+      break;
+    }
+  }
+  if (next) *next = i;
+  return text;
+}
+
+std::optional<std::vector<uint32_t>> words_of(std::span<const uint8_t> bytes) {
+  if (bytes.size() % 4 != 0) return std::nullopt;
+  std::vector<uint32_t> words(bytes.size() / 4);
+  if (!bytes.empty()) std::memcpy(words.data(), bytes.data(), bytes.size());
+  return words;
+}
+
+bool validate(std::span<const uint32_t> words, std::string* error) {
+  const uint32_t version = header_version(words);
+  if (!version) {
+    *error = "not a SPIR-V module (no SPIR-V magic number)";
+    return false;
+  }
+  const unsigned major = (version >> 16) & 0xff, minor = (version >> 8) & 0xff;
+  if (major != 1 || minor > kHighestMinorVersion) {
+    *error = "SPIR-V " + std::to_string(major) + "." + std::to_string(minor) +
+             " is not supported (the devices take SPIR-V 1.0 to 1.2)";
+    return false;
+  }
+  // SPIR-V 1.0 is the version of OpenCL 2.1's environment, 1.1 and 1.2 of OpenCL 2.2's: the
+  // environment whose rules the module was written for (the environment spec's "Consumption").
+  const spv_target_env env = minor == 0 ? SPV_ENV_OPENCL_2_1 : SPV_ENV_OPENCL_2_2;
+  ContextPtr context(spvContextCreate(env));
+  spv_validator_options options = spvValidatorOptionsCreate();
+  spv_const_binary_t binary{words.data(), words.size()};
+  spv_diagnostic diagnostic = nullptr;
+  const spv_result_t result = spvValidateWithOptions(context.get(), options, &binary, &diagnostic);
+  spvValidatorOptionsDestroy(options);
+  if (result != SPV_SUCCESS) {
+    *error = "invalid SPIR-V: " + take_diagnostic(diagnostic);
+    return false;
+  }
+  spvDiagnosticDestroy(diagnostic);
+  return true;
+}
+
+std::optional<Module> parse(std::span<const uint32_t> words, std::string* error) {
+  Module module;
+  module.version = header_version(words);
+  ContextPtr context(spvContextCreate(SPV_ENV_UNIVERSAL_1_2));
+  auto on_header = [](void* user, spv_endianness_t, uint32_t, uint32_t version, uint32_t,
+                      uint32_t id_bound, uint32_t) -> spv_result_t {
+    auto* m = static_cast<Module*>(user);
+    m->version = version;
+    m->bound = id_bound;
+    return SPV_SUCCESS;
+  };
+  auto on_instruction = [](void* user, const spv_parsed_instruction_t* parsed) -> spv_result_t {
+    auto* m = static_cast<Module*>(user);
+    Instruction inst;
+    inst.opcode = parsed->opcode;
+    inst.type = parsed->type_id;
+    inst.id = parsed->result_id;
+    // Operand words follow the opcode word, result type and result id.
+    size_t skip = 1 + (parsed->type_id ? 1 : 0) + (parsed->result_id ? 1 : 0);
+    inst.operands.assign(parsed->words + skip, parsed->words + parsed->num_words);
+    m->instructions.push_back(std::move(inst));
+    return SPV_SUCCESS;
+  };
+  spv_diagnostic diagnostic = nullptr;
+  if (spvBinaryParse(context.get(), &module, words.data(), words.size(), on_header, on_instruction,
+                     &diagnostic) != SPV_SUCCESS) {
+    *error = "unreadable SPIR-V: " + take_diagnostic(diagnostic);
+    return std::nullopt;
+  }
+  spvDiagnosticDestroy(diagnostic);
+  return module;
+}
+
+}  // namespace manifold::compiler::spirv

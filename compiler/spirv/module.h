@@ -1,0 +1,46 @@
+// A SPIR-V module as the reader sees it: SPIRV-Tools validates the binary for the OpenCL
+// environment its version implies and parses it into instructions; everything after that is
+// Manifold's own (compiler/spirv/reader.h).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace manifold::compiler::spirv {
+
+// One instruction: its opcode, result type and result id (0 when it has none) and the words
+// after them (for OpExtInst: set, instruction number, operands).
+struct Instruction {
+  uint32_t opcode = 0;
+  uint32_t type = 0;
+  uint32_t id = 0;
+  std::vector<uint32_t> operands;
+
+  // A literal string starting at operands[first]; *next (if given) is the word after it.
+  std::string string_at(size_t first, size_t* next = nullptr) const;
+};
+
+struct Module {
+  uint32_t version = 0;  // 0x00MMmm00
+  uint32_t bound = 0;    // every id is below it
+  std::vector<Instruction> instructions;
+};
+
+// The SPIR-V versions Manifold consumes, as (major, minor): 1.0 up to this.
+inline constexpr unsigned kHighestMinorVersion = 2;
+
+// Checks the header and validates the module with SPIRV-Tools for the OpenCL environment of its
+// version (SPIR-V 1.0: OpenCL 2.1, 1.1 and 1.2: OpenCL 2.2). False with the reason in *error.
+bool validate(std::span<const uint32_t> words, std::string* error);
+
+// Parses a valid module; nullopt with the reason in *error.
+std::optional<Module> parse(std::span<const uint32_t> words, std::string* error);
+
+// The words of an IL given as bytes (copied: the bytes need not be aligned); nullopt when the
+// length is not a whole number of words.
+std::optional<std::vector<uint32_t>> words_of(std::span<const uint8_t> bytes);
+
+}  // namespace manifold::compiler::spirv

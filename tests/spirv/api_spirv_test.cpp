@@ -1,0 +1,326 @@
+// clCreateProgramWithIL through the ICD loader: a corpus of kernels made SPIR-V by clang-22's
+// SPIR-V target gives the same results as the same kernels built from OpenCL C; the IL queries,
+// specialization constants and the spec's error codes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cl_test.h"
+#include "spirv_tools.h"
+
+using namespace cltest;
+
+namespace {
+
+// One kernel argument: a buffer the kernel reads or writes (count elements of 4 bytes, ints or
+// floats), __local memory, or a value.
+struct Arg {
+  enum Kind { In, Out, Local, Value } kind;
+  size_t count = 0;  // elements of 4 bytes (buffers, local memory)
+  bool floats = false;
+  std::vector<uint8_t> value;  // Value
+};
+
+Arg in(size_t n, bool floats = false) { return {Arg::In, n, floats, {}}; }
+Arg out(size_t n, bool floats = false) { return {Arg::Out, n, floats, {}}; }
+Arg local(size_t n) { return {Arg::Local, n, false, {}}; }
+template <class T>
+Arg value(T v) {
+  Arg a{Arg::Value, 0, false, std::vector<uint8_t>(sizeof(T))};
+  std::memcpy(a.value.data(), &v, sizeof(T));
+  return a;
+}
+
+struct Case {
+  const char* name;
+  const char* source;
+  const char* kernel;
+  size_t global[2];
+  size_t local[2];
+  std::vector<Arg> args;
+};
+
+#include "corpus.inc"
+
+// Test names show the case's name, not its bytes.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
+std::string build_log(cl_program p, cl_device_id d) {
+  size_t size = 0;
+  clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+  std::string log(size, '\0');
+  clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+  return log;
+}
+
+class SpirvCorpus : public ContextTest, public ::testing::WithParamInterface<Case> {
+ protected:
+  void SetUp() override {
+    ContextTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    if (deviceString(device_, CL_DEVICE_IL_VERSION).find("SPIR-V_1.2") == std::string::npos)
+      GTEST_SKIP() << "the device takes no SPIR-V 1.2";
+  }
+
+  // Runs the case's kernel from `program` on fixed inputs; the Out buffers' bytes.
+  std::vector<std::vector<uint8_t>> run(cl_program program, const Case& c) {
+    cl_int err = CL_SUCCESS;
+    Kernel kernel(clCreateKernel(program, c.kernel, &err));
+    EXPECT_EQ(Err(CL_SUCCESS), Err(err)) << c.kernel;
+    if (err != CL_SUCCESS) return {};
+    std::vector<Mem> buffers;
+    std::vector<std::vector<uint8_t>> results;
+    std::mt19937 random(42);
+    for (cl_uint i = 0; i < c.args.size(); ++i) {
+      const Arg& a = c.args[i];
+      if (a.kind == Arg::Local) {
+        EXPECT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(kernel, i, a.count * 4, nullptr)));
+        continue;
+      }
+      if (a.kind == Arg::Value) {
+        EXPECT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(kernel, i, a.value.size(), a.value.data())));
+        continue;
+      }
+      std::vector<uint8_t> data(a.count * 4, 0);
+      for (size_t e = 0; e < a.count && a.kind == Arg::In; ++e) {
+        if (a.floats) {
+          const float f = std::uniform_real_distribution<float>(-4.0f, 4.0f)(random);
+          std::memcpy(&data[e * 4], &f, 4);
+        } else {
+          const int32_t v = std::uniform_int_distribution<int32_t>(-1000, 1000)(random);
+          std::memcpy(&data[e * 4], &v, 4);
+        }
+      }
+      buffers.push_back(
+          makeBuffer(data.size(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, data.data()));
+      cl_mem m = buffers.back();
+      EXPECT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(kernel, i, sizeof(cl_mem), &m)));
+    }
+    const cl_uint dims = c.global[1] ? 2 : 1;
+    EXPECT_EQ(Err(CL_SUCCESS), Err(clEnqueueNDRangeKernel(queue_, kernel, dims, nullptr, c.global,
+                                                          c.local, 0, nullptr, nullptr)));
+    size_t b = 0;
+    for (const Arg& a : c.args) {
+      if (a.kind != Arg::In && a.kind != Arg::Out) continue;
+      std::vector<uint8_t> bytes = read(buffers[b++], a.count * 4);
+      if (a.kind == Arg::Out) results.push_back(std::move(bytes));
+    }
+    return results;
+  }
+
+  Program build_source(const Case& c) {
+    cl_int err = CL_SUCCESS;
+    const char* source = c.source;
+    Program p(clCreateProgramWithSource(context_, 1, &source, nullptr, &err));
+    EXPECT_EQ(Err(CL_SUCCESS), Err(err));
+    EXPECT_EQ(Err(CL_SUCCESS),
+              Err(clBuildProgram(p, 1, &device_, "-cl-std=CL2.0", nullptr, nullptr)));
+    return p;
+  }
+
+  Program build_il(const std::vector<uint8_t>& il) {
+    cl_int err = CL_SUCCESS;
+    Program p(clCreateProgramWithIL(context_, il.data(), il.size(), &err));
+    EXPECT_EQ(Err(CL_SUCCESS), Err(err));
+    if (!p) return p;
+    err = clBuildProgram(p, 1, &device_, "", nullptr, nullptr);
+    EXPECT_EQ(Err(CL_SUCCESS), Err(err)) << build_log(p, device_);
+    return p;
+  }
+};
+
+bool close_enough(float a, float b) {
+  if (std::isnan(a) && std::isnan(b)) return true;
+  return std::fabs(a - b) <= 1e-5f * std::max(1.0f, std::fabs(b));
+}
+
+TEST_P(SpirvCorpus, SameResultsAsOpenClC) {
+  const Case& c = GetParam();
+  std::string log;
+  const std::vector<uint8_t> il = spirv_test::clang_spirv(c.source, &log);
+  ASSERT_FALSE(il.empty()) << log;
+  Program from_source = build_source(c);
+  Program from_il = build_il(il);
+  if (HasFailure()) return;
+  const auto expected = run(from_source, c);
+  const auto actual = run(from_il, c);
+  ASSERT_EQ(expected.size(), actual.size());
+  size_t out_index = 0;
+  for (const Arg& a : c.args) {
+    if (a.kind != Arg::Out) continue;
+    const auto& e = expected[out_index];
+    const auto& g = actual[out_index];
+    for (size_t k = 0; k < a.count; ++k) {
+      if (a.floats) {
+        float x, y;
+        std::memcpy(&x, &e[k * 4], 4);
+        std::memcpy(&y, &g[k * 4], 4);
+        ASSERT_TRUE(close_enough(y, x)) << "output " << out_index << "[" << k << "]: " << y
+                                        << " from IL, " << x << " from OpenCL C";
+      } else {
+        int32_t x, y;
+        std::memcpy(&x, &e[k * 4], 4);
+        std::memcpy(&y, &g[k * 4], 4);
+        ASSERT_EQ(y, x) << "output " << out_index << "[" << k << "]";
+      }
+    }
+    ++out_index;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, SpirvCorpus, ::testing::ValuesIn(kCorpus),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return std::string(info.param.name);
+                         });
+
+class SpirvApi : public ContextTest {};
+
+TEST_F(SpirvApi, DeviceReportsSpirvVersions) {
+  const std::string ils = deviceString(device_, CL_DEVICE_IL_VERSION);
+  if (ils.empty()) GTEST_SKIP() << "no IL on this device";
+  EXPECT_EQ(ils, "SPIR-V_1.0 SPIR-V_1.1 SPIR-V_1.2");
+  auto list = infoVector<cl_name_version>(clGetDeviceInfo, device_, CL_DEVICE_ILS_WITH_VERSION);
+  ASSERT_EQ(list.size(), 3u);
+  EXPECT_STREQ(list[2].name, "SPIR-V");
+  EXPECT_EQ(list[2].version, CL_MAKE_VERSION(1, 2, 0));
+  EXPECT_TRUE(hasWord(deviceString(device_, CL_DEVICE_EXTENSIONS), "cl_khr_il_program"));
+  EXPECT_NE(clGetExtensionFunctionAddressForPlatform(platform_, "clCreateProgramWithILKHR"),
+            nullptr);
+}
+
+TEST_F(SpirvApi, ErrorsOfClCreateProgramWithIL) {
+  if (deviceString(device_, CL_DEVICE_IL_VERSION).empty()) GTEST_SKIP() << "no IL";
+  cl_int err = CL_SUCCESS;
+  const uint32_t garbage[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  // The spec: CL_INVALID_VALUE if il is NULL or if length is zero, or if il does not contain
+  // well-formed intermediate language input that can be consumed by the OpenCL runtime.
+  EXPECT_EQ(clCreateProgramWithIL(context_, nullptr, 16, &err), nullptr);
+  EXPECT_EQ(Err(CL_INVALID_VALUE), Err(err));
+  EXPECT_EQ(clCreateProgramWithIL(context_, garbage, 0, &err), nullptr);
+  EXPECT_EQ(Err(CL_INVALID_VALUE), Err(err));
+  EXPECT_EQ(clCreateProgramWithIL(context_, garbage, sizeof(garbage), &err), nullptr);
+  EXPECT_EQ(Err(CL_INVALID_VALUE), Err(err));
+  std::vector<uint8_t> il = spirv_test::clang_spirv("kernel void k(global int* p) { p[0] = 1; }");
+  ASSERT_FALSE(il.empty());
+  EXPECT_EQ(clCreateProgramWithIL(context_, il.data(), il.size() - 8, &err), nullptr);
+  EXPECT_EQ(Err(CL_INVALID_VALUE), Err(err));
+  EXPECT_EQ(clCreateProgramWithIL(nullptr, il.data(), il.size(), &err), nullptr);
+  EXPECT_EQ(Err(CL_INVALID_CONTEXT), Err(err));
+}
+
+TEST_F(SpirvApi, ProgramIlQueryAndSourceOfAnIlProgram) {
+  if (deviceString(device_, CL_DEVICE_IL_VERSION).empty()) GTEST_SKIP() << "no IL";
+  std::vector<uint8_t> il = spirv_test::clang_spirv("kernel void k(global int* p) { p[0] = 7; }");
+  ASSERT_FALSE(il.empty());
+  cl_int err = CL_SUCCESS;
+  Program p(clCreateProgramWithIL(context_, il.data(), il.size(), &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  size_t size = 0;
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clGetProgramInfo(p, CL_PROGRAM_IL, 0, nullptr, &size)));
+  ASSERT_EQ(size, il.size());
+  std::vector<uint8_t> back(size);
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clGetProgramInfo(p, CL_PROGRAM_IL, size, back.data(), nullptr)));
+  EXPECT_EQ(back, il);
+  EXPECT_EQ(infoString(clGetProgramInfo, p.get(), CL_PROGRAM_SOURCE), "");
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clBuildProgram(p, 0, nullptr, nullptr, nullptr, nullptr)));
+  EXPECT_EQ(infoString(clGetProgramInfo, p.get(), CL_PROGRAM_KERNEL_NAMES), "k");
+}
+
+TEST_F(SpirvApi, UnsupportedCapabilityBuildLogNamesIt) {
+  if (deviceString(device_, CL_DEVICE_IL_VERSION).empty()) GTEST_SKIP() << "no IL";
+  std::string log;
+  std::vector<uint8_t> il = spirv_test::assemble(R"(
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Pipes
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "k"
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+          %k = OpFunction %void None %fn
+          %l = OpLabel
+               OpReturn
+               OpFunctionEnd
+)",
+                                                 &log);
+  ASSERT_FALSE(il.empty()) << log;
+  cl_int err = CL_SUCCESS;
+  Program p(clCreateProgramWithIL(context_, il.data(), il.size(), &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  EXPECT_EQ(Err(CL_BUILD_PROGRAM_FAILURE),
+            Err(clBuildProgram(p, 1, &device_, nullptr, nullptr, nullptr)));
+  const std::string text = build_log(p, device_);
+  EXPECT_NE(text.find("unsupported capability Pipes"), std::string::npos) << text;
+}
+
+TEST_F(SpirvApi, SpecializationConstants) {
+  if (deviceString(device_, CL_DEVICE_IL_VERSION).empty()) GTEST_SKIP() << "no IL";
+  std::string log;
+  std::vector<uint8_t> il = spirv_test::assemble(R"(
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Int64
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "spec"
+               OpDecorate %number SpecId 7
+               OpDecorate %flag SpecId 8
+       %void = OpTypeVoid
+       %uint = OpTypeInt 32 0
+      %ulong = OpTypeInt 64 0
+       %bool = OpTypeBool
+        %ptr = OpTypePointer CrossWorkgroup %uint
+         %fn = OpTypeFunction %void %ptr
+     %number = OpSpecConstant %uint 5
+       %flag = OpSpecConstantFalse %bool
+        %one = OpConstant %uint 1
+       %zero = OpConstant %uint 0
+     %second = OpConstant %ulong 1
+          %k = OpFunction %void None %fn
+          %p = OpFunctionParameter %ptr
+          %l = OpLabel
+          %f = OpSelect %uint %flag %one %zero
+               OpStore %p %number Aligned 4
+          %q = OpInBoundsPtrAccessChain %ptr %p %second
+               OpStore %q %f Aligned 4
+               OpReturn
+               OpFunctionEnd
+)",
+                                                 &log);
+  ASSERT_FALSE(il.empty()) << log;
+  cl_int err = CL_SUCCESS;
+  Program p(clCreateProgramWithIL(context_, il.data(), il.size(), &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  auto run_spec = [&]() {
+    EXPECT_EQ(Err(CL_SUCCESS), Err(clBuildProgram(p, 1, &device_, nullptr, nullptr, nullptr)));
+    Kernel k(clCreateKernel(p, "spec", &err));
+    EXPECT_EQ(Err(CL_SUCCESS), Err(err));
+    Mem buffer = makeBuffer(8);
+    cl_mem m = buffer;
+    EXPECT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(k, 0, sizeof(m), &m)));
+    const size_t one = 1;
+    EXPECT_EQ(Err(CL_SUCCESS), Err(clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &one, nullptr, 0,
+                                                          nullptr, nullptr)));
+    std::vector<uint8_t> bytes = read(buffer, 8);
+    std::vector<uint32_t> values(2);
+    std::memcpy(values.data(), bytes.data(), 8);
+    return values;
+  };
+  EXPECT_EQ(run_spec(), (std::vector<uint32_t>{5, 0}));  // the defaults
+  const uint32_t number = 42;
+  const uint8_t flag = 1;
+  EXPECT_EQ(Err(CL_SUCCESS), Err(clSetProgramSpecializationConstant(p, 7, 4, &number)));
+  EXPECT_EQ(Err(CL_SUCCESS), Err(clSetProgramSpecializationConstant(p, 8, 1, &flag)));
+  // The spec: CL_INVALID_SPEC_ID for an id the module lacks; CL_INVALID_VALUE for a size that
+  // is not the constant's or a NULL value.
+  EXPECT_EQ(Err(CL_INVALID_SPEC_ID), Err(clSetProgramSpecializationConstant(p, 9, 4, &number)));
+  EXPECT_EQ(Err(CL_INVALID_VALUE), Err(clSetProgramSpecializationConstant(p, 7, 8, &number)));
+  EXPECT_EQ(Err(CL_INVALID_VALUE), Err(clSetProgramSpecializationConstant(p, 7, 4, nullptr)));
+  EXPECT_EQ(run_spec(), (std::vector<uint32_t>{42, 1}));
+}
+
+}  // namespace

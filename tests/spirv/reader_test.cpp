@@ -1,0 +1,145 @@
+// The SPIR-V reader below the API: modules from clang's SPIR-V target build for the CPU and
+// for NVPTX (the CUDA devices' pipeline; no GPU needed), kernel info comes out as for OpenCL
+// C, and what the reader does not support fails with a log that names it.
+#include <gtest/gtest.h>
+
+#include "compiler/compiler.h"
+#include "spirv_tools.h"
+
+namespace manifold::compiler {
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+const char* kKernels = R"(
+typedef struct { int a; float b; } pair_t;
+kernel void vadd(global const float* a, global const float* b, global float* c, int n) {
+  size_t i = get_global_id(0);
+  if (i < n) c[i] = a[i] + b[i] + sin(a[i]) + fmax(a[i], 1.0f);
+}
+kernel void reduce(global const int* in, global int* out, local int* tmp) {
+  size_t l = get_local_id(0);
+  tmp[l] = in[get_global_id(0)];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (size_t s = get_local_size(0) / 2; s > 0; s >>= 1) {
+    if (l < s) tmp[l] += tmp[l + s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (l == 0) atomic_add(out, tmp[0]);
+}
+kernel void pairs(global pair_t* p, float4 v, global float4* o, constant int* table) {
+  p[0].a += table[1];
+  o[0] = v * 2.0f + (float4)(1, 2, 3, 4);
+  switch (p[1].a) {
+    case 0: p[1].b = 1; break;
+    case 5: p[1].b = 2; break;
+    default: p[1].b = 3;
+  }
+})";
+
+std::vector<uint8_t> corpus_module() {
+  std::string log;
+  std::vector<uint8_t> il = spirv_test::clang_spirv(kKernels, &log);
+  EXPECT_FALSE(il.empty()) << log;
+  return il;
+}
+
+TEST(SpirvReader, ClangModuleIsValid) {
+  std::string why;
+  EXPECT_TRUE(il_valid(corpus_module(), &why)) << why;
+}
+
+TEST(SpirvReader, BuildsForTheCpuWithKernelInfo) {
+  BuildOutput out = build_il(corpus_module(), "", host_cpu_target(), {});
+  ASSERT_TRUE(out.success) << out.log;
+  ASSERT_EQ(out.kernels.size(), 3u);
+  const KernelInfo& vadd = out.kernels[0];
+  EXPECT_EQ(vadd.name, "vadd");
+  ASSERT_EQ(vadd.args.size(), 4u);
+  EXPECT_EQ(vadd.args[0].kind, ArgKind::Buffer);
+  EXPECT_EQ(vadd.args[0].address,
+            static_cast<cl_kernel_arg_address_qualifier>(CL_KERNEL_ARG_ADDRESS_GLOBAL));
+  EXPECT_EQ(vadd.args[3].kind, ArgKind::Value);
+  EXPECT_EQ(vadd.args[3].size, 4u);
+  const KernelInfo& reduce = out.kernels[1];
+  EXPECT_EQ(reduce.args[2].kind, ArgKind::Local);
+  const KernelInfo& pairs = out.kernels[2];
+  EXPECT_EQ(pairs.args[1].size, 16u);
+  EXPECT_EQ(pairs.args[3].address,
+            static_cast<cl_kernel_arg_address_qualifier>(CL_KERNEL_ARG_ADDRESS_CONSTANT));
+}
+
+TEST(SpirvReader, BuildsForNvptx) {
+  BuildOutput out = build_il(corpus_module(), "", nvptx_target(9, 0), {});
+  ASSERT_TRUE(out.success) << out.log;
+  std::string error;
+  std::optional<std::string> ptx = nvptx_ptx_of(out.binary, &error);
+  ASSERT_TRUE(ptx) << error;
+  EXPECT_TRUE(contains(*ptx, ".entry vadd")) << *ptx;
+  EXPECT_TRUE(contains(*ptx, ".entry reduce"));
+  EXPECT_TRUE(contains(*ptx, "bar.sync") || contains(*ptx, "barrier.sync")) << *ptx;
+}
+
+TEST(SpirvReader, CompiledObjectsLinkWithOpenClC) {
+  // An IL object and an OpenCL C object in one link: the IL kernel calls a function the
+  // OpenCL C program defines (Import linkage).
+  std::string log;
+  std::vector<uint8_t> il = spirv_test::clang_spirv(R"(
+    int helper(int x);
+    kernel void uses_helper(global int* p) { p[0] = helper(p[0]); })",
+                                                    &log);
+  ASSERT_FALSE(il.empty()) << log;
+  const Target target = host_cpu_target();
+  BuildOutput il_object = compile_il(il, "", target, {});
+  ASSERT_TRUE(il_object.success) << il_object.log;
+  BuildOutput c_object = compile("int helper(int x) { return x * 3; }", "", {}, target);
+  ASSERT_TRUE(c_object.success) << c_object.log;
+  BuildOutput linked = link({il_object.binary, c_object.binary}, "", target);
+  ASSERT_TRUE(linked.success) << linked.log;
+  ASSERT_EQ(linked.kernels.size(), 1u);
+  EXPECT_EQ(linked.kernels[0].name, "uses_helper");
+}
+
+TEST(SpirvReader, RejectsWhatIsNotSpirv) {
+  std::string why;
+  const std::vector<uint8_t> garbage = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
+                                        11, 12, 13, 14, 15, 16, 17, 18, 19, 20};
+  EXPECT_FALSE(il_valid(garbage, &why));
+  EXPECT_TRUE(contains(why, "magic")) << why;
+  std::vector<uint8_t> truncated = corpus_module();
+  truncated.resize(truncated.size() / 2 & ~size_t(3));
+  EXPECT_FALSE(il_valid(truncated, &why));
+  std::vector<uint8_t> odd = corpus_module();
+  odd.pop_back();
+  EXPECT_FALSE(il_valid(odd, &why));
+}
+
+TEST(SpirvReader, UnsupportedCapabilityFailsTheBuildNamingIt) {
+  std::string log;
+  std::vector<uint8_t> il = spirv_test::assemble(R"(
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Int64
+               OpCapability Groups
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "k"
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+          %k = OpFunction %void None %fn
+          %l = OpLabel
+               OpReturn
+               OpFunctionEnd
+)",
+                                                 &log);
+  ASSERT_FALSE(il.empty()) << log;
+  std::string why;
+  ASSERT_TRUE(il_valid(il, &why)) << why;
+  BuildOutput out = build_il(il, "", host_cpu_target(), {});
+  EXPECT_FALSE(out.success);
+  EXPECT_TRUE(contains(out.log, "unsupported capability Groups")) << out.log;
+}
+
+}  // namespace
+}  // namespace manifold::compiler
