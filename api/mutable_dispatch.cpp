@@ -60,10 +60,28 @@ CommandBuffer::Update plan_update(CommandBuffer& cb, const khr::MutableDispatchC
   check_list(c.exec_info_list, c.num_exec_infos, "exec_info_list and num_exec_infos disagree");
 
   Kernel& kernel = *l.args->kernel;
-  if (c.num_args || c.num_svm_args) {
-    // The spec: the errors of clSetKernelArg and clSetKernelArgSVMPointer; the kernel object
-    // itself is not changed.
+  if (c.num_args || c.num_svm_args || c.num_exec_infos) {
+    // The spec: the errors of clSetKernelArg, clSetKernelArgSVMPointer and clSetKernelExecInfo;
+    // the kernel object itself is not changed.
     auto args = std::make_shared<KernelArgs>(*l.args);
+    for (cl_uint i = 0; i < c.num_exec_infos; ++i) {
+      const cl_mutable_dispatch_exec_info_khr& e = c.exec_info_list[i];
+      switch (e.param_name) {
+        case CL_KERNEL_EXEC_INFO_SVM_PTRS:
+          check(e.param_value_size % sizeof(void*) == 0 && (e.param_value || !e.param_value_size),
+                CL_INVALID_VALUE, "an SVM_PTRS exec info of the wrong size");
+          args->svm_allocations = kernel.svm_allocations_of(
+              {static_cast<void* const*>(e.param_value), e.param_value_size / sizeof(void*)});
+          break;
+        case CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM:
+          // Every SVM device sees every allocation: nothing to keep beyond the check.
+          check(e.param_value_size == sizeof(cl_bool) && e.param_value, CL_INVALID_VALUE,
+                "an SVM_FINE_GRAIN_SYSTEM exec info of the wrong size");
+          break;
+        default:
+          fail(CL_INVALID_VALUE, "unknown kernel exec info");
+      }
+    }
     for (cl_uint i = 0; i < c.num_args; ++i) {
       const cl_mutable_dispatch_arg_khr& a = c.arg_list[i];
       args->values.at(a.arg_index) =

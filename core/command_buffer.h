@@ -35,7 +35,8 @@ inline constexpr cl_bitfield kCommandBufferCapabilities =
 // no device reports SVM yet).
 inline constexpr cl_bitfield kMutableDispatchCapabilities =
     CL_MUTABLE_DISPATCH_GLOBAL_OFFSET_KHR | CL_MUTABLE_DISPATCH_GLOBAL_SIZE_KHR |
-    CL_MUTABLE_DISPATCH_LOCAL_SIZE_KHR | CL_MUTABLE_DISPATCH_ARGUMENTS_KHR;
+    CL_MUTABLE_DISPATCH_LOCAL_SIZE_KHR | CL_MUTABLE_DISPATCH_ARGUMENTS_KHR |
+    CL_MUTABLE_DISPATCH_EXEC_INFO_KHR;
 // CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR (none are required).
 inline constexpr cl_command_queue_properties kCommandBufferQueueProperties =
     CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;

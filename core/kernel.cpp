@@ -160,13 +160,18 @@ void Kernel::set_arg_svm(cl_uint index, const void* pointer) {
   snapshot_.reset();
 }
 
-void Kernel::set_svm_pointers(std::span<void* const> pointers) {
+std::vector<Ref<MemObject>> Kernel::svm_allocations_of(std::span<void* const> pointers) const {
   std::vector<Ref<MemObject>> allocations;
   if (const SvmSpace* space = SvmSpace::get())
     for (void* p : pointers)
       if (Ref<MemObject> a = space->find(p, nullptr, &program_->context()))
         if (std::find(allocations.begin(), allocations.end(), a) == allocations.end())
           allocations.push_back(std::move(a));
+  return allocations;
+}
+
+void Kernel::set_svm_pointers(std::span<void* const> pointers) {
+  std::vector<Ref<MemObject>> allocations = svm_allocations_of(pointers);
   std::lock_guard lock(mutex_);
   svm_allocations_ = std::move(allocations);
   snapshot_.reset();

@@ -71,6 +71,8 @@ class Kernel : public ApiObject<_cl_kernel, ObjectKind::Kernel, CL_INVALID_KERNE
   // CL_KERNEL_EXEC_INFO_SVM_PTRS: the SVM allocations the kernel reaches through other
   // pointers (pointers outside any allocation are the host's, usable as they are).
   void set_svm_pointers(std::span<void* const> pointers);
+  // The SVM allocations of the kernel's context those pointers lie in, once each.
+  std::vector<Ref<MemObject>> svm_allocations_of(std::span<void* const> pointers) const;
   // The same checks, without storing: an argument of one recorded launch
   // (cl_khr_command_buffer_mutable_dispatch), which leaves the kernel's own settings alone.
   KernelArgSetting check_arg(cl_uint index, size_t size, const void* value) const;

@@ -471,11 +471,11 @@ TEST_F(CommandBufferTest, KernelRecordingErrors) {
   EXPECT_CL(CL_INVALID_VALUE,
             khr_->clCommandNDRangeKernelKHR(cb, nullptr, unknown, k, 1, nullptr, &n, nullptr, 0,
                                             nullptr, nullptr, nullptr));
+  // Every field the device reports is updatable, exec info (SVM pointers) included.
   const cl_command_properties_khr exec_info[] = {CL_MUTABLE_DISPATCH_UPDATABLE_FIELDS_KHR,
                                                  CL_MUTABLE_DISPATCH_EXEC_INFO_KHR, 0};
-  EXPECT_CL(CL_INVALID_OPERATION,
-            khr_->clCommandNDRangeKernelKHR(cb, nullptr, exec_info, k, 1, nullptr, &n, nullptr, 0,
-                                            nullptr, nullptr, nullptr));
+  EXPECT_CL(CL_SUCCESS, khr_->clCommandNDRangeKernelKHR(cb, nullptr, exec_info, k, 1, nullptr, &n,
+                                                        nullptr, 0, nullptr, nullptr, nullptr));
   const cl_command_properties_khr asserts[] = {
       CL_MUTABLE_DISPATCH_ASSERTS_KHR, CL_MUTABLE_DISPATCH_ASSERT_NO_ADDITIONAL_WORK_GROUPS_KHR, 0};
   EXPECT_CL(CL_INVALID_VALUE,
@@ -786,6 +786,50 @@ TEST_F(MutableDispatch, UpdatesBetweenEnqueuesChangeLaterRunsOnly) {
   for (cl_int& w : want) w += 1;
   EXPECT_EQ(readInts(data_, kN), want);
   (void)err;
+}
+
+TEST_F(MutableDispatch, SvmArgumentsAndExecInfo) {
+  cl_device_svm_capabilities caps = 0;
+  clGetDeviceInfo(device_, CL_DEVICE_SVM_CAPABILITIES, sizeof caps, &caps, nullptr);
+  if (!(caps & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER)) GTEST_SKIP() << "no SVM";
+  SKIP_IF_KERNELS_COMPUTE_NOTHING(device_);
+  ASSERT_CL(CL_SUCCESS, khr_->clFinalizeCommandBufferKHR(cb_));
+  auto* p = static_cast<cl_int*>(clSVMAlloc(context_, CL_MEM_READ_WRITE, kN * sizeof(cl_int), 0));
+  ASSERT_NE(p, nullptr);
+  const cl_int zero = 0;
+  ASSERT_CL(CL_SUCCESS, clEnqueueSVMMemFill(queue_, p, &zero, sizeof zero, kN * sizeof(cl_int), 0,
+                                            nullptr, nullptr));
+  // The buffer argument becomes an SVM pointer into the middle of the allocation, which is also
+  // listed as reached indirectly (exec info).
+  cl_mutable_dispatch_arg_khr svm_arg{0, 0, p + 8};
+  void* indirect[] = {p};
+  cl_mutable_dispatch_exec_info_khr info{CL_KERNEL_EXEC_INFO_SVM_PTRS, sizeof indirect, indirect};
+  auto c = config();
+  c.num_svm_args = 1;
+  c.arg_svm_list = &svm_arg;
+  c.num_exec_infos = 1;
+  c.exec_info_list = &info;
+  ASSERT_CL(CL_SUCCESS, update(c));
+  ASSERT_CL(CL_SUCCESS, enqueue(cb_));
+  ASSERT_CL(CL_SUCCESS, enqueue(cb_));
+  ASSERT_CL(CL_SUCCESS, clEnqueueSVMMap(queue_, CL_TRUE, CL_MAP_READ, p, kN * sizeof(cl_int), 0,
+                                        nullptr, nullptr));
+  for (size_t i = 0; i < kN; ++i) EXPECT_EQ(p[i], i >= 8 && i < 8 + kN / 2 ? 2 : 0) << i;
+  ASSERT_CL(CL_SUCCESS, clEnqueueSVMUnmap(queue_, p, 0, nullptr, nullptr));
+  // A pointer inside the SVM range that is no live allocation is refused.
+  int on_stack = 0;
+  cl_mutable_dispatch_arg_khr host_arg{0, 0, &on_stack};
+  c = config();
+  c.num_svm_args = 1;
+  c.arg_svm_list = &host_arg;
+  EXPECT_CL(CL_SUCCESS, update(c));  // a host pointer is the CPU's fine-grain system SVM
+  cl_mutable_dispatch_arg_khr outside{0, 0, p + kN * 4096};
+  c.arg_svm_list = &outside;
+  EXPECT_CL(CL_INVALID_ARG_VALUE, update(c));
+  ASSERT_CL(CL_SUCCESS, clFinish(queue_));
+  cb_ = CommandBuffer();  // the recorded launch held the allocation
+  clSVMFree(context_, p);
+  EXPECT_EQ(readInts(data_, kN), std::vector<cl_int>(kN, 0));
 }
 
 TEST_F(MutableDispatch, ArgumentsSetAfterFinalize) {
