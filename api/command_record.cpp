@@ -289,6 +289,11 @@ void clCommandNDRangeKernelKHR(cl_command_buffer_khr command_buffer, cl_command_
       arguments_later ? k.snapshot_set_args() : k.snapshot_args();
   Operation op = ndrange_operation(t.queue.device(), k, work_dim, global_work_offset,
                                    global_work_size, local_work_size, args);
+  // The spec: CL_INVALID_OPERATION if the device associated with command_queue does not
+  // support CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR and kernel contains a printf call.
+  if (const auto* launch_op = std::get_if<KernelOp>(&op))
+    check(t.queue.device().info().command_buffer_printf || !launch_op->program().uses_printf(),
+          CL_INVALID_OPERATION, "the device cannot record kernels that call printf");
   RecordedLaunch launch;
   launch.args = std::move(args);
   launch.work_dim = work_dim;

@@ -134,6 +134,8 @@ class LoadedProgram {
   // handed back with every launch (KernelOp::launch); null where the backend has none.
   // Thread: application.
   virtual const void* kernel_handle(std::string_view /*name*/) const { return nullptr; }
+  // Whether a kernel of the program calls printf (where the backend tells printf kernels apart).
+  virtual bool uses_printf() const { return false; }
 };
 
 // Discovers the devices of one vendor stack. A missing library or zero devices is not an error:

@@ -58,6 +58,9 @@ struct DeviceInfo {
   cl_device_exec_capabilities execution_capabilities = CL_EXEC_KERNEL;
   cl_command_queue_properties queue_on_host_properties = 0;
   size_t printf_buffer_size = 1 << 20;
+  // Kernels that call printf may be recorded in command buffers
+  // (CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR).
+  bool command_buffer_printf = true;
   bool preferred_interop_user_sync = true;
 
   // Images (optional in 3.0).

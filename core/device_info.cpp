@@ -247,7 +247,10 @@ void get_device_info(Device& device, cl_device_info param, size_t size, void* va
       if (!d.has_pci_bus_info) break;
       return out.value(d.pci_bus_info);
     // cl_khr_command_buffer, _mutable_dispatch, _multi_device (core/command_buffer.h)
-    case CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR: return out.value(kCommandBufferCapabilities);
+    case CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR:
+      return out.value(d.command_buffer_printf ? kCommandBufferCapabilities
+                                               : kCommandBufferCapabilities &
+                                                     ~cl_bitfield(CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR));
     case CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR: return out.value(kCommandBufferQueueProperties);
     case CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR: return out.value<cl_command_queue_properties>(0);
     case CL_DEVICE_MUTABLE_DISPATCH_CAPABILITIES_KHR: return out.value(kMutableDispatchCapabilities);

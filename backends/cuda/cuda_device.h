@@ -65,6 +65,8 @@ class CudaProgram final : public LoadedProgram {
     return find(std::string(name));
   }
   CUmodule module() const { return module_; }
+  bool uses_printf() const override { return uses_printf_; }
+  bool uses_printf_ = false;     // the PTX calls CUDA's vprintf
   CUdeviceptr launch_state = 0;  // the shim's __manifold_launch (0: the program never reads it)
 
   // What the shim's __manifold_launch holds (compiler/nvptx/shim.cl, same layout).

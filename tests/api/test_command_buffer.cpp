@@ -445,6 +445,36 @@ TEST_F(CommandBufferTest, SvmCommandsReplay) {
   clSVMFree(context_, b);
 }
 
+// The spec: a kernel that calls printf is recorded only where the device reports
+// CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR (the CPU does; CUDA devices do not).
+TEST_F(CommandBufferTest, PrintfKernelsWhereTheDeviceRecordsThem) {
+  cl_device_command_buffer_capabilities_khr caps = 0;
+  ASSERT_CL(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR,
+                                        sizeof caps, &caps, nullptr));
+  const char* source =
+      "kernel void say(int v) { if (get_global_id(0) == 0) printf(\"%d\\n\", v); }";
+  cl_int err = CL_SUCCESS;
+  Program p(clCreateProgramWithSource(context_, 1, &source, nullptr, &err));
+  ASSERT_CL(CL_SUCCESS, clBuildProgram(p, 1, &device_, nullptr, nullptr, nullptr));
+  Kernel k(clCreateKernel(p, "say", &err));
+  ASSERT_ERR(CL_SUCCESS, err);
+  const cl_int v = 42;
+  ASSERT_CL(CL_SUCCESS, clSetKernelArg(k, 0, sizeof v, &v));
+  CommandBuffer cb = create();
+  const size_t n = 4;
+  EXPECT_CL(
+      caps & CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR ? CL_SUCCESS : CL_INVALID_OPERATION,
+      khr_->clCommandNDRangeKernelKHR(cb, nullptr, nullptr, k, 1, nullptr, &n, nullptr, 0, nullptr,
+                                      nullptr, nullptr));
+  // A kernel without printf is recorded everywhere.
+  Kernel add = kernel("add");
+  Mem m = makeBuffer(n * sizeof(cl_int));
+  ASSERT_CL(CL_SUCCESS, clSetKernelArg(add, 0, sizeof(cl_mem), in(m)));
+  ASSERT_CL(CL_SUCCESS, clSetKernelArg(add, 1, sizeof v, &v));
+  EXPECT_CL(CL_SUCCESS, khr_->clCommandNDRangeKernelKHR(cb, nullptr, nullptr, add, 1, nullptr, &n,
+                                                        nullptr, 0, nullptr, nullptr, nullptr));
+}
+
 TEST_F(CommandBufferTest, KernelRecordingErrors) {
   CommandBuffer cb = create();
   Kernel k = kernel("add");
