@@ -1,6 +1,7 @@
 #include "backends/cpu/cpu_device.h"
 
 #include <hwloc.h>
+#include <oneapi/tbb/global_control.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +18,22 @@
 
 namespace manifold::cpu {
 namespace {
+
+// A device of N compute units runs its kernels on N threads, whether or not the application
+// thread waits inside Manifold (clFinish joins the arena and works; an application polling
+// clGetEventInfo does not). So no arena slot is reserved for a joining thread, and the oneTBB
+// thread pool must hold N workers: by default it holds one fewer than the cores, counting on
+// the application thread. A global_control raises that limit for the process (one made by the
+// application with a lower limit still wins: oneTBB takes the smallest).
+void initialize_arena(tbb::task_arena& arena, unsigned threads) {
+  static const unsigned pool_threads = [] {
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    static tbb::global_control workers(tbb::global_control::max_allowed_parallelism, cores + 1);
+    return cores;
+  }();
+  const unsigned concurrency = std::max(1u, std::min(threads, pool_threads));
+  arena.initialize(static_cast<int>(concurrency), /*reserved_for_masters=*/0);
+}
 
 struct HostFacts {
   std::string model = "Unknown CPU", vendor = "Unknown vendor";
@@ -179,7 +196,7 @@ CpuDevice::CpuDevice() : target_(compiler::host_cpu_target()) {
   const size_t hd = std::hash<std::string>{}(d.driver_version);
   std::memcpy(d.driver_uuid.data(), &hd, sizeof(hd));
 
-  arena_.initialize(static_cast<int>(d.max_compute_units));
+  initialize_arena(arena_, d.max_compute_units);
 }
 
 CpuDevice::CpuDevice(CpuDevice& parent, cl_uint compute_units, cl_device_partition_property,
@@ -190,7 +207,7 @@ CpuDevice::CpuDevice(CpuDevice& parent, cl_uint compute_units, cl_device_partiti
   info_.partition_max_sub_devices = compute_units;
   parent_ = Ref<Device>(&parent);
   partition_type_ = std::move(partition_type);
-  arena_.initialize(static_cast<int>(compute_units));
+  initialize_arena(arena_, compute_units);
 }
 
 CpuDevice::CpuDevice(EmulatedGpu gpu) : CpuDevice() {
