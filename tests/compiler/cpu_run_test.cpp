@@ -7,7 +7,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <numeric>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -838,6 +840,62 @@ TEST(CpuRun, OptimizationAndMathOptions) {
     const size_t local_sizes[] = {0, 16 * sizeof(float)};
     exe->run("k", range_1d(64, 16), args, local_sizes);
     for (size_t i = 0; i < 64; ++i) ASSERT_EQ(data[i], expected[i]) << options << " " << i;
+  }
+}
+
+// Wide vectors compiled for the host's real CPU features: no -Wpsabi warning ("AVX vector
+// argument ... without 'avx' enabled changes the ABI") in the build log, and calls between
+// the program's functions and the builtin library (compiled for the baseline ABI, adapted at
+// link time) pass the vectors correctly.
+TEST(CpuRun, WideVectorsBuildWithoutAbiWarnings) {
+  const char* source = R"(
+    long4 scaled(long4 v, long s) { return v * s; }
+    double8 shifted(double8 v) { return v + (double8)(0.5); }
+    __kernel void wide(__global long4* l, __global double8* d, __global long16* w) {
+      size_t i = get_global_id(0);
+      l[i] = max(scaled(l[i], 3), (long4)(10));
+      d[i] = fmax(shifted(d[i]), (double8)(2.0));
+      w[i] = clamp(w[i], (long16)(-5), (long16)(5)) + (long)abs_diff(w[i], (long16)(0)).s0;
+    })";
+  BuildOutput out = build(source, "", host());
+  ASSERT_TRUE(out.success) << out.log;
+  EXPECT_EQ(out.log.find("-Wpsabi"), std::string::npos) << out.log;
+  EXPECT_EQ(out.log.find("changes the ABI"), std::string::npos) << out.log;
+  std::string error;
+  auto exe = CpuExecutable::load(out.binary, host(), &error);
+  ASSERT_NE(exe, nullptr) << error;
+  // OpenCL buffers are aligned to their largest vector type: the kernel may use aligned loads.
+  const size_t n = 37;
+  auto aligned = [](size_t bytes) {
+    return std::unique_ptr<void, decltype(&std::free)>(std::aligned_alloc(128, bytes), &std::free);
+  };
+  auto l_memory = aligned(4 * n * 8), d_memory = aligned(8 * n * 8), w_memory = aligned(16 * n * 8);
+  std::span<int64_t> l(static_cast<int64_t*>(l_memory.get()), 4 * n);
+  std::span<double> d(static_cast<double*>(d_memory.get()), 8 * n);
+  std::span<int64_t> w(static_cast<int64_t*>(w_memory.get()), 16 * n);
+  for (size_t i = 0; i < l.size(); ++i) l[i] = int64_t(i % 9) - 3;
+  for (size_t i = 0; i < d.size(); ++i) d[i] = double(i % 5) * 0.75;
+  for (size_t i = 0; i < w.size(); ++i) w[i] = int64_t(i % 23) - 11;
+  const std::vector<int64_t> l0(l.begin(), l.end()), w0(w.begin(), w.end());
+  const std::vector<double> d0(d.begin(), d.end());
+  void* pl = l.data();
+  void* pd = d.data();
+  void* pw = w.data();
+  const void* args[] = {&pl, &pd, &pw};
+  for (size_t local : {size_t{1}, size_t{37}}) {
+    std::copy(l0.begin(), l0.end(), l.begin());
+    std::copy(d0.begin(), d0.end(), d.begin());
+    std::copy(w0.begin(), w0.end(), w.begin());
+    exe->run("wide", range_1d(n, local), args, nullptr);
+    for (size_t i = 0; i < l.size(); ++i)
+      ASSERT_EQ(l[i], std::max<int64_t>(l0[i] * 3, 10)) << "long4 " << i << " local " << local;
+    for (size_t i = 0; i < d.size(); ++i)
+      ASSERT_EQ(d[i], std::max(d0[i] + 0.5, 2.0)) << "double8 " << i << " local " << local;
+    for (size_t i = 0; i < w.size(); ++i) {
+      const int64_t first = w0[i / 16 * 16];
+      ASSERT_EQ(w[i], std::clamp<int64_t>(w0[i], -5, 5) + (first < 0 ? -first : first))
+          << "long16 " << i << " local " << local;
+    }
   }
 }
 
