@@ -172,8 +172,18 @@ CpuDevice::CpuDevice() : target_(compiler::host_cpu_target()) {
                        CL_FP_ROUND_TO_INF | CL_FP_FMA;
   if (target_.fp64) d.double_fp_config = d.single_fp_config;
   const unsigned vb = vector_bytes(target_);
-  const cl_uint widths[7] = {
-      vb, vb / 2, vb / 4, vb / 8, vb / 4, target_.fp64 ? vb / 8 : 0, target_.fp16 ? vb / 2 : 0};
+  // Elements of each type in one vector register, at most 16: OpenCL C has no wider vectors,
+  // and applications that pick their vector type from these (hash crackers) take them as
+  // widths to compile with. Kernels in vectors this wide run one work-item at a time with each
+  // operation a full SIMD operation (the item-loop form, compiler/workgroup.h).
+  auto lanes = [](unsigned elements) { return std::min(elements, 16u); };
+  const cl_uint widths[7] = {lanes(vb),
+                             lanes(vb / 2),
+                             lanes(vb / 4),
+                             lanes(vb / 8),
+                             lanes(vb / 4),
+                             target_.fp64 ? lanes(vb / 8) : 0,
+                             target_.fp16 ? lanes(vb / 2) : 0};
   std::copy(std::begin(widths), std::end(widths), d.preferred_vector_width);
   std::copy(std::begin(widths), std::end(widths), d.native_vector_width);
   d.preferred_work_group_size_multiple = vb / 4;  // floats per vector register

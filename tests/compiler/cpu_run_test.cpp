@@ -899,5 +899,75 @@ TEST(CpuRun, WideVectorsBuildWithoutAbiWarnings) {
   }
 }
 
+// Groups of one work-item, small groups and kernels written in wide vectors run in the
+// item-loop form (one work-item after another, the kernel's vectors kept); the rest in the
+// work-group form. Both must compute the same: a uint16 loop (prefers the item loop at any
+// group size), a scalar kernel with a private array, and a kernel with __local memory and
+// barriers (the item loop only for groups of one, where its barriers have nothing to wait
+// for), at group sizes that pick either form.
+TEST(CpuRun, ItemLoopAndWorkGroupFormsAgree) {
+  auto exe = build_and_load(R"(
+    __kernel void wide(__global uint16* out, uint iterations) {
+      uint16 x = (uint16)(get_global_id(0) * 16) + (uint16)(0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15);
+      uint16 y = x * 3u + 1u, z = x ^ 0x5bd1e995u;
+      for (uint i = 0; i < iterations; ++i) {
+        x += y;
+        y ^= z;
+        z += x;
+      }
+      out[get_global_id(0)] = x ^ y ^ z;
+    }
+    __kernel void scalar(__global int* out) {
+      int table[8];
+      for (int i = 0; i < 8; ++i) table[i] = (int)get_global_id(0) * i;
+      out[get_global_id(0)] = table[get_global_id(0) % 8] + (int)get_local_id(0) * 1000 +
+                              (int)get_local_size(0) * 100000;
+    }
+    __kernel void shared(__global int* out, __local int* scratch) {
+      local int total;
+      size_t lid = get_local_id(0);
+      scratch[lid] = (int)get_global_id(0);
+      if (lid == 0) total = 0;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (lid == 0)
+        for (size_t i = 0; i < get_local_size(0); ++i) total += scratch[i];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      out[get_global_id(0)] = total;
+    })");
+  ASSERT_NE(exe, nullptr);
+  const size_t n = 48;
+  const uint32_t iterations = 100;
+  for (size_t local : {size_t{1}, size_t{3}, size_t{16}, size_t{48}}) {
+    alignas(64) uint32_t wide[n * 16];
+    void* p = wide;
+    const void* wide_args[] = {&p, &iterations};
+    exe->run("wide", range_1d(n, local), wide_args, nullptr);
+    for (size_t lane = 0; lane < n * 16; ++lane) {
+      uint32_t x = uint32_t(lane), y = x * 3u + 1u, z = x ^ 0x5bd1e995u;
+      for (uint32_t i = 0; i < iterations; ++i) {
+        x += y;
+        y ^= z;
+        z += x;
+      }
+      ASSERT_EQ(wide[lane], x ^ y ^ z) << "lane " << lane << " local " << local;
+    }
+    std::vector<int> out(n, -1);
+    void* q = out.data();
+    const void* scalar_args[] = {&q};
+    exe->run("scalar", range_1d(n, local), scalar_args, nullptr);
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(out[i], int(i * (i % 8) + (i % local) * 1000 + local * 100000))
+          << "item " << i << " local " << local;
+    const void* shared_args[] = {&q, nullptr};
+    const size_t local_sizes[] = {0, local * sizeof(int)};
+    exe->run("shared", range_1d(n, local), shared_args, local_sizes);
+    for (size_t i = 0; i < n; ++i) {
+      const size_t first = i / local * local;
+      ASSERT_EQ(out[i], int(local * first + local * (local - 1) / 2))
+          << "item " << i << " local " << local;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace manifold::compiler
