@@ -227,6 +227,7 @@ bool SplitLibrary::link_into(llvm::Module& module, std::string* log) const {
       if (auto part = parts_->part_defining(value.getName())) needed.insert(*part);
     }
     if (needed.empty()) return true;
+    std::vector<std::unique_ptr<llvm::Module>> library_parts;
     for (unsigned part : needed) {
       auto library_part = parts_->load(part, module.getContext());
       if (!library_part) {
@@ -236,14 +237,24 @@ bool SplitLibrary::link_into(llvm::Module& module, std::string* log) const {
       }
       (*library_part)->setTargetTriple(module.getTargetTriple());
       (*library_part)->setDataLayout(module.getDataLayout());
-      const std::vector<AbiMismatch> mismatches = set_aside_abi_mismatches(module, **library_part);
-      if (llvm::Linker::linkModules(module, std::move(*library_part),
+      library_parts.push_back(std::move(*library_part));
+    }
+    // Every mismatching declaration steps aside before any part links: a part's own calls of
+    // a function another part defines (float16 sinpi calling float8 sinpi) must bind to the
+    // library's signature, not to the program's declaration of the same name.
+    std::vector<AbiMismatch> mismatches;
+    for (const auto& library_part : library_parts) {
+      std::vector<AbiMismatch> found = set_aside_abi_mismatches(module, *library_part);
+      mismatches.insert(mismatches.end(), found.begin(), found.end());
+    }
+    for (auto& library_part : library_parts) {
+      if (llvm::Linker::linkModules(module, std::move(library_part),
                                     llvm::Linker::LinkOnlyNeeded)) {
         *log += "internal error: linking the builtin library failed\n";
         return false;
       }
-      if (!define_abi_adapters(module, mismatches, log)) return false;
     }
+    if (!define_abi_adapters(module, mismatches, log)) return false;
   }
 }
 

@@ -969,5 +969,54 @@ TEST(CpuRun, ItemLoopAndWorkGroupFormsAgree) {
   }
 }
 
+// Math builtins on wide vectors in one program, as piglit's generated tests have them: the
+// program calls sinpi on float8 and on float16, and the library's float16 sinpi calls its
+// float8 sinpi. The program passes float8 in a register, the library (baseline ABI) in memory:
+// the library's own call must keep its signature while the program's goes through the adapter.
+// Groups of one work-item keep the vectors (the item-loop form); groups of four vectorize
+// across work-items.
+TEST(CpuRun, SixteenWideMathInGroupsOfOneItem) {
+  auto exe = build_and_load(R"(
+    __kernel void math16(__global const float* in, __global float* out) {
+      size_t i = get_global_id(0);
+      float16 x = vload16(i, in);
+      vstore16(sinpi(x), 3 * i, out);
+      vstore16(cospi(x), 3 * i + 1, out);
+      vstore16(acosh(x + (float16)(1.0f)), 3 * i + 2, out);
+    }
+    __kernel void math8(__global const float* in, __global float* out) {
+      size_t i = get_global_id(0);
+      float8 x = vload8(i, in);
+      vstore8(sinpi(x), 3 * i, out);
+      vstore8(cospi(x), 3 * i + 1, out);
+      vstore8(acosh(x + (float8)(1.0f)), 3 * i + 2, out);
+    })");
+  ASSERT_NE(exe, nullptr);
+  const size_t n = 4;
+  alignas(64) float in[16 * n], out[3 * 16 * n];
+  for (size_t i = 0; i < 16 * n; ++i) in[i] = 0.125f * float(i) - 3.0f;
+  void* pin = in;
+  void* pout = out;
+  const void* args[] = {&pin, &pout};
+  for (size_t width : {size_t{8}, size_t{16}})
+    for (size_t local : {size_t{1}, size_t{4}}) {
+      std::fill(std::begin(out), std::end(out), -1.0f);
+      const size_t items = 16 * n / width;
+      exe->run(width == 8 ? "math8" : "math16", range_1d(items, local), args, nullptr);
+      for (size_t i = 0; i < items; ++i)
+        for (size_t lane = 0; lane < width; ++lane) {
+          const double x = in[width * i + lane];
+          const double expected[3] = {std::sin(M_PI * x), std::cos(M_PI * x),
+                                      x >= 0 ? std::acosh(x + 1.0) : 0.0};
+          for (size_t f = 0; f < 3; ++f) {
+            if (f == 2 && x < 0) continue;  // acosh below 1: NaN
+            ASSERT_NEAR(out[width * (3 * i + f) + lane], expected[f], 1e-5)
+                << "float" << width << " function " << f << " lane " << width * i + lane
+                << " local " << local;
+          }
+        }
+    }
+}
+
 }  // namespace
 }  // namespace manifold::compiler
