@@ -398,7 +398,30 @@ bool prefers_item_loop(Function& kernel, unsigned register_bits) {
     for (llvm::PHINode& phi : loop->getHeader()->phis())
       if (auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(phi.getType()))
         carried_lanes += vector->getNumElements();
-  return carried_lanes >= kManyCarriedLanes;
+  if (carried_lanes >= kManyCarriedLanes) return true;
+  // Loops that load and store only each work-item's own vectors (a streaming read of float4
+  // elements): the work-group form turns every such access into a strided one across
+  // work-items. A vector every work-item loads alike (an n-body step's other body) is a single
+  // broadcast there instead, which keeps that form ahead.
+  const Divergence divergence(kernel);
+  bool per_item_access = false;
+  for (llvm::Loop* loop : loops.getLoopsInPreorder())
+    for (BasicBlock* block : loop->blocks())
+      for (Instruction& inst : *block) {
+        const Value* address = nullptr;
+        llvm::Type* type = nullptr;
+        if (auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst)) {
+          address = load->getPointerOperand();
+          type = load->getType();
+        } else if (auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst)) {
+          address = store->getPointerOperand();
+          type = store->getValueOperand()->getType();
+        }
+        if (!address || !llvm::isa<llvm::FixedVectorType>(type)) continue;
+        if (!divergence.divergent(address)) return false;
+        per_item_access = true;
+      }
+  return per_item_access;
 }
 
 struct Region {
