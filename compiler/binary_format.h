@@ -32,7 +32,7 @@ struct KernelExec {
   // dropped. Right for any group of one work-item; for larger groups only without barriers.
   std::string item_loop_symbol;
   bool item_loop_fits_any_group = false;  // the kernel has no barriers
-  bool item_loop_preferred = false;       // and its own vectors fill the machine's registers
+  bool item_loop_preferred = false;       // and runs faster so (workgroup.cpp, prefers_item_loop)
 };
 
 struct ProgramBinary {

@@ -356,14 +356,17 @@ bool has_barriers(Function& kernel) {
 
 // Whether the kernel runs faster one work-item at a time (the item-loop form) than
 // vectorized across work-items, decided from the kernel's own vector types:
-// - its work is mostly done in vectors at least as wide as the machine's vector registers
-//   (uint16 hash rounds, float8 multiply-adds): each of its operations is already a full SIMD
-//   operation, while the work-group form splits the vectors into scalars and packs them again
-//   across work-items, with gathers where a work-item's vector sits in contiguous memory;
+// - its work is mostly done in vectors of two registers or more (uint16 hash rounds on
+//   256-bit registers): each of its operations is already full SIMD work, while the work-group
+//   form splits the vectors into scalars and packs them again across work-items, with gathers
+//   where a work-item's vector sits in contiguous memory (16-element strides are too wide for
+//   the vectorizer's interleaved loads; 8-element ones are not, so uint8 hash rounds without
+//   loops stay ahead in the work-group form);
 // - or its work is mostly in narrower vectors and its loops carry many vector lanes from one
 //   iteration to the next (8 float2 accumulators): the work-group form runs each iteration of
 //   such a loop for all work-items in turn, storing and reloading every carried lane in
-//   per-work-item arrays.
+//   per-work-item arrays;
+// - or those loops load and store only each work-item's own vectors (below).
 // Scalar code, and narrow vectors with little loop state (float4 pixels, an n-body step's
 // float3 accumulator), keep the work-group form, which fills the registers across work-items.
 // Work is counted in lanes of arithmetic, loads and stores; 64-bit integer scalars are taken
@@ -386,7 +389,7 @@ bool prefers_item_loop(Function& kernel, unsigned register_bits) {
         continue;
       }
       const uint64_t bits = vector->getPrimitiveSizeInBits().getFixedValue();
-      (bits >= register_bits ? full_lanes : narrow_lanes) += vector->getNumElements();
+      (bits >= 2 * register_bits ? full_lanes : narrow_lanes) += vector->getNumElements();
     }
   if (full_lanes > 0 && full_lanes >= 4 * (narrow_lanes + scalar_lanes)) return true;
   if (full_lanes + narrow_lanes == 0 || full_lanes + narrow_lanes < 4 * scalar_lanes) return false;
