@@ -21,9 +21,12 @@ namespace {
 
 // A device of N compute units runs its kernels on N threads, whether or not the application
 // thread waits inside Manifold (clFinish joins the arena and works; an application polling
-// clGetEventInfo does not). So no arena slot is reserved for a joining thread, and the oneTBB
-// thread pool must hold N workers: by default it holds one fewer than the cores, counting on
-// the application thread. A global_control raises that limit for the process (one made by the
+// clGetEventInfo does not). So N worker slots, plus one slot kept for a joining application
+// thread: without it the joiner finds the slots taken by workers still lingering after the
+// last command and hands its work to them instead, tens of microseconds per enqueue + clFinish
+// round trip. While an application thread works inside, N + 1 threads share the N cores.
+// oneTBB's thread pool holds one worker fewer than the cores by default, counting on the
+// application thread: a global_control raises it to N for the process (one made by the
 // application with a lower limit still wins: oneTBB takes the smallest).
 void initialize_arena(tbb::task_arena& arena, unsigned threads) {
   static const unsigned pool_threads = [] {
@@ -31,8 +34,8 @@ void initialize_arena(tbb::task_arena& arena, unsigned threads) {
     static tbb::global_control workers(tbb::global_control::max_allowed_parallelism, cores + 1);
     return cores;
   }();
-  const unsigned concurrency = std::max(1u, std::min(threads, pool_threads));
-  arena.initialize(static_cast<int>(concurrency), /*reserved_for_masters=*/0);
+  const unsigned workers = std::max(1u, std::min(threads, pool_threads));
+  arena.initialize(static_cast<int>(workers + 1), /*reserved_for_masters=*/1);
 }
 
 struct HostFacts {
