@@ -9,7 +9,7 @@ namespace manifold::compiler {
 namespace {
 
 constexpr char kMagic[8] = {'M', 'N', 'F', 'D', 'C', 'L', 'B', '1'};
-constexpr uint32_t kFormatVersion = 2;
+constexpr uint32_t kFormatVersion = 3;
 constexpr size_t kHeaderSize = 8 + 4 + 4 + 8 + 8;
 // Sanity bound for any single count or length: rejects absurd values from corrupt input before
 // they turn into huge allocations.
@@ -153,7 +153,9 @@ std::vector<uint8_t> serialize(const ProgramBinary& program) {
     payload.str(e.entry_symbol);
     payload.u64(e.static_local_size);
     payload.u64(e.scratch_bytes_per_item);
-    payload.u32((e.has_barriers ? 1u : 0u) | (e.uses_printf ? 2u : 0u));
+    payload.u32((e.has_barriers ? 1u : 0u) | (e.uses_printf ? 2u : 0u) |
+                (e.item_loop_fits_any_group ? 4u : 0u) | (e.item_loop_preferred ? 8u : 0u));
+    payload.str(e.item_loop_symbol);
   }
   payload.bytes(program.bitcode);
   payload.str(program.cpu);
@@ -209,6 +211,9 @@ std::optional<ProgramBinary> deserialize(std::span<const uint8_t> bytes, std::st
     uint32_t flags = r.u32();
     e.has_barriers = flags & 1u;
     e.uses_printf = flags & 2u;
+    e.item_loop_fits_any_group = flags & 4u;
+    e.item_loop_preferred = flags & 8u;
+    e.item_loop_symbol = r.str();
     program.execs.push_back(std::move(e));
   }
   program.bitcode = r.bytes();

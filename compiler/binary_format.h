@@ -27,6 +27,12 @@ struct KernelExec {
   uint64_t scratch_bytes_per_item = 0;  // spilled values + private arrays, per work-item
   bool has_barriers = false;
   bool uses_printf = false;
+  // The item-loop function: the kernel's code run for one work-item after another, its own
+  // vector types kept as SIMD (no scalarizing, no vectorizing across work-items) and barriers
+  // dropped. Right for any group of one work-item; for larger groups only without barriers.
+  std::string item_loop_symbol;
+  bool item_loop_fits_any_group = false;  // the kernel has no barriers
+  bool item_loop_preferred = false;       // and runs faster so (workgroup.cpp, prefers_item_loop)
 };
 
 struct ProgramBinary {

@@ -3,6 +3,7 @@
 #include "compiler/cpu_pipeline.h"
 
 #include <dlfcn.h>
+#include <llvm/Analysis/TargetTransformInfo.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
@@ -113,6 +114,20 @@ void add_sleef_vector_variants(llvm::Module& module, const Target& target) {
             llvm::Attribute::get(module.getContext(), "vector-function-abi-variant", variants));
   }
 }
+
+// Runs function passes on every function but the item-loop functions, which keep the
+// kernel's own vector types (compiler/workgroup.h).
+class UnlessKeepingVectors : public llvm::PassInfoMixin<UnlessKeepingVectors> {
+ public:
+  explicit UnlessKeepingVectors(llvm::FunctionPassManager passes) : passes_(std::move(passes)) {}
+  llvm::PreservedAnalyses run(llvm::Function& function, llvm::FunctionAnalysisManager& analyses) {
+    if (function.hasFnAttribute(kKeepVectorsAttribute)) return llvm::PreservedAnalyses::all();
+    return passes_.run(function, analyses);
+  }
+
+ private:
+  llvm::FunctionPassManager passes_;
+};
 
 // Whether a kernel was compiled with -cl-denorms-are-zero (the frontend turns it into the
 // function's single-precision denormal mode).
@@ -346,18 +361,31 @@ bool CpuPipeline::optimize(Build& build) {
         flushing_kernels.emplace_back(i, kernel->getFnAttribute("denormal-fp-math-f32"));
   }
 
+  // The vector width the vectorizers work with on this CPU (256 bits on AVX-512 machines
+  // tuned to prefer 256-bit vectors): kernels whose own vectors are as wide run as written.
+  unsigned vector_register_bits = 128;
+  for (const KernelInfo& info : kernels)
+    if (llvm::Function* kernel = module.getFunction(info.name)) {
+      vector_register_bits = static_cast<unsigned>(
+          machine->getTargetTransformInfo(*kernel)
+              .getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector)
+              .getFixedValue());
+      break;
+    }
   std::string error;
-  if (!form_work_group_functions(module, kernels, execs, &error)) {
+  if (!form_work_group_functions(module, kernels, execs, vector_register_bits, &error)) {
     build.log += error + "\n";
     return false;
   }
   for (const auto& [index, denormal_mode] : flushing_kernels)
-    if (llvm::Function* wg = module.getFunction(execs[index].entry_symbol))
-      flush_denormals_while_running(*wg, denormal_mode);
+    for (const std::string& symbol : {execs[index].entry_symbol, execs[index].item_loop_symbol})
+      if (llvm::Function* entry = module.getFunction(symbol))
+        flush_denormals_while_running(*entry, denormal_mode);
   add_sleef_vector_variants(module, target);
-  // Only the work-group functions are entry points.
+  // Only the work-group and item-loop functions are entry points.
   for (llvm::Function& function : module)
-    if (!function.isDeclaration() && !function.getName().ends_with(".wg"))
+    if (!function.isDeclaration() && !function.getName().ends_with(".wg") &&
+        !function.hasFnAttribute(kKeepVectorsAttribute))
       function.setLinkage(llvm::GlobalValue::InternalLinkage);
   const std::string cpu = resolved_cpu(target);
   for (llvm::Function& function : module) {
@@ -379,7 +407,8 @@ bool CpuPipeline::optimize(Build& build) {
           llvm::FunctionPassManager split;
           split.addPass(llvm::ScalarizerPass(scalarize));
           split.addPass(llvm::InstCombinePass());
-          passes.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(split)));
+          passes.addPass(
+              llvm::createModuleToFunctionPassAdaptor(UnlessKeepingVectors(std::move(split))));
         },
         &tuning);
   }

@@ -12,6 +12,7 @@
 #include <llvm/Support/Path.h>
 #include <llvm/Support/VirtualFileSystem.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Triple.h>
 
 #include <algorithm>
 
@@ -128,6 +129,17 @@ FrontendResult run_frontend(llvm::LLVMContext& context, std::string_view source,
   // The CPU pipeline works with clang's fake address-space map; GPU targets need their real
   // one (libclc and the vendor libraries are built with it).
   if (target.triple.rfind("nvptx", 0) != 0) args.push_back("-ffake-address-space-map");
+  // A CPU target is compiled for its real CPU: clang then passes vectors the way that CPU
+  // does (long4 in one AVX register) instead of warning that AVX vectors change the ABI, and
+  // predefines the macros the CPU warrants (__AVX2__...). The builtin library, compiled for
+  // the baseline ABI, is adapted where it differs at link time (SplitLibrary::link_into).
+  if (llvm::Triple(target.triple).isX86()) {
+    if (!target.cpu.empty()) args.insert(args.end(), {"-target-cpu", target.cpu});
+    llvm::SmallVector<llvm::StringRef, 64> features;
+    llvm::StringRef(target.features).split(features, ',', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef feature : features)
+      args.insert(args.end(), {"-target-feature", feature.str()});
+  }
   if (options.cl_cpp) {
     args.insert(args.begin() + 2, {"-x", "clcpp"});
   } else {
@@ -177,11 +189,11 @@ FrontendResult run_frontend(llvm::LLVMContext& context, std::string_view source,
   // header then comes from the copy embedded in Manifold.
   const std::string base_header = MANIFOLD_CLANG_RESOURCE_DIR "/include/opencl-c-base.h";
   if (manifold_opencl_c_base_header_size && !llvm::sys::fs::exists(base_header))
-    memory->addFile(base_header, 0,
-                    llvm::MemoryBuffer::getMemBuffer(
-                        llvm::StringRef(manifold_opencl_c_base_header,
-                                        manifold_opencl_c_base_header_size),
-                        base_header, false));
+    memory->addFile(
+        base_header, 0,
+        llvm::MemoryBuffer::getMemBuffer(
+            llvm::StringRef(manifold_opencl_c_base_header, manifold_opencl_c_base_header_size),
+            base_header, false));
   overlay->pushOverlay(memory);
 
   std::string log;
@@ -220,8 +232,7 @@ FrontendResult run_frontend(llvm::LLVMContext& context, std::string_view source,
   if (ok && module) {
     // Clang always gets -cl-kernel-arg-info (the runtime needs qualifiers and types), but
     // clGetKernelArgInfo answers only for programs built with it: the module says which.
-    if (options.kernel_arg_info)
-      module->addModuleFlag(llvm::Module::Max, kArgInfoRequestedFlag, 1);
+    if (options.kernel_arg_info) module->addModuleFlag(llvm::Module::Max, kArgInfoRequestedFlag, 1);
     result.module = std::move(module);
   }
   return result;

@@ -7,6 +7,7 @@
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/Demangle/Demangle.h>
 #include <llvm/IR/Function.h>
+#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
@@ -135,6 +136,85 @@ SplitLibrary::SplitLibrary(const llvm::MemoryBufferRef& bitcode)
     : parts_(std::make_unique<Parts>(bitcode)) {}
 SplitLibrary::~SplitLibrary() = default;
 
+namespace {
+
+// A program's declaration of a library function whose signature differs from the library's
+// definition: clang passed a vector argument the way the program's CPU does (an AVX register)
+// while the library, compiled for the baseline ABI, takes it in memory (byval).
+struct AbiMismatch {
+  llvm::Function* declaration;  // renamed out of the way before linking
+  std::string name;             // the library's function, linked under this name
+};
+
+// Renames the program's declarations that `part` defines with another signature, so that the
+// part links beside them; define_abi_adapters then gives each a body calling the library.
+std::vector<AbiMismatch> set_aside_abi_mismatches(llvm::Module& module, const llvm::Module& part) {
+  std::vector<AbiMismatch> mismatches;
+  for (llvm::Function& function : module) {
+    if (!function.isDeclaration() || function.isIntrinsic() || function.use_empty()) continue;
+    const llvm::Function* definition = part.getFunction(function.getName());
+    if (!definition || definition->isDeclaration() ||
+        definition->getFunctionType() == function.getFunctionType())
+      continue;
+    std::string name = function.getName().str();
+    function.setName(name + ".abi");
+    // A declaration under the library's name and signature: the linker then brings the
+    // definition in (it links only what the module declares).
+    llvm::Function::Create(definition->getFunctionType(), llvm::GlobalValue::ExternalLinkage, name,
+                           module);
+    mismatches.push_back({&function, std::move(name)});
+  }
+  return mismatches;
+}
+
+// The adapter: arguments the library takes byval are stored to a temporary and passed by
+// address, the rest as they are. Inlined into every caller, so no memory traffic remains.
+bool define_abi_adapters(llvm::Module& module, const std::vector<AbiMismatch>& mismatches,
+                         std::string* log) {
+  for (const AbiMismatch& mismatch : mismatches) {
+    llvm::Function* adapter = mismatch.declaration;
+    llvm::Function* library = module.getFunction(mismatch.name);
+    auto fail = [&] {
+      *log += "internal error: the builtin library's " + mismatch.name +
+              " has a calling convention the program cannot be adapted to\n";
+      return false;
+    };
+    if (!library || library->arg_size() != adapter->arg_size() ||
+        library->getReturnType() != adapter->getReturnType())
+      return fail();
+    llvm::BasicBlock* entry = llvm::BasicBlock::Create(module.getContext(), "entry", adapter);
+    llvm::IRBuilder<> b(entry);
+    std::vector<llvm::Value*> arguments;
+    for (unsigned i = 0; i < library->arg_size(); ++i) {
+      llvm::Value* argument = adapter->getArg(i);
+      llvm::Type* expected = library->getArg(i)->getType();
+      if (argument->getType() == expected) {
+        arguments.push_back(argument);
+        continue;
+      }
+      llvm::Type* in_memory = library->getParamByValType(i);
+      if (!in_memory || in_memory != argument->getType()) return fail();
+      llvm::AllocaInst* temporary = b.CreateAlloca(in_memory);
+      if (llvm::MaybeAlign alignment = library->getParamAlign(i))
+        temporary->setAlignment(std::max(*alignment, temporary->getAlign()));
+      b.CreateStore(argument, temporary);
+      arguments.push_back(temporary);
+    }
+    llvm::CallInst* call = b.CreateCall(library, arguments);
+    call->setAttributes(library->getAttributes());
+    if (adapter->getReturnType()->isVoidTy())
+      b.CreateRetVoid();
+    else
+      b.CreateRet(call);
+    adapter->setLinkage(llvm::GlobalValue::InternalLinkage);
+    adapter->addFnAttr(llvm::Attribute::AlwaysInline);
+    adapter->removeFnAttr(llvm::Attribute::NoInline);
+  }
+  return true;
+}
+
+}  // namespace
+
 bool SplitLibrary::link_into(llvm::Module& module, std::string* log) const {
   if (!parts_->error.empty()) {
     *log += "internal error: cannot read the builtin library: " + parts_->error + "\n";
@@ -147,6 +227,7 @@ bool SplitLibrary::link_into(llvm::Module& module, std::string* log) const {
       if (auto part = parts_->part_defining(value.getName())) needed.insert(*part);
     }
     if (needed.empty()) return true;
+    std::vector<std::unique_ptr<llvm::Module>> library_parts;
     for (unsigned part : needed) {
       auto library_part = parts_->load(part, module.getContext());
       if (!library_part) {
@@ -156,12 +237,24 @@ bool SplitLibrary::link_into(llvm::Module& module, std::string* log) const {
       }
       (*library_part)->setTargetTriple(module.getTargetTriple());
       (*library_part)->setDataLayout(module.getDataLayout());
-      if (llvm::Linker::linkModules(module, std::move(*library_part),
+      library_parts.push_back(std::move(*library_part));
+    }
+    // Every mismatching declaration steps aside before any part links: a part's own calls of
+    // a function another part defines (float16 sinpi calling float8 sinpi) must bind to the
+    // library's signature, not to the program's declaration of the same name.
+    std::vector<AbiMismatch> mismatches;
+    for (const auto& library_part : library_parts) {
+      std::vector<AbiMismatch> found = set_aside_abi_mismatches(module, *library_part);
+      mismatches.insert(mismatches.end(), found.begin(), found.end());
+    }
+    for (auto& library_part : library_parts) {
+      if (llvm::Linker::linkModules(module, std::move(library_part),
                                     llvm::Linker::LinkOnlyNeeded)) {
         *log += "internal error: linking the builtin library failed\n";
         return false;
       }
     }
+    if (!define_abi_adapters(module, mismatches, log)) return false;
   }
 }
 

@@ -347,6 +347,86 @@ bool false_edge_is_idle(const llvm::BranchInst* branch, const BlockSet& barriers
   return false;
 }
 
+bool has_barriers(Function& kernel) {
+  for (BasicBlock& block : kernel)
+    for (Instruction& inst : block)
+      if (is_barrier(&inst)) return true;
+  return false;
+}
+
+// Whether the kernel runs faster one work-item at a time (the item-loop form) than
+// vectorized across work-items, decided from the kernel's own vector types:
+// - its work is mostly done in vectors of two registers or more (uint16 hash rounds on
+//   256-bit registers): each of its operations is already full SIMD work, while the work-group
+//   form splits the vectors into scalars and packs them again across work-items, with gathers
+//   where a work-item's vector sits in contiguous memory (16-element strides are too wide for
+//   the vectorizer's interleaved loads; 8-element ones are not, so uint8 hash rounds without
+//   loops stay ahead in the work-group form);
+// - or its work is mostly in narrower vectors and its loops carry many vector lanes from one
+//   iteration to the next (8 float2 accumulators): the work-group form runs each iteration of
+//   such a loop for all work-items in turn, storing and reloading every carried lane in
+//   per-work-item arrays;
+// - or those loops load and store only each work-item's own vectors (below).
+// Scalar code, and narrow vectors with little loop state (float4 pixels, an n-body step's
+// float3 accumulator), keep the work-group form, which fills the registers across work-items.
+// Work is counted in lanes of arithmetic, loads and stores; 64-bit integer scalars are taken
+// for index arithmetic.
+bool prefers_item_loop(Function& kernel, unsigned register_bits) {
+  uint64_t full_lanes = 0, narrow_lanes = 0, scalar_lanes = 0;
+  for (BasicBlock& block : kernel)
+    for (Instruction& inst : block) {
+      llvm::Type* type = inst.getType();
+      if (auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst))
+        type = store->getValueOperand()->getType();
+      const bool work = llvm::isa<llvm::BinaryOperator>(inst) || llvm::isa<llvm::LoadInst>(inst) ||
+                        llvm::isa<llvm::StoreInst>(inst) || llvm::isa<llvm::SelectInst>(inst) ||
+                        llvm::isa<llvm::CmpInst>(inst) || llvm::isa<llvm::CastInst>(inst) ||
+                        llvm::isa<llvm::IntrinsicInst>(inst);
+      if (!work || type->isVoidTy() || type->isPointerTy()) continue;
+      auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(type);
+      if (!vector) {
+        if (!type->isIntegerTy(64)) ++scalar_lanes;
+        continue;
+      }
+      const uint64_t bits = vector->getPrimitiveSizeInBits().getFixedValue();
+      (bits >= 2 * register_bits ? full_lanes : narrow_lanes) += vector->getNumElements();
+    }
+  if (full_lanes > 0 && full_lanes >= 4 * (narrow_lanes + scalar_lanes)) return true;
+  if (full_lanes + narrow_lanes == 0 || full_lanes + narrow_lanes < 4 * scalar_lanes) return false;
+  constexpr uint64_t kManyCarriedLanes = 16;
+  llvm::DominatorTree dominators(kernel);
+  llvm::LoopInfo loops(dominators);
+  uint64_t carried_lanes = 0;
+  for (llvm::Loop* loop : loops.getLoopsInPreorder())
+    for (llvm::PHINode& phi : loop->getHeader()->phis())
+      if (auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(phi.getType()))
+        carried_lanes += vector->getNumElements();
+  if (carried_lanes >= kManyCarriedLanes) return true;
+  // Loops that load and store only each work-item's own vectors (a streaming read of float4
+  // elements): the work-group form turns every such access into a strided one across
+  // work-items. A vector every work-item loads alike (an n-body step's other body) is a single
+  // broadcast there instead, which keeps that form ahead.
+  const Divergence divergence(kernel);
+  bool per_item_access = false;
+  for (llvm::Loop* loop : loops.getLoopsInPreorder())
+    for (BasicBlock* block : loop->blocks())
+      for (Instruction& inst : *block) {
+        const Value* address = nullptr;
+        llvm::Type* type = nullptr;
+        if (auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst)) {
+          address = load->getPointerOperand();
+          type = load->getType();
+        } else if (auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst)) {
+          address = store->getPointerOperand();
+          type = store->getValueOperand()->getType();
+        }
+        if (!address || !llvm::isa<llvm::FixedVectorType>(type)) continue;
+        if (!divergence.divergent(address)) return false;
+        per_item_access = true;
+      }
+  return per_item_access;
+}
+
 struct Region {
   unsigned id;
   BasicBlock* start;
@@ -354,10 +434,18 @@ struct Region {
 };
 
 // Per-kernel lowering state.
+// What a lowering builds from a kernel: the work-group function (work-items vectorized
+// across, barriers as regions) or the item-loop function (one work-item after another, the
+// kernel's own vectors kept, barriers dropped: compiler/binary_format.h, KernelExec).
+enum class Form { WorkGroup, ItemLoop };
+
 class KernelLowering {
  public:
-  KernelLowering(llvm::Module& module, Function& kernel, KernelInfo& info, KernelExec& exec)
-      : module_(module),
+  KernelLowering(llvm::Module& module, Function& kernel, KernelInfo& info, KernelExec& exec,
+                 Form form = Form::WorkGroup, std::string entry_name = {})
+      : form_(form),
+        entry_name_(entry_name.empty() ? (kernel.getName() + ".wg").str() : std::move(entry_name)),
+        module_(module),
         kernel_(kernel),
         info_(info),
         exec_(exec),
@@ -393,7 +481,10 @@ class KernelLowering {
                       const std::vector<BasicBlock*>& clones);
   Function* placeholder(const char* name, llvm::Type* arg);
   Value* rematerialize_tree_before(Value* original, llvm::BasicBlock::iterator where);
+  void drop_barriers();
 
+  const Form form_;
+  const std::string entry_name_;
   llvm::Module& module_;
   Function& kernel_;
   KernelInfo& info_;
@@ -458,6 +549,14 @@ Value* KernelLowering::rematerialize_tree_before(Value* original,
     operand.set(rematerialize_tree_before(operand.get(), where));
   copy->insertBefore(where);
   return copy;
+}
+
+// The item-loop form runs a group's work-items one after another: only right for groups of
+// one work-item or kernels without barriers, where a barrier has nothing to wait for.
+void KernelLowering::drop_barriers() {
+  for (BasicBlock& block : kernel_)
+    for (Instruction& inst : llvm::make_early_inc_range(block))
+      if (is_barrier(&inst)) inst.eraseFromParent();
 }
 
 // Innermost loops that every work-item runs the same number of times get barriers on the
@@ -969,7 +1068,7 @@ KernelLowering::RegionEnd KernelLowering::emit_region(Region& region, Function* 
         all_parallel = false;
         continue;
       }
-      if (inst.mayReadOrWriteMemory())
+      if (form_ == Form::WorkGroup && inst.mayReadOrWriteMemory())
         inst.setMetadata(llvm::LLVMContext::MD_access_group, access_group);
     }
   }
@@ -998,17 +1097,26 @@ KernelLowering::RegionEnd KernelLowering::emit_region(Region& region, Function* 
     Value* x_next = b.CreateAdd(x, llvm::ConstantInt::get(i64_, 1), "lx.next", true, true);
     auto* x_branch = b.CreateCondBr(b.CreateICmpULT(x_next, x_end), x_header, y_latch);
     x->addIncoming(x_next, x_latch);
-    // The x loop runs independent work-items: tell the vectorizer.
     llvm::SmallVector<llvm::Metadata*, 3> loop_md = {nullptr};
-    if (all_parallel)
-      loop_md.push_back(llvm::MDNode::get(
-          c, {llvm::MDString::get(c, "llvm.loop.parallel_accesses"), access_group}));
     loop_md.push_back(llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.mustprogress")}));
-    // One vector of work-items per iteration: groups are often just one vector wide (16x16 with
-    // AVX-512), and interleaving would send them all to the epilogue.
-    loop_md.push_back(
-        llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.interleave.count"),
-                              llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(i32_, 1))}));
+    if (form_ == Form::WorkGroup) {
+      // The x loop runs independent work-items: tell the vectorizer.
+      if (all_parallel)
+        loop_md.push_back(llvm::MDNode::get(
+            c, {llvm::MDString::get(c, "llvm.loop.parallel_accesses"), access_group}));
+      // One vector of work-items per iteration: groups are often just one vector wide (16x16
+      // with AVX-512), and interleaving would send them all to the epilogue.
+      loop_md.push_back(
+          llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.interleave.count"),
+                                llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(i32_, 1))}));
+    } else {
+      // One work-item per iteration, as written: the kernel's own vectors are the SIMD, and
+      // copies of the whole kernel body would cost compile time for groups of one item.
+      loop_md.push_back(
+          llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.vectorize.enable"),
+                                llvm::ConstantAsMetadata::get(llvm::ConstantInt::getFalse(c))}));
+      loop_md.push_back(llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.unroll.disable")}));
+    }
     llvm::MDNode* loop_id = llvm::MDNode::getDistinct(c, loop_md);
     loop_id->replaceOperandWith(0, loop_id);
     x_branch->setMetadata(llvm::LLVMContext::MD_loop, loop_id);
@@ -1063,8 +1171,10 @@ KernelLowering::RegionEnd KernelLowering::emit_region(Region& region, Function* 
 Function* KernelLowering::build_work_group_function() {
   llvm::LLVMContext& c = context_;
   auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(c), {ptr_, ptr_}, false);
-  Function* wg = Function::Create(type, llvm::GlobalValue::ExternalLinkage,
-                                  kernel_.getName() + ".wg", module_);
+  Function* wg = Function::Create(type, llvm::GlobalValue::ExternalLinkage, entry_name_, module_);
+  // The item-loop form keeps the kernel's vector types: the CPU pipeline's scalarizer passes
+  // it by (compiler/cpu_pipeline.cpp).
+  if (form_ == Form::ItemLoop) wg->addFnAttr(kKeepVectorsAttribute);
   wg->setCallingConv(llvm::CallingConv::C);
   wg->addFnAttr(llvm::Attribute::NoUnwind);
   wg->addFnAttr(llvm::Attribute::NoRecurse);
@@ -1189,6 +1299,13 @@ bool KernelLowering::run(std::string* error) {
     if (global.getAddressSpace() == 3) locals.push_back(&global);
   if (!locals.empty()) llvm::convertUsersOfConstantsToInstructions(locals, &kernel_);
 
+  if (form_ == Form::ItemLoop) {
+    drop_barriers();
+    form_regions();
+    build_work_group_function();
+    exec_.item_loop_symbol = entry_name_;
+    return true;
+  }
   insert_implicit_loop_barriers();
   split_at_barriers();
   exec_.has_barriers = !barrier_blocks_.empty();
@@ -1207,7 +1324,7 @@ bool KernelLowering::run(std::string* error) {
   }
   form_regions();
   build_work_group_function();
-  exec_.entry_symbol = (kernel_.getName() + ".wg").str();
+  exec_.entry_symbol = entry_name_;
   exec_.scratch_bytes_per_item = slot_bytes_ + private_bytes_;
   info_.local_mem_size = exec_.static_local_size;
   info_.private_mem_size = private_estimate;
@@ -1218,7 +1335,8 @@ bool KernelLowering::run(std::string* error) {
 }  // namespace
 
 bool form_work_group_functions(llvm::Module& module, std::vector<KernelInfo>& kernels,
-                               std::vector<KernelExec>& execs, std::string* error) {
+                               std::vector<KernelExec>& execs, unsigned vector_register_bits,
+                               std::string* error) {
   execs.assign(kernels.size(), KernelExec{});
   for (size_t i = 0; i < kernels.size(); ++i) {
     Function* kernel = module.getFunction(kernels[i].name);
@@ -1226,8 +1344,21 @@ bool form_work_group_functions(llvm::Module& module, std::vector<KernelInfo>& ke
       if (error) *error = "internal error: kernel " + kernels[i].name + " has no body";
       return false;
     }
+    // The item-loop form starts from a copy of the kernel as written: the work-group form's
+    // lowering rewrites the kernel itself.
+    llvm::ValueToValueMapTy copy_map;
+    Function* copy = llvm::CloneFunction(kernel, copy_map);
+    const bool barriers = has_barriers(*kernel);
+    execs[i].item_loop_fits_any_group = !barriers;
+    execs[i].item_loop_preferred = !barriers && prefers_item_loop(*kernel, vector_register_bits);
     KernelLowering lowering(module, *kernel, kernels[i], execs[i]);
     if (!lowering.run(error)) return false;
+    KernelInfo unused_info = kernels[i];
+    KernelLowering item_loop(module, *copy, unused_info, execs[i], Form::ItemLoop,
+                             kernels[i].name + ".items");
+    if (!item_loop.run(error)) return false;
+    copy->replaceAllUsesWith(llvm::PoisonValue::get(copy->getType()));
+    copy->eraseFromParent();
   }
   // The kernels themselves are no longer called by anyone: the work-group functions replaced
   // them. Drop them, then everything only they used.

@@ -56,7 +56,15 @@ constexpr unsigned kGroupId = 0, kLocalSize = 3, kEnqueuedLocalSize = 6, kNumGro
 // memory sizes in kernels. Afterwards the module has no work-item builtins, barriers or
 // convergent attributes left. False with *error on an internal problem (reported as a link
 // failure, never a crash).
+//
+// Each kernel also gets "<kernel>.items", the item-loop form (KernelExec::item_loop_symbol),
+// marked with kKeepVectorsAttribute. vector_register_bits: the width of the vectors the target
+// computes with, for deciding which form a kernel prefers.
 bool form_work_group_functions(llvm::Module& module, std::vector<KernelInfo>& kernels,
-                               std::vector<KernelExec>& execs, std::string* error);
+                               std::vector<KernelExec>& execs, unsigned vector_register_bits,
+                               std::string* error);
+
+// Function attribute of the item-loop functions: the pipeline keeps their vector types.
+inline constexpr const char* kKeepVectorsAttribute = "manifold-keep-vectors";
 
 }  // namespace manifold::compiler

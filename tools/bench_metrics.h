@@ -30,6 +30,37 @@ inline constexpr MetricInfo kMetrics[] = {
     {"d2h_pageable_gbs", "GB/s", true, "64 MiB clEnqueueReadBuffer into malloc'd memory"},
     {"h2d_pinned_gbs", "GB/s", true, "64 MiB write from a mapped CL_MEM_ALLOC_HOST_PTR buffer"},
     {"d2h_pinned_gbs", "GB/s", true, "64 MiB read into a mapped CL_MEM_ALLOC_HOST_PTR buffer"},
+    // Kernels written with OpenCL's vector types, as GPU-tuned and PoCL-tuned code is.
+    {"read_float_gbs", "GB/s", true, "streaming read, float loads, 16 per work-item"},
+    {"read_float2_gbs", "GB/s", true, "streaming read, float2 loads"},
+    {"read_float4_gbs", "GB/s", true, "streaming read, float4 loads"},
+    {"read_float8_gbs", "GB/s", true, "streaming read, float8 loads"},
+    {"read_float16_gbs", "GB/s", true, "streaming read, float16 loads"},
+    {"mad_float_gflops", "GFLOP/s", true, "8 chains of x = x*a + b, float"},
+    {"mad_float2_gflops", "GFLOP/s", true, "the same on float2"},
+    {"mad_float4_gflops", "GFLOP/s", true, "the same on float4"},
+    {"mad_float8_gflops", "GFLOP/s", true, "the same on float8"},
+    {"mad_float16_gflops", "GFLOP/s", true, "the same on float16"},
+    {"mad_uint_gops", "GOP/s", true, "8 chains of x = x*a + b, uint (wrapping)"},
+    {"mad_uint2_gops", "GOP/s", true, "the same on uint2"},
+    {"mad_uint4_gops", "GOP/s", true, "the same on uint4"},
+    {"mad_uint8_gops", "GOP/s", true, "the same on uint8"},
+    {"mad_uint16_gops", "GOP/s", true, "the same on uint16"},
+    {"mad_double_gflops", "GFLOP/s", true, "8 chains of x = x*a + b, double"},
+    {"mad_double2_gflops", "GFLOP/s", true, "the same on double2"},
+    {"mad_double4_gflops", "GFLOP/s", true, "the same on double4"},
+    {"mad_double8_gflops", "GFLOP/s", true, "the same on double8"},
+    {"mad_double16_gflops", "GFLOP/s", true, "the same on double16"},
+    {"hash_uint_mlanes", "M lanes/s", true, "64 MD5-style steps (add, bitselect, rotate), uint"},
+    {"hash_uint4_mlanes", "M lanes/s", true, "the same on uint4, one lane per element"},
+    {"hash_uint8_mlanes", "M lanes/s", true, "the same on uint8"},
+    {"hash_uint16_mlanes", "M lanes/s", true, "the same on uint16"},
+    {"loop_uint16_local1_melems", "M elem-iter/s", true,
+     "uint16 add/xor loop, work-groups of one work-item"},
+    {"groups_of_one_finish_ms", "ms", false,
+     "2048 work-groups of one item (integer loop), host waits in clFinish"},
+    {"groups_of_one_poll_ms", "ms", false,
+     "the same, host polls the event status with 1 ms sleeps"},
     {"build_cold_ms", "ms", false,
      "small program, source to first result, caches off, fresh process"},
     {"build_cached_ms", "ms", false, "the same in a later process with the program cache on"},
@@ -56,11 +87,12 @@ struct BenchSizes {
   int nbody_bodies;
   int nbody_repeats;
   int build_samples;
+  int vector_repeats;  // the vector-typed kernels (slow on some platforms)
 };
 
 inline BenchSizes bench_sizes(bool quick) {
-  if (quick) return {300, 5000, size_t{64} << 20, 4, 512, 2, 4096, 2, 1};
-  return {2000, 20000, size_t{64} << 20, 10, 1024, 3, 8192, 3, 3};
+  if (quick) return {300, 5000, size_t{64} << 20, 4, 512, 2, 4096, 2, 1, 2};
+  return {2000, 20000, size_t{64} << 20, 10, 1024, 3, 8192, 3, 3, 5};
 }
 
 }  // namespace manifold_tool

@@ -1,6 +1,7 @@
 #include "backends/cpu/cpu_device.h"
 
 #include <hwloc.h>
+#include <oneapi/tbb/global_control.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +18,25 @@
 
 namespace manifold::cpu {
 namespace {
+
+// A device of N compute units runs its kernels on N threads, whether or not the application
+// thread waits inside Manifold (clFinish joins the arena and works; an application polling
+// clGetEventInfo does not). So N worker slots, plus one slot kept for a joining application
+// thread: without it the joiner finds the slots taken by workers still lingering after the
+// last command and hands its work to them instead, tens of microseconds per enqueue + clFinish
+// round trip. While an application thread works inside, N + 1 threads share the N cores.
+// oneTBB's thread pool holds one worker fewer than the cores by default, counting on the
+// application thread: a global_control raises it to N for the process (one made by the
+// application with a lower limit still wins: oneTBB takes the smallest).
+void initialize_arena(tbb::task_arena& arena, unsigned threads) {
+  static const unsigned pool_threads = [] {
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    static tbb::global_control workers(tbb::global_control::max_allowed_parallelism, cores + 1);
+    return cores;
+  }();
+  const unsigned workers = std::max(1u, std::min(threads, pool_threads));
+  arena.initialize(static_cast<int>(workers + 1), /*reserved_for_masters=*/1);
+}
 
 struct HostFacts {
   std::string model = "Unknown CPU", vendor = "Unknown vendor";
@@ -155,8 +175,18 @@ CpuDevice::CpuDevice() : target_(compiler::host_cpu_target()) {
                        CL_FP_ROUND_TO_INF | CL_FP_FMA;
   if (target_.fp64) d.double_fp_config = d.single_fp_config;
   const unsigned vb = vector_bytes(target_);
-  const cl_uint widths[7] = {
-      vb, vb / 2, vb / 4, vb / 8, vb / 4, target_.fp64 ? vb / 8 : 0, target_.fp16 ? vb / 2 : 0};
+  // Elements of each type in one vector register, at most 16: OpenCL C has no wider vectors,
+  // and applications that pick their vector type from these (hash crackers) take them as
+  // widths to compile with. Kernels in vectors this wide run one work-item at a time with each
+  // operation a full SIMD operation (the item-loop form, compiler/workgroup.h).
+  auto lanes = [](unsigned elements) { return std::min(elements, 16u); };
+  const cl_uint widths[7] = {lanes(vb),
+                             lanes(vb / 2),
+                             lanes(vb / 4),
+                             lanes(vb / 8),
+                             lanes(vb / 4),
+                             target_.fp64 ? lanes(vb / 8) : 0,
+                             target_.fp16 ? lanes(vb / 2) : 0};
   std::copy(std::begin(widths), std::end(widths), d.preferred_vector_width);
   std::copy(std::begin(widths), std::end(widths), d.native_vector_width);
   d.preferred_work_group_size_multiple = vb / 4;  // floats per vector register
@@ -184,7 +214,7 @@ CpuDevice::CpuDevice() : target_(compiler::host_cpu_target()) {
   const size_t hd = std::hash<std::string>{}(d.driver_version);
   std::memcpy(d.driver_uuid.data(), &hd, sizeof(hd));
 
-  arena_.initialize(static_cast<int>(d.max_compute_units));
+  initialize_arena(arena_, d.max_compute_units);
 }
 
 CpuDevice::CpuDevice(CpuDevice& parent, cl_uint compute_units, cl_device_partition_property,
@@ -195,7 +225,7 @@ CpuDevice::CpuDevice(CpuDevice& parent, cl_uint compute_units, cl_device_partiti
   info_.partition_max_sub_devices = compute_units;
   parent_ = Ref<Device>(&parent);
   partition_type_ = std::move(partition_type);
-  arena_.initialize(static_cast<int>(compute_units));
+  initialize_arena(arena_, compute_units);
 }
 
 CpuDevice::CpuDevice(EmulatedGpu gpu) : CpuDevice() {

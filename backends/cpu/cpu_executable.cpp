@@ -43,6 +43,7 @@ class CpuExecutable::Impl {
   std::vector<KernelInfo> kernels;
   std::vector<KernelExec> execs;
   std::vector<WorkGroupFunction> entries;
+  std::vector<WorkGroupFunction> item_loop_entries;  // null where the binary has none
 };
 
 namespace {
@@ -189,6 +190,15 @@ std::unique_ptr<CpuExecutable> CpuExecutable::load(std::span<const uint8_t> bina
       return fail("cannot compile kernel entry " + exec.entry_symbol + ": " +
                   llvm::toString(address.takeError()));
     impl->entries.push_back(address->toPtr<WorkGroupFunction>());
+    WorkGroupFunction item_loop = nullptr;
+    if (!exec.item_loop_symbol.empty()) {
+      auto item_loop_address = (*jit)->lookup(exec.item_loop_symbol);
+      if (!item_loop_address)
+        return fail("cannot compile kernel entry " + exec.item_loop_symbol + ": " +
+                    llvm::toString(item_loop_address.takeError()));
+      item_loop = item_loop_address->toPtr<WorkGroupFunction>();
+    }
+    impl->item_loop_entries.push_back(item_loop);
   }
   impl->jit = std::move(*jit);
   impl->kernels = std::move(program->kernels);
@@ -211,7 +221,6 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
   if (index == impl_->kernels.size()) return;
   const KernelInfo& info = impl_->kernels[index];
   const KernelExec& exec = impl_->execs[index];
-  WorkGroupFunction entry = impl_->entries[index];
 
   // The context keeps the whole NDRange's sizes; only the groups of this launch run:
   // [first[d], first[d] + count[d]) in each dimension.
@@ -245,6 +254,18 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
   }
   const uint64_t items_per_group =
       shape.enqueued_local_size[0] * shape.enqueued_local_size[1] * shape.enqueued_local_size[2];
+  // A group of one work-item runs as straight code (the item-loop form: no per-work-item
+  // arrays, no regions, the kernel's own vectors as SIMD). So do small groups of kernels
+  // without barriers, which would not fill one vector of work-items (the work-group form's
+  // vector loop needs 8 or 16), and larger groups of kernels that prefer it (compiler/
+  // workgroup.cpp, prefers_item_loop).
+  constexpr uint64_t kSmallGroup = 8;
+  WorkGroupFunction entry = impl_->entries[index];
+  if (WorkGroupFunction item_loop = impl_->item_loop_entries[index];
+      item_loop &&
+      (items_per_group == 1 || (exec.item_loop_fits_any_group &&
+                                (items_per_group < kSmallGroup || exec.item_loop_preferred))))
+    entry = item_loop;
   const uint64_t scratch_bytes = exec.scratch_bytes_per_item * items_per_group;
   const uint64_t scratch_offset = align_up(local_bytes, 128);
   const uint64_t collective_offset = align_up(scratch_offset + scratch_bytes, 128);

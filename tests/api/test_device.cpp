@@ -316,6 +316,20 @@ TEST_F(DeviceQueries, SaneValues) {
                            CL_DEVICE_NATIVE_VECTOR_WIDTH_INT, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT}) {
     EXPECT_GE(deviceInfo<cl_uint>(device_, p), 1u) << "0x" << std::hex << p;
   }
+  // Applications compile with the vector type these name (hash crackers pick uintN from
+  // them): a width OpenCL C has no type for (char64 on AVX-512) would break them.
+  for (cl_device_info p : {CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR, CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT,
+                           CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT, CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG,
+                           CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE,
+                           CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF, CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR,
+                           CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT, CL_DEVICE_NATIVE_VECTOR_WIDTH_INT,
+                           CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT,
+                           CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE, CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF}) {
+    const cl_uint width = deviceInfo<cl_uint>(device_, p);
+    EXPECT_TRUE(width == 0 || width == 1 || width == 2 || width == 3 || width == 4 || width == 8 ||
+                width == 16)
+        << "0x" << std::hex << p << ": " << std::dec << width;
+  }
 
   cl_uint cacheType = deviceInfo<cl_device_mem_cache_type>(device_, CL_DEVICE_GLOBAL_MEM_CACHE_TYPE);
   EXPECT_TRUE(cacheType == CL_NONE || cacheType == CL_READ_ONLY_CACHE || cacheType == CL_READ_WRITE_CACHE);

@@ -246,6 +246,51 @@ TEST_F(QueueApi, FinishWaitsForEveryCommand) {
   }
 }
 
+// A kernel's work-groups run on every compute unit even when no application thread waits
+// inside the platform: here the application polls the event's status with short sleeps, as
+// many do. Each group announces itself in a counter and waits (bounded) to see another group
+// running at the same time; with a single thread running the groups none ever does.
+TEST_F(QueueApi, KernelUsesSeveralComputeUnitsWhileTheApplicationPolls) {
+  SKIP_IF_KERNELS_COMPUTE_NOTHING(device_);
+  cl_uint units = 0;
+  ASSERT_CL(CL_SUCCESS,
+            clGetDeviceInfo(device_, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(units), &units, nullptr));
+  if (units < 2) GTEST_SKIP() << "the device has one compute unit";
+  const char* source = R"(
+    kernel void meet(global int* running, global int* met, int spins) {
+      atomic_inc(running);
+      int seen = 0;
+      for (int i = 0; i < spins && !seen; ++i) seen = atomic_or(running, 0) >= 2;
+      if (seen) atomic_inc(met);
+      atomic_dec(running);
+    })";
+  cl_int err = -1;
+  Program program(clCreateProgramWithSource(context_, 1, &source, nullptr, &err));
+  ASSERT_ERR(CL_SUCCESS, err);
+  ASSERT_CL(CL_SUCCESS, clBuildProgram(program, 1, &device_, "", nullptr, nullptr));
+  Kernel kernel(clCreateKernel(program, "meet", &err));
+  ASSERT_ERR(CL_SUCCESS, err);
+  cl_int zeros[2] = {0, 0};
+  Mem running = makeBuffer(sizeof(cl_int), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, &zeros[0]);
+  Mem met = makeBuffer(sizeof(cl_int), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, &zeros[1]);
+  const cl_int spins = 20000000;  // a bound, reached only by a group that runs alone
+  cl_mem running_mem = running.get(), met_mem = met.get();
+  ASSERT_CL(CL_SUCCESS, clSetKernelArg(kernel, 0, sizeof(cl_mem), &running_mem));
+  ASSERT_CL(CL_SUCCESS, clSetKernelArg(kernel, 1, sizeof(cl_mem), &met_mem));
+  ASSERT_CL(CL_SUCCESS, clSetKernelArg(kernel, 2, sizeof(spins), &spins));
+  const size_t groups = 16, one = 1;
+  Event done;
+  ASSERT_CL(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, kernel, 1, nullptr, &groups, &one, 0,
+                                               nullptr, done.out()));
+  ASSERT_CL(CL_SUCCESS, clFlush(queue_));
+  while (eventStatus(done) > CL_COMPLETE) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_STATUS(CL_COMPLETE, eventStatus(done));
+  cl_int met_count = 0;
+  ASSERT_CL(CL_SUCCESS, clEnqueueReadBuffer(queue_, met, CL_TRUE, 0, sizeof(met_count), &met_count,
+                                            0, nullptr, nullptr));
+  EXPECT_GT(met_count, 0) << "no two work-groups ever ran at the same time";
+}
+
 TEST_F(QueueApi, SetCommandQueuePropertyIsRejected) {
   cl_command_queue_properties old = 0;
   // Deprecated since 1.1: Manifold's queue properties are fixed; the call must fail cleanly.

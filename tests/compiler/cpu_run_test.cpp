@@ -7,7 +7,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <numeric>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -839,6 +841,181 @@ TEST(CpuRun, OptimizationAndMathOptions) {
     exe->run("k", range_1d(64, 16), args, local_sizes);
     for (size_t i = 0; i < 64; ++i) ASSERT_EQ(data[i], expected[i]) << options << " " << i;
   }
+}
+
+// Wide vectors compiled for the host's real CPU features: no -Wpsabi warning ("AVX vector
+// argument ... without 'avx' enabled changes the ABI") in the build log, and calls between
+// the program's functions and the builtin library (compiled for the baseline ABI, adapted at
+// link time) pass the vectors correctly.
+TEST(CpuRun, WideVectorsBuildWithoutAbiWarnings) {
+  const char* source = R"(
+    long4 scaled(long4 v, long s) { return v * s; }
+    double8 shifted(double8 v) { return v + (double8)(0.5); }
+    __kernel void wide(__global long4* l, __global double8* d, __global long16* w) {
+      size_t i = get_global_id(0);
+      l[i] = max(scaled(l[i], 3), (long4)(10));
+      d[i] = fmax(shifted(d[i]), (double8)(2.0));
+      w[i] = clamp(w[i], (long16)(-5), (long16)(5)) + (long)abs_diff(w[i], (long16)(0)).s0;
+    })";
+  BuildOutput out = build(source, "", host());
+  ASSERT_TRUE(out.success) << out.log;
+  EXPECT_EQ(out.log.find("-Wpsabi"), std::string::npos) << out.log;
+  EXPECT_EQ(out.log.find("changes the ABI"), std::string::npos) << out.log;
+  std::string error;
+  auto exe = CpuExecutable::load(out.binary, host(), &error);
+  ASSERT_NE(exe, nullptr) << error;
+  // OpenCL buffers are aligned to their largest vector type: the kernel may use aligned loads.
+  const size_t n = 37;
+  auto aligned = [](size_t bytes) {
+    return std::unique_ptr<void, decltype(&std::free)>(std::aligned_alloc(128, bytes), &std::free);
+  };
+  auto l_memory = aligned(4 * n * 8), d_memory = aligned(8 * n * 8), w_memory = aligned(16 * n * 8);
+  std::span<int64_t> l(static_cast<int64_t*>(l_memory.get()), 4 * n);
+  std::span<double> d(static_cast<double*>(d_memory.get()), 8 * n);
+  std::span<int64_t> w(static_cast<int64_t*>(w_memory.get()), 16 * n);
+  for (size_t i = 0; i < l.size(); ++i) l[i] = int64_t(i % 9) - 3;
+  for (size_t i = 0; i < d.size(); ++i) d[i] = double(i % 5) * 0.75;
+  for (size_t i = 0; i < w.size(); ++i) w[i] = int64_t(i % 23) - 11;
+  const std::vector<int64_t> l0(l.begin(), l.end()), w0(w.begin(), w.end());
+  const std::vector<double> d0(d.begin(), d.end());
+  void* pl = l.data();
+  void* pd = d.data();
+  void* pw = w.data();
+  const void* args[] = {&pl, &pd, &pw};
+  for (size_t local : {size_t{1}, size_t{37}}) {
+    std::copy(l0.begin(), l0.end(), l.begin());
+    std::copy(d0.begin(), d0.end(), d.begin());
+    std::copy(w0.begin(), w0.end(), w.begin());
+    exe->run("wide", range_1d(n, local), args, nullptr);
+    for (size_t i = 0; i < l.size(); ++i)
+      ASSERT_EQ(l[i], std::max<int64_t>(l0[i] * 3, 10)) << "long4 " << i << " local " << local;
+    for (size_t i = 0; i < d.size(); ++i)
+      ASSERT_EQ(d[i], std::max(d0[i] + 0.5, 2.0)) << "double8 " << i << " local " << local;
+    for (size_t i = 0; i < w.size(); ++i) {
+      const int64_t first = w0[i / 16 * 16];
+      ASSERT_EQ(w[i], std::clamp<int64_t>(w0[i], -5, 5) + (first < 0 ? -first : first))
+          << "long16 " << i << " local " << local;
+    }
+  }
+}
+
+// Groups of one work-item, small groups and kernels written in wide vectors run in the
+// item-loop form (one work-item after another, the kernel's vectors kept); the rest in the
+// work-group form. Both must compute the same: a uint16 loop (prefers the item loop at any
+// group size), a scalar kernel with a private array, and a kernel with __local memory and
+// barriers (the item loop only for groups of one, where its barriers have nothing to wait
+// for), at group sizes that pick either form.
+TEST(CpuRun, ItemLoopAndWorkGroupFormsAgree) {
+  auto exe = build_and_load(R"(
+    __kernel void wide(__global uint16* out, uint iterations) {
+      uint16 x = (uint16)(get_global_id(0) * 16) + (uint16)(0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15);
+      uint16 y = x * 3u + 1u, z = x ^ 0x5bd1e995u;
+      for (uint i = 0; i < iterations; ++i) {
+        x += y;
+        y ^= z;
+        z += x;
+      }
+      out[get_global_id(0)] = x ^ y ^ z;
+    }
+    __kernel void scalar(__global int* out) {
+      int table[8];
+      for (int i = 0; i < 8; ++i) table[i] = (int)get_global_id(0) * i;
+      out[get_global_id(0)] = table[get_global_id(0) % 8] + (int)get_local_id(0) * 1000 +
+                              (int)get_local_size(0) * 100000;
+    }
+    __kernel void shared(__global int* out, __local int* scratch) {
+      local int total;
+      size_t lid = get_local_id(0);
+      scratch[lid] = (int)get_global_id(0);
+      if (lid == 0) total = 0;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (lid == 0)
+        for (size_t i = 0; i < get_local_size(0); ++i) total += scratch[i];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      out[get_global_id(0)] = total;
+    })");
+  ASSERT_NE(exe, nullptr);
+  const size_t n = 48;
+  const uint32_t iterations = 100;
+  for (size_t local : {size_t{1}, size_t{3}, size_t{16}, size_t{48}}) {
+    alignas(64) uint32_t wide[n * 16];
+    void* p = wide;
+    const void* wide_args[] = {&p, &iterations};
+    exe->run("wide", range_1d(n, local), wide_args, nullptr);
+    for (size_t lane = 0; lane < n * 16; ++lane) {
+      uint32_t x = uint32_t(lane), y = x * 3u + 1u, z = x ^ 0x5bd1e995u;
+      for (uint32_t i = 0; i < iterations; ++i) {
+        x += y;
+        y ^= z;
+        z += x;
+      }
+      ASSERT_EQ(wide[lane], x ^ y ^ z) << "lane " << lane << " local " << local;
+    }
+    std::vector<int> out(n, -1);
+    void* q = out.data();
+    const void* scalar_args[] = {&q};
+    exe->run("scalar", range_1d(n, local), scalar_args, nullptr);
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(out[i], int(i * (i % 8) + (i % local) * 1000 + local * 100000))
+          << "item " << i << " local " << local;
+    const void* shared_args[] = {&q, nullptr};
+    const size_t local_sizes[] = {0, local * sizeof(int)};
+    exe->run("shared", range_1d(n, local), shared_args, local_sizes);
+    for (size_t i = 0; i < n; ++i) {
+      const size_t first = i / local * local;
+      ASSERT_EQ(out[i], int(local * first + local * (local - 1) / 2))
+          << "item " << i << " local " << local;
+    }
+  }
+}
+
+// Math builtins on wide vectors in one program, as piglit's generated tests have them: the
+// program calls sinpi on float8 and on float16, and the library's float16 sinpi calls its
+// float8 sinpi. The program passes float8 in a register, the library (baseline ABI) in memory:
+// the library's own call must keep its signature while the program's goes through the adapter.
+// Groups of one work-item keep the vectors (the item-loop form); groups of four vectorize
+// across work-items.
+TEST(CpuRun, SixteenWideMathInGroupsOfOneItem) {
+  auto exe = build_and_load(R"(
+    __kernel void math16(__global const float* in, __global float* out) {
+      size_t i = get_global_id(0);
+      float16 x = vload16(i, in);
+      vstore16(sinpi(x), 3 * i, out);
+      vstore16(cospi(x), 3 * i + 1, out);
+      vstore16(acosh(x + (float16)(1.0f)), 3 * i + 2, out);
+    }
+    __kernel void math8(__global const float* in, __global float* out) {
+      size_t i = get_global_id(0);
+      float8 x = vload8(i, in);
+      vstore8(sinpi(x), 3 * i, out);
+      vstore8(cospi(x), 3 * i + 1, out);
+      vstore8(acosh(x + (float8)(1.0f)), 3 * i + 2, out);
+    })");
+  ASSERT_NE(exe, nullptr);
+  const size_t n = 4;
+  alignas(64) float in[16 * n], out[3 * 16 * n];
+  for (size_t i = 0; i < 16 * n; ++i) in[i] = 0.125f * float(i) - 3.0f;
+  void* pin = in;
+  void* pout = out;
+  const void* args[] = {&pin, &pout};
+  for (size_t width : {size_t{8}, size_t{16}})
+    for (size_t local : {size_t{1}, size_t{4}}) {
+      std::fill(std::begin(out), std::end(out), -1.0f);
+      const size_t items = 16 * n / width;
+      exe->run(width == 8 ? "math8" : "math16", range_1d(items, local), args, nullptr);
+      for (size_t i = 0; i < items; ++i)
+        for (size_t lane = 0; lane < width; ++lane) {
+          const double x = in[width * i + lane];
+          const double expected[3] = {std::sin(M_PI * x), std::cos(M_PI * x),
+                                      x >= 0 ? std::acosh(x + 1.0) : 0.0};
+          for (size_t f = 0; f < 3; ++f) {
+            if (f == 2 && x < 0) continue;  // acosh below 1: NaN
+            ASSERT_NEAR(out[width * (3 * i + f) + lane], expected[f], 1e-5)
+                << "float" << width << " function " << f << " lane " << width * i + lane
+                << " local " << local;
+          }
+        }
+    }
 }
 
 }  // namespace
