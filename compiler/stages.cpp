@@ -179,8 +179,16 @@ bool define_abi_adapters(llvm::Module& module, const std::vector<AbiMismatch>& m
               " has a calling convention the program cannot be adapted to\n";
       return false;
     };
+    // Values of the same size in other types: a small vector clang coerced to an integer or a
+    // double for the baseline ABI (char4 as i32), which a program from SPIR-V passes as it is.
+    const llvm::DataLayout& layout = module.getDataLayout();
+    const auto same_bits = [&](llvm::Type* a, llvm::Type* b) {
+      return a->isSingleValueType() && b->isSingleValueType() && !a->isPointerTy() &&
+             !b->isPointerTy() && layout.getTypeSizeInBits(a) == layout.getTypeSizeInBits(b);
+    };
+    llvm::Type* returned = adapter->getReturnType();
     if (!library || library->arg_size() != adapter->arg_size() ||
-        library->getReturnType() != adapter->getReturnType())
+        (library->getReturnType() != returned && !same_bits(library->getReturnType(), returned)))
       return fail();
     llvm::BasicBlock* entry = llvm::BasicBlock::Create(module.getContext(), "entry", adapter);
     llvm::IRBuilder<> b(entry);
@@ -190,6 +198,10 @@ bool define_abi_adapters(llvm::Module& module, const std::vector<AbiMismatch>& m
       llvm::Type* expected = library->getArg(i)->getType();
       if (argument->getType() == expected) {
         arguments.push_back(argument);
+        continue;
+      }
+      if (same_bits(argument->getType(), expected)) {
+        arguments.push_back(b.CreateBitCast(argument, expected));
         continue;
       }
       llvm::Type* in_memory = library->getParamByValType(i);
@@ -202,10 +214,11 @@ bool define_abi_adapters(llvm::Module& module, const std::vector<AbiMismatch>& m
     }
     llvm::CallInst* call = b.CreateCall(library, arguments);
     call->setAttributes(library->getAttributes());
-    if (adapter->getReturnType()->isVoidTy())
+    if (returned->isVoidTy())
       b.CreateRetVoid();
     else
-      b.CreateRet(call);
+      b.CreateRet(call->getType() == returned ? static_cast<llvm::Value*>(call)
+                                              : b.CreateBitCast(call, returned));
     adapter->setLinkage(llvm::GlobalValue::InternalLinkage);
     adapter->addFnAttr(llvm::Attribute::AlwaysInline);
     adapter->removeFnAttr(llvm::Attribute::NoInline);
