@@ -44,6 +44,19 @@ BuildOutput package(ProgramBinary program, std::string log) {
   return out;
 }
 
+// A compiled object (clCompileProgram's result) of `module`, from OpenCL C or SPIR-V alike.
+BuildOutput package_object(llvm::Module& module, std::string_view options, const Target& target,
+                           std::string log) {
+  ProgramBinary program;
+  program.type = BinaryType::CompiledObject;
+  program.triple = target.triple;
+  program.options = std::string(options);
+  program.producer = producer_id();
+  program.kernels = read_kernel_infos(module);
+  program.bitcode = to_bitcode(module);
+  return package(std::move(program), std::move(log));
+}
+
 // Compiles source to an unoptimized module; the log collects clang's diagnostics.
 std::unique_ptr<llvm::Module> compile_to_module(
     llvm::LLVMContext& context, std::string_view source, const ParsedOptions& options,
@@ -113,14 +126,7 @@ BuildOutput compile(std::string_view source, std::string_view options,
   std::string log;
   auto module = compile_to_module(context, source, parsed, headers, target, &log);
   if (!module) return failure(std::move(log));
-  ProgramBinary program;
-  program.type = BinaryType::CompiledObject;
-  program.triple = target.triple;
-  program.options = std::string(options);
-  program.producer = producer_id();
-  program.kernels = read_kernel_infos(*module);
-  program.bitcode = to_bitcode(*module);
-  return package(std::move(program), std::move(log));
+  return package_object(*module, options, target, std::move(log));
 }
 
 BuildOutput link(const std::vector<std::span<const uint8_t>>& objects, std::string_view options,
@@ -264,14 +270,7 @@ BuildOutput compile_il(std::span<const uint8_t> il, std::string_view options,
   std::string log;
   auto module = read_il(context, il, parsed, target, spec_values, &log);
   if (!module) return failure(std::move(log));
-  ProgramBinary program;
-  program.type = BinaryType::CompiledObject;
-  program.triple = target.triple;
-  program.options = std::string(options);
-  program.producer = producer_id();
-  program.kernels = read_kernel_infos(*module);
-  program.bitcode = to_bitcode(*module);
-  return package(std::move(program), std::move(log));
+  return package_object(*module, options, target, std::move(log));
 }
 
 std::optional<BinaryInfo> inspect_binary(std::span<const uint8_t> binary, std::string* error) {
