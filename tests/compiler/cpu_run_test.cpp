@@ -866,8 +866,9 @@ TEST(CpuRun, WideVectorsBuildWithoutAbiWarnings) {
   ASSERT_NE(exe, nullptr) << error;
   // OpenCL buffers are aligned to their largest vector type: the kernel may use aligned loads.
   const size_t n = 37;
-  auto aligned = [](size_t bytes) {
-    return std::unique_ptr<void, decltype(&std::free)>(std::aligned_alloc(128, bytes), &std::free);
+  auto aligned = [](size_t bytes) {  // aligned_alloc wants a size that is a multiple of 128
+    return std::unique_ptr<void, decltype(&std::free)>(
+        std::aligned_alloc(128, (bytes + 127) / 128 * 128), &std::free);
   };
   auto l_memory = aligned(4 * n * 8), d_memory = aligned(8 * n * 8), w_memory = aligned(16 * n * 8);
   std::span<int64_t> l(static_cast<int64_t*>(l_memory.get()), 4 * n);
