@@ -145,25 +145,28 @@ void SvmSpace::give_back(size_t offset, size_t bytes) {
   }
 }
 
+// The first chunk of `chunks` that reaches past `first` (chunks never overlap each other).
+std::map<size_t, SvmSpace::Chunk>::iterator SvmSpace::first_reaching(
+    std::map<size_t, Chunk>& chunks, size_t first) {
+  auto it = chunks.upper_bound(first);
+  if (it != chunks.begin() && std::prev(it)->first + std::prev(it)->second.bytes > first) --it;
+  return it;
+}
+
 void SvmSpace::map_on(Device& device, size_t offset, size_t bytes) {
   const size_t first = offset / granularity_ * granularity_;
   const size_t end = round_up(offset + bytes, granularity_);
-  std::lock_guard map_lock(map_mutex_);
-  std::vector<std::pair<size_t, size_t>> missing;  // runs of granules no chunk covers yet
-  {
-    std::lock_guard lock(mutex_);
-    auto& chunks = chunks_[&device];
-    size_t cursor = first;
-    auto it = chunks.upper_bound(first);
-    if (it != chunks.begin()) --it;
-    for (; it != chunks.end() && it->first < end; ++it) {
-      if (it->first + it->second.bytes <= first) continue;
-      if (it->first > cursor) missing.emplace_back(cursor, it->first - cursor);
-      cursor = it->first + it->second.bytes;
-    }
-    if (cursor < end) missing.emplace_back(cursor, end - cursor);
+  std::lock_guard lock(map_mutex_);
+  auto& chunks = chunks_[&device];
+  // Runs of granules no chunk covers yet: one mapping each (a 1 GiB allocation is one driver
+  // allocation, not 512).
+  std::vector<std::pair<size_t, size_t>> missing;
+  size_t cursor = first;
+  for (auto it = first_reaching(chunks, first); it != chunks.end() && it->first < end; ++it) {
+    if (it->first > cursor) missing.emplace_back(cursor, it->first - cursor);
+    cursor = it->first + it->second.bytes;
   }
-  // One mapping per run (a 1 GiB allocation is one driver allocation, not 512).
+  if (cursor < end) missing.emplace_back(cursor, end - cursor);
   std::vector<std::pair<size_t, size_t>> made;
   try {
     for (auto [o, n] : missing) {
@@ -174,47 +177,28 @@ void SvmSpace::map_on(Device& device, size_t offset, size_t bytes) {
     for (auto [o, n] : made) device.unmap_range(base_ + o, n);
     throw;
   }
-  std::lock_guard lock(mutex_);
-  auto& chunks = chunks_[&device];
   for (auto [o, n] : made) chunks[o] = {n, 0};
-  for (auto it = chunks.lower_bound(first); it != chunks.end() && it->first < end; ++it)
+  for (auto it = first_reaching(chunks, first); it != chunks.end() && it->first < end; ++it)
     ++it->second.users;
-  // A chunk that began below `first` overlaps too.
-  if (auto it = chunks.lower_bound(first); it != chunks.begin()) {
-    auto prev = std::prev(it);
-    if (prev->first + prev->second.bytes > first) ++prev->second.users;
-  }
 }
 
 void SvmSpace::unmap_on(Device& device, size_t offset, size_t bytes) {
   const size_t first = offset / granularity_ * granularity_;
   const size_t end = round_up(offset + bytes, granularity_);
-  std::lock_guard map_lock(map_mutex_);
-  std::vector<std::pair<size_t, size_t>> unused;
-  {
-    std::lock_guard lock(mutex_);
-    auto& chunks = chunks_[&device];
-    auto it = chunks.upper_bound(first);
-    if (it != chunks.begin()) --it;
-    while (it != chunks.end() && it->first < end) {
-      if (it->first + it->second.bytes <= first) {
-        ++it;
-        continue;
-      }
-      if (--it->second.users == 0) {
-        unused.emplace_back(it->first, it->second.bytes);
-        it = chunks.erase(it);
-      } else {
-        ++it;
-      }
+  std::lock_guard lock(map_mutex_);
+  auto& chunks = chunks_[&device];
+  for (auto it = first_reaching(chunks, first); it != chunks.end() && it->first < end;) {
+    if (--it->second.users > 0) {
+      ++it;
+      continue;
     }
-  }
-  for (auto [o, n] : unused) {
     try {
-      device.unmap_range(base_ + o, n);
+      device.unmap_range(base_ + it->first, it->second.bytes);
     } catch (const Error& e) {
-      log_debug("SVM: unmapping %zu bytes at %p failed: %s", n, at(base_ + o), e.what());
+      log_debug("SVM: unmapping %zu bytes at %p failed: %s", it->second.bytes,
+                at(base_ + it->first), e.what());
     }
+    it = chunks.erase(it);
   }
 }
 

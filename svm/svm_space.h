@@ -83,14 +83,16 @@ class SvmSpace {
   std::byte* dma_view_;  // the same pages as [base_, base_ + size_), at another address
   size_t granularity_;   // of device mappings: every device's, and a multiple of kPage
 
-  std::mutex mutex_;  // the allocator and the chunk maps (never held across a driver call)
+  std::mutex mutex_;               // the allocator
   std::map<size_t, size_t> free_;  // offset -> bytes
   struct Chunk {
     size_t bytes;
     unsigned users;
   };
   std::map<const Device*, std::map<size_t, Chunk>> chunks_;  // per device: offset -> chunk
-  std::mutex map_mutex_;  // serializes mapping changes on devices (driver calls)
+  static std::map<size_t, Chunk>::iterator first_reaching(std::map<size_t, Chunk>& chunks,
+                                                          size_t first);
+  std::mutex map_mutex_;  // the chunk maps and the device mappings they count
 
   mutable std::shared_mutex allocations_mutex_;
   std::map<uintptr_t, Ref<MemObject>> allocations_;  // by address: alive until clSVMFree
