@@ -9,6 +9,7 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/Operator.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -366,6 +367,67 @@ uint64_t static_shared_bytes(const llvm::Module& module) {
   return bytes;
 }
 
+// Whether every use of `pointer` is a load or an address computed from it (what the shim makes of
+// __manifold_launch), so that the variable can move to another address space.
+bool only_loaded_through(const llvm::Value& pointer) {
+  for (const llvm::User* user : pointer.users()) {
+    if (llvm::isa<llvm::LoadInst>(user)) continue;
+    const auto* gep = llvm::dyn_cast<llvm::GEPOperator>(user);
+    if (!gep || gep->getPointerOperand() != &pointer || !only_loaded_through(*gep)) return false;
+  }
+  return true;
+}
+
+// Makes the loads and address computations that use `from` use `to` (same layout, another
+// address space); the loads are marked invariant: the host writes the data between launches only.
+void rebase_loads(llvm::Value& from, llvm::Value& to) {
+  llvm::MDNode* invariant = llvm::MDNode::get(from.getContext(), {});
+  for (llvm::User* user : llvm::to_vector(from.users())) {
+    if (auto* load = llvm::dyn_cast<llvm::LoadInst>(user)) {
+      load->setOperand(0, &to);
+      load->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
+      continue;
+    }
+    auto* gep = llvm::cast<llvm::GEPOperator>(user);
+    llvm::SmallVector<llvm::Value*, 4> indices(gep->idx_begin(), gep->idx_end());
+    llvm::Value* moved = nullptr;
+    if (auto* constant = llvm::dyn_cast<llvm::ConstantExpr>(gep)) {
+      llvm::SmallVector<llvm::Constant*, 4> constants;
+      for (llvm::Value* i : indices) constants.push_back(llvm::cast<llvm::Constant>(i));
+      moved = llvm::ConstantExpr::getGetElementPtr(gep->getSourceElementType(),
+                                                   llvm::cast<llvm::Constant>(&to), constants,
+                                                   gep->getNoWrapFlags());
+      rebase_loads(*constant, *moved);
+      if (constant->use_empty()) constant->destroyConstant();
+    } else {
+      auto* instruction = llvm::cast<llvm::GetElementPtrInst>(gep);
+      llvm::IRBuilder<> builder(instruction);
+      moved =
+          builder.CreateGEP(gep->getSourceElementType(), &to, indices, "", gep->getNoWrapFlags());
+      rebase_loads(*instruction, *moved);
+      instruction->eraseFromParent();
+    }
+  }
+}
+
+// The launch state moves from the constant to the global address space (__device__, not
+// __constant__, in CUDA terms): the driver binds a module's constant bank at every launch of its
+// kernels, which costs each launch GPU time, while a global variable costs nothing until read.
+// The reads stay cached (invariant loads become ld.global.nc). The shim declares it __constant
+// only because OpenCL C 1.2, which the shim is compiled as, has no program-scope __global.
+void move_launch_state_to_global_memory(llvm::Module& module, llvm::GlobalVariable& launch) {
+  constexpr unsigned kGlobalAddressSpace = 1;
+  if (launch.getAddressSpace() == kGlobalAddressSpace || !only_loaded_through(launch)) return;
+  auto* moved = new llvm::GlobalVariable(module, launch.getValueType(), /*isConstant=*/false,
+                                         launch.getLinkage(), launch.getInitializer(), "", nullptr,
+                                         llvm::GlobalValue::NotThreadLocal, kGlobalAddressSpace,
+                                         launch.isExternallyInitialized());
+  moved->takeName(&launch);
+  moved->setAlignment(launch.getAlign());
+  rebase_loads(launch, *moved);
+  launch.eraseFromParent();
+}
+
 bool has_math_flag(const ParsedOptions& options, const char* flag) {
   return std::find(options.math_flags.begin(), options.math_flags.end(), flag) !=
          options.math_flags.end();
@@ -506,6 +568,7 @@ bool NvptxPipeline::optimize(Build& build) {
     }
     launch->setLinkage(llvm::GlobalValue::ExternalLinkage);
     launch->setExternallyInitialized(true);  // the host writes it: never fold its value
+    move_launch_state_to_global_memory(module, *launch);
   }
   // -cl-denorms-are-zero or -cl-fast-relaxed-math: libdevice's flush-to-zero paths.
   const bool ftz =
