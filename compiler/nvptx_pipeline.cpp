@@ -410,22 +410,29 @@ void rebase_loads(llvm::Value& from, llvm::Value& to) {
   }
 }
 
-// The launch state moves from the constant to the global address space (__device__, not
-// __constant__, in CUDA terms): the driver binds a module's constant bank at every launch of its
-// kernels, which costs each launch GPU time, while a global variable costs nothing until read.
-// The reads stay cached (invariant loads become ld.global.nc). The shim declares it __constant
-// only because OpenCL C 1.2, which the shim is compiled as, has no program-scope __global.
-void move_launch_state_to_global_memory(llvm::Module& module, llvm::GlobalVariable& launch) {
-  constexpr unsigned kGlobalAddressSpace = 1;
-  if (launch.getAddressSpace() == kGlobalAddressSpace || !only_loaded_through(launch)) return;
-  auto* moved = new llvm::GlobalVariable(module, launch.getValueType(), /*isConstant=*/false,
-                                         launch.getLinkage(), launch.getInitializer(), "", nullptr,
-                                         llvm::GlobalValue::NotThreadLocal, kGlobalAddressSpace,
-                                         launch.isExternallyInitialized());
-  moved->takeName(&launch);
-  moved->setAlignment(launch.getAlign());
-  rebase_loads(launch, *moved);
-  launch.eraseFromParent();
+// Program-scope __constant data (the program's, and the shim's launch state) moves to the global
+// address space (__device__, not __constant__, in CUDA terms): the driver binds a module's
+// constant bank at every launch of its kernels, which costs each launch GPU time, while global
+// data costs nothing until read. The reads stay cached: invariant loads become ld.global.nc.
+// Data used otherwise than by loads (copied whole, its address escaping) stays constant.
+void move_constants_to_global_memory(llvm::Module& module) {
+  constexpr unsigned kConstantAddressSpace = 4, kGlobalAddressSpace = 1;
+  std::vector<llvm::GlobalVariable*> constants;
+  for (llvm::GlobalVariable& g : module.globals())
+    if (g.getAddressSpace() == kConstantAddressSpace && g.hasInitializer() &&
+        only_loaded_through(g))
+      constants.push_back(&g);
+  for (llvm::GlobalVariable* constant : constants) {
+    auto* moved = new llvm::GlobalVariable(
+        module, constant->getValueType(), constant->isConstant(), constant->getLinkage(),
+        constant->getInitializer(), "", nullptr, llvm::GlobalValue::NotThreadLocal,
+        kGlobalAddressSpace, constant->isExternallyInitialized());
+    moved->takeName(constant);
+    moved->setAlignment(constant->getAlign());
+    moved->setUnnamedAddr(constant->getUnnamedAddr());
+    rebase_loads(*constant, *moved);
+    constant->eraseFromParent();
+  }
 }
 
 bool has_math_flag(const ParsedOptions& options, const char* flag) {
@@ -568,8 +575,8 @@ bool NvptxPipeline::optimize(Build& build) {
     }
     launch->setLinkage(llvm::GlobalValue::ExternalLinkage);
     launch->setExternallyInitialized(true);  // the host writes it: never fold its value
-    move_launch_state_to_global_memory(module, *launch);
   }
+  move_constants_to_global_memory(module);
   // -cl-denorms-are-zero or -cl-fast-relaxed-math: libdevice's flush-to-zero paths.
   const bool ftz =
       has_math_flag(build.options, "-cl-denorms-are-zero") || build.options.fast_relaxed_math;
