@@ -418,10 +418,11 @@ void rebase_loads(llvm::Value& from, llvm::Value& to) {
 void move_constants_to_global_memory(llvm::Module& module) {
   constexpr unsigned kConstantAddressSpace = 4, kGlobalAddressSpace = 1;
   std::vector<llvm::GlobalVariable*> constants;
-  for (llvm::GlobalVariable& g : module.globals())
-    if (g.getAddressSpace() == kConstantAddressSpace && g.hasInitializer() &&
-        only_loaded_through(g))
-      constants.push_back(&g);
+  for (llvm::GlobalVariable& g : module.globals()) {
+    if (g.getAddressSpace() != kConstantAddressSpace || !g.hasInitializer()) continue;
+    g.removeDeadConstantUsers();  // left over from linking and inlining
+    if (only_loaded_through(g)) constants.push_back(&g);
+  }
   for (llvm::GlobalVariable* constant : constants) {
     auto* moved = new llvm::GlobalVariable(
         module, constant->getValueType(), constant->isConstant(), constant->getLinkage(),
