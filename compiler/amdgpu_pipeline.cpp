@@ -220,7 +220,10 @@ std::optional<Target> amdgpu_target(std::string_view gcn_arch_name) {
   features += wave32 ? "+wavefrontsize32" : "+wavefrontsize64";
   t.features = features;
   t.opencl_c_version = 300;
-  t.opencl_c_features = {"__opencl_c_int64", "__opencl_c_fp64"};
+  // AMD GPUs order atomics up to seq_cst at device (agent) scope natively; the portable
+  // builtins implement every order and scope. The device reports the same atomic capabilities.
+  t.opencl_c_features = {"__opencl_c_int64", "__opencl_c_fp64", "__opencl_c_atomic_order_acq_rel",
+                         "__opencl_c_atomic_order_seq_cst", "__opencl_c_atomic_scope_device"};
   t.extensions = {
       "cl_khr_byte_addressable_store",    "cl_khr_fp64",
       "cl_khr_global_int32_base_atomics", "cl_khr_global_int32_extended_atomics",
