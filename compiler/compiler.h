@@ -99,6 +99,17 @@ std::optional<Target> amdgpu_target(std::string_view gcn_arch_name);
 std::optional<std::vector<uint8_t>> amdgpu_code_object_of(std::span<const uint8_t> binary,
                                                           std::string* error);
 
+// Offline compilation (`manifold compile`): a target by name: "x86-64" (this host's CPU),
+// "sm_XY", "gfxNNN[:feature±...]" (compiler/target_names.cpp, one table entry per kind of
+// target). nullopt with the reason in *why for a name no entry takes.
+std::optional<Target> target_named(std::string_view name, std::string* why);
+// The forms of names target_named takes, each with what it names (for usage texts).
+std::vector<std::pair<std::string, std::string>> target_name_forms();
+// What a device loads from an executable binary: an AMDGPU code object, PTX text, or the CPU's
+// relocatable object. nullopt (with *error) for anything else.
+std::optional<std::vector<uint8_t>> native_code_of(std::span<const uint8_t> binary,
+                                                   std::string* error);
+
 // What clGetProgramInfo(CL_PROGRAM_BINARY_TYPE) reports for a binary.
 enum class BinaryType { None, CompiledObject, Library, Executable };
 
