@@ -75,16 +75,14 @@ size_t flat_work_group_limit(const llvm::Function& kernel) {
 
 class AmdgpuPipeline final : public TargetPipeline {
  public:
-  explicit AmdgpuPipeline(const Target& target)
-      : TargetPipeline(target, CodeDestination::Driver) {}
+  explicit AmdgpuPipeline(const Target& target) : TargetPipeline(target, CodeDestination::Driver) {}
 
  private:
   bool lower(Build& build) override {
     llvm::Module& module = build.module;
     module.setTargetTriple(llvm::Triple(target().triple));
     module.setDataLayout(machine().createDataLayout());
-    module.setModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
-                         kCodeObjectVersion);
+    module.setModuleFlag(llvm::Module::Error, "amdhsa_code_object_version", kCodeObjectVersion);
     if (llvm::Function* printf = module.getFunction("printf"); printf && !printf->use_empty()) {
       build.log +=
           "error: printf is not supported on AMD GPUs by Manifold yet (the kernel calls it)\n";
@@ -104,10 +102,10 @@ class AmdgpuPipeline final : public TargetPipeline {
         llvm::StringRef(manifold_amdgpu_portable_bitcode, manifold_amdgpu_portable_bitcode_size),
         "amdgpu portable builtins");
     if (!link_lazily(module, shim, log) || !link_lazily(module, portable, log)) return false;
-    const llvm::MemoryBufferRef libclc = library_bytes(
-        manifold_amdgpu_libclc_bitcode, manifold_amdgpu_libclc_bitcode_size,
-        "libclc amdgcn-amd-amdhsa.bc",
-        {"/usr/lib/clc/amdgcn-amd-amdhsa.bc", "/usr/share/clc/amdgcn-amd-amdhsa.bc"});
+    const llvm::MemoryBufferRef libclc =
+        library_bytes(manifold_amdgpu_libclc_bitcode, manifold_amdgpu_libclc_bitcode_size,
+                      "libclc amdgcn-amd-amdhsa.bc",
+                      {"/usr/lib/clc/amdgcn-amd-amdhsa.bc", "/usr/share/clc/amdgcn-amd-amdhsa.bc"});
     if (!libclc.getBufferSize()) {
       *log += "error: libclc's amdgcn-amd-amdhsa.bc was not found\n";
       return false;

@@ -46,7 +46,8 @@ std::optional<Target> target_named(std::string_view name, std::string* why) {
   for (const NamedTarget& entry : kTargets) {
     if (!entry.matches(name)) continue;
     std::optional<Target> target = entry.make(name);
-    if (!target && why) *why = "'" + std::string(name) + "' is no " + entry.description + " LLVM knows";
+    if (!target && why)
+      *why = "'" + std::string(name) + "' is no " + entry.description + " LLVM knows";
     return target;
   }
   if (why) *why = "unknown target '" + std::string(name) + "'";

@@ -95,7 +95,8 @@ int run_compile_command(const std::vector<std::string>& args) {
   if (!out.log.empty()) std::fprintf(stderr, "%s", out.log.c_str());  // warnings
   std::vector<uint8_t> bytes = out.binary;
   if (!whole_binary) {
-    std::optional<std::vector<uint8_t>> code = manifold::compiler::native_code_of(out.binary, &why);
+    std::optional<std::vector<uint8_t> > code =
+        manifold::compiler::native_code_of(out.binary, &why);
     if (!code) {
       std::fprintf(stderr, "manifold compile: %s\n", why.c_str());
       return 1;

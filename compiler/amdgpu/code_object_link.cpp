@@ -53,8 +53,8 @@ bool link_code_object(std::span<const uint8_t> object, std::vector<uint8_t>* cod
     std::error_code code;
     llvm::raw_fd_ostream file(input, code);
     if (code) {
-      *log += "error: linking the code object: cannot write " + input + ": " + code.message() +
-              "\n";
+      *log +=
+          "error: linking the code object: cannot write " + input + ": " + code.message() + "\n";
       return false;
     }
     file.write(reinterpret_cast<const char*>(object.data()), object.size());
@@ -72,8 +72,8 @@ bool link_code_object(std::span<const uint8_t> object, std::vector<uint8_t>* cod
       return false;
     }
     // One thread: lld's thread pool would otherwise start inside the application.
-    const char* args[] = {"ld.lld",       "-shared", "--no-undefined", "--threads=1", "-o",
-                          output.c_str(), input.c_str()};
+    const char* args[] = {"ld.lld", "-shared",      "--no-undefined", "--threads=1",
+                          "-o",     output.c_str(), input.c_str()};
     llvm::raw_string_ostream stream(messages);
     const lld::Result result = lld::lldMain(args, stream, stream, {{lld::Gnu, &lld::elf::link}});
     usable = result.canRunAgain;

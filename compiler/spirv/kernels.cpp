@@ -78,9 +78,9 @@ bool Reader::make_kernels(bool kernel_arg_info) {
     std::vector<llvm::Type*> params;
     for (llvm::Argument& a : body->args())
       params.push_back(amdgpu_ && a.hasByValAttr() ? a.getParamByValType() : a.getType());
-    auto* kernel = llvm::Function::Create(llvm::FunctionType::get(body->getReturnType(), params,
-                                                                  false),
-                                          llvm::GlobalValue::ExternalLinkage, name, *module_);
+    auto* kernel =
+        llvm::Function::Create(llvm::FunctionType::get(body->getReturnType(), params, false),
+                               llvm::GlobalValue::ExternalLinkage, name, *module_);
     kernel->setCallingConv(nvptx_    ? llvm::CallingConv::PTX_Kernel
                            : amdgpu_ ? llvm::CallingConv::AMDGPU_KERNEL
                                      : llvm::CallingConv::SPIR_KERNEL);

@@ -18,8 +18,8 @@ std::string text(const llvm::msgpack::DocNode& node) {
   return node.getKind() == llvm::msgpack::Type::String ? node.getString().str() : std::string();
 }
 
-llvm::msgpack::DocNode* field(llvm::msgpack::MapDocNode map,
-                                    llvm::msgpack::Document& doc, const char* key) {
+llvm::msgpack::DocNode* field(llvm::msgpack::MapDocNode map, llvm::msgpack::Document& doc,
+                              const char* key) {
   auto it = map.find(doc.getNode(llvm::StringRef(key)));
   return it == map.end() ? nullptr : &it->second;
 }

@@ -27,11 +27,11 @@ struct KernelMetadata {
 };
 
 struct CodeObject {
-  uint16_t machine = 0;       // e_machine: EM_AMDGPU (224)
-  uint8_t os_abi = 0;         // ELFOSABI_AMDGPU_HSA (64)
-  uint8_t abi_version = 0;    // 3: code object v5
-  uint16_t type = 0;          // ET_DYN (3)
-  std::string processor;      // the metadata's amdhsa.target, e.g. amdgcn-amd-amdhsa--gfx90a
+  uint16_t machine = 0;     // e_machine: EM_AMDGPU (224)
+  uint8_t os_abi = 0;       // ELFOSABI_AMDGPU_HSA (64)
+  uint8_t abi_version = 0;  // 3: code object v5
+  uint16_t type = 0;        // ET_DYN (3)
+  std::string processor;    // the metadata's amdhsa.target, e.g. amdgcn-amd-amdhsa--gfx90a
   std::vector<std::string> undefined_symbols;  // .dynsym entries without a definition
   std::vector<std::string> defined_symbols;    // kernels' descriptors (<name>.kd), variables
   std::map<std::string, KernelMetadata> kernels;

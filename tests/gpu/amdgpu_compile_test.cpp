@@ -99,17 +99,17 @@ TEST(AmdgpuPipeline, MetadataListsExactlyTheExplicitArguments) {
     uint64_t offset, size;
     const char* kind;
   };
-  const Expected expected[] = {{0, 8, "global_buffer"}, {8, 4, "by_value"},  {12, 4, "by_value"},
-                               {16, 16, "by_value"},     {32, 8, "global_buffer"},
-                               {40, 1, "by_value"},      {48, 8, "by_value"}, {56, 8, "global_buffer"}};
+  const Expected expected[] = {
+      {0, 8, "global_buffer"},  {8, 4, "by_value"},  {12, 4, "by_value"}, {16, 16, "by_value"},
+      {32, 8, "global_buffer"}, {40, 1, "by_value"}, {48, 8, "by_value"}, {56, 8, "global_buffer"}};
   for (const char* processor : kProcessors) {
     SCOPED_TRACE(processor);
     std::optional<CodeObject> object = build_code_object(processor, source);
     ASSERT_TRUE(object.has_value());
-    EXPECT_EQ(object->machine, 224);      // EM_AMDGPU
-    EXPECT_EQ(object->os_abi, 64);        // ELFOSABI_AMDGPU_HSA
-    EXPECT_EQ(object->abi_version, 3);    // code object v5
-    EXPECT_EQ(object->type, 3);           // ET_DYN: linked
+    EXPECT_EQ(object->machine, 224);    // EM_AMDGPU
+    EXPECT_EQ(object->os_abi, 64);      // ELFOSABI_AMDGPU_HSA
+    EXPECT_EQ(object->abi_version, 3);  // code object v5
+    EXPECT_EQ(object->type, 3);         // ET_DYN: linked
     EXPECT_NE(object->processor.find(processor), std::string::npos) << object->processor;
     ASSERT_EQ(object->kernels.count("layout"), 1u);
     const KernelMetadata& k = object->kernels.at("layout");
@@ -129,9 +129,9 @@ TEST(AmdgpuPipeline, MetadataListsExactlyTheExplicitArguments) {
     EXPECT_NE(std::find(object->defined_symbols.begin(), object->defined_symbols.end(),
                         "__manifold_launch"),
               object->defined_symbols.end());
-    EXPECT_NE(std::find(object->defined_symbols.begin(), object->defined_symbols.end(),
-                        "layout.kd"),
-              object->defined_symbols.end());
+    EXPECT_NE(
+        std::find(object->defined_symbols.begin(), object->defined_symbols.end(), "layout.kd"),
+        object->defined_symbols.end());
   }
 }
 
@@ -160,15 +160,15 @@ TEST(AmdgpuPipeline, StaticLocalMemoryAndWorkGroupLimitAreReported) {
 }
 
 TEST(AmdgpuPipeline, PrintfIsAClearBuildError) {
-  BuildOutput out = build("kernel void k(int v) { printf(\"%d\\n\", v); }", "",
-                          target_for("gfx90a"));
+  BuildOutput out =
+      build("kernel void k(int v) { printf(\"%d\\n\", v); }", "", target_for("gfx90a"));
   EXPECT_FALSE(out.success);
   EXPECT_NE(out.log.find("printf is not supported on AMD GPUs"), std::string::npos) << out.log;
 }
 
 TEST(AmdgpuPipeline, UndefinedFunctionIsABuildError) {
-  BuildOutput out = build("void helper(void); kernel void k() { helper(); }", "",
-                          target_for("gfx1030"));
+  BuildOutput out =
+      build("void helper(void); kernel void k() { helper(); }", "", target_for("gfx1030"));
   EXPECT_FALSE(out.success);
   EXPECT_NE(out.log.find("undefined function 'helper'"), std::string::npos) << out.log;
 }
@@ -180,7 +180,8 @@ TEST(AmdgpuPipeline, BuildsFromSpirv) {
       tmp[get_local_id(0)] = x[get_global_id(0)] * f;
       barrier(CLK_LOCAL_MEM_FENCE);
       x[get_global_id(0)] = tmp[get_local_size(0) - 1 - get_local_id(0)] + get_global_offset(0);
-    })", &log);
+    })",
+                                                          &log);
   ASSERT_FALSE(il.empty()) << log;
   for (const char* processor : kProcessors) {
     SCOPED_TRACE(processor);
@@ -235,7 +236,8 @@ TEST_P(AmdgpuCorpus, EveryKernelLinksWithNothingUndefined) {
   size_t built = 0;
   for (const char* file : {"tests/kernels/kernel_corpus_test.cpp", "tests/gpu/cuda_e2e_test.cpp",
                            "tests/spirv/corpus.inc", "tests/gpu/nvptx_compile_test.cpp"}) {
-    const std::vector<std::string> sources = kernels_in(std::string(MANIFOLD_SOURCE_DIR "/") + file);
+    const std::vector<std::string> sources =
+        kernels_in(std::string(MANIFOLD_SOURCE_DIR "/") + file);
     EXPECT_GE(sources.size(), 5u) << file;
     for (size_t i = 0; i < sources.size(); ++i) {
       SCOPED_TRACE(std::string(file) + " kernel source " + std::to_string(i));
@@ -281,12 +283,14 @@ TEST(AmdgpuPipeline, LlvmReadobjReadsTheNote) {
   const char* readobj = "/usr/lib/llvm-22/bin/llvm-readobj";
   if (access(readobj, X_OK) != 0) GTEST_SKIP() << readobj << " is not installed";
   std::vector<uint8_t> bytes;
-  ASSERT_TRUE(build_code_object("gfx942", "kernel void probe(global int* p, local int* l) { "
-                                          "l[0] = 1; p[get_global_id(0)] = l[0]; }",
+  ASSERT_TRUE(build_code_object("gfx942",
+                                "kernel void probe(global int* p, local int* l) { "
+                                "l[0] = 1; p[get_global_id(0)] = l[0]; }",
                                 "", &bytes));
   const std::string path = spirv_test::temp_path(".hsaco");
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                              static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
   FILE* pipe = popen((std::string(readobj) + " --notes " + path + " 2>&1").c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string text;
