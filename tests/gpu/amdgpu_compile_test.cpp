@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -157,6 +159,25 @@ TEST(AmdgpuPipeline, StaticLocalMemoryAndWorkGroupLimitAreReported) {
     for (const KernelInfo& k : out.kernels)
       EXPECT_EQ(k.max_work_group_size, k.name == "sized" ? 128u : 256u) << k.name;
   }
+}
+
+// Code objects are cached on disk like every build, per processor.
+TEST(AmdgpuPipeline, CodeObjectsAreCachedPerProcessor) {
+  const std::string dir = spirv_test::temp_path(".cache");
+  ::setenv("MANIFOLD_CACHE_DIR", dir.c_str(), 1);
+  const char* source = "kernel void k(global int* p) { p[get_global_id(0)] = 7; }";
+  BuildOutput first = build(source, "", target_for("gfx1030"));
+  BuildOutput second = build(source, "", target_for("gfx1030"));
+  BuildOutput other = build(source, "", target_for("gfx1100"));
+  ::unsetenv("MANIFOLD_CACHE_DIR");
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(first.success && second.success && other.success) << first.log << other.log;
+  EXPECT_FALSE(first.from_cache);
+  EXPECT_TRUE(second.from_cache);
+  EXPECT_FALSE(other.from_cache);
+  std::string error;
+  EXPECT_EQ(amdgpu_code_object_of(first.binary, &error),
+            amdgpu_code_object_of(second.binary, &error));
 }
 
 TEST(AmdgpuPipeline, PrintfIsAClearBuildError) {
