@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "amdgpu_code_object.h"
@@ -178,6 +179,29 @@ TEST(AmdgpuPipeline, CodeObjectsAreCachedPerProcessor) {
   std::string error;
   EXPECT_EQ(amdgpu_code_object_of(first.binary, &error),
             amdgpu_code_object_of(second.binary, &error));
+}
+
+// Builds on several threads at once: lld's in-process links are serialized, nothing else is.
+TEST(AmdgpuPipeline, ConcurrentBuildsAllLink) {
+  std::vector<std::thread> threads;
+  std::vector<BuildOutput> outs(6);
+  for (size_t t = 0; t < outs.size(); ++t)
+    threads.emplace_back([t, &outs] {
+      const std::string source = "kernel void k" + std::to_string(t) +
+                                 "(global int* p) { p[get_global_id(0)] = " + std::to_string(t) +
+                                 "; }";
+      outs[t] = build(source, "", target_for(kProcessors[t % std::size(kProcessors)]));
+    });
+  for (std::thread& thread : threads) thread.join();
+  for (size_t t = 0; t < outs.size(); ++t) {
+    ASSERT_TRUE(outs[t].success) << outs[t].log;
+    std::string error;
+    auto bytes = amdgpu_code_object_of(outs[t].binary, &error);
+    ASSERT_TRUE(bytes.has_value()) << error;
+    auto object = amdgpu_test::read_code_object(*bytes, &error);
+    ASSERT_TRUE(object.has_value()) << error;
+    EXPECT_EQ(object->kernels.count("k" + std::to_string(t)), 1u);
+  }
 }
 
 TEST(AmdgpuPipeline, PrintfIsAClearBuildError) {
