@@ -88,6 +88,28 @@ Target nvptx_target(unsigned major, unsigned minor);
 // The PTX text of an NVPTX executable binary; nullopt (with *error) for anything else.
 std::optional<std::string> nvptx_ptx_of(std::span<const uint8_t> binary, std::string* error);
 
+// An AMD GPU named as HIP's gcnArchName does ("gfx90a", "gfx90a:sramecc+:xnack-"): triple
+// amdgcn-amd-amdhsa, cpu gfx90a, features from the name plus the wavefront size (wave32 on
+// gfx10 and later), the OpenCL C features the AMDGPU pipeline implements. Programs built for it
+// carry a code object v5 (compiler/amdgpu_pipeline.cpp; launch ABI: compiler/gpu_launch_abi.h).
+// nullopt for a processor LLVM does not know or a feature other than xnack and sramecc.
+std::optional<Target> amdgpu_target(std::string_view gcn_arch_name);
+// The code object (ELF) of an AMDGPU executable binary, what hipModuleLoadData takes; nullopt
+// (with *error) for anything else.
+std::optional<std::vector<uint8_t>> amdgpu_code_object_of(std::span<const uint8_t> binary,
+                                                          std::string* error);
+
+// Offline compilation (`manifold compile`): a target by name: "x86-64" (this host's CPU),
+// "sm_XY", "gfxNNN[:feature±...]" (compiler/target_names.cpp, one table entry per kind of
+// target). nullopt with the reason in *why for a name no entry takes.
+std::optional<Target> target_named(std::string_view name, std::string* why);
+// The forms of names target_named takes, each with what it names (for usage texts).
+std::vector<std::pair<std::string, std::string>> target_name_forms();
+// What a device loads from an executable binary: an AMDGPU code object, PTX text, or the CPU's
+// relocatable object. nullopt (with *error) for anything else.
+std::optional<std::vector<uint8_t>> native_code_of(std::span<const uint8_t> binary,
+                                                   std::string* error);
+
 // What clGetProgramInfo(CL_PROGRAM_BINARY_TYPE) reports for a binary.
 enum class BinaryType { None, CompiledObject, Library, Executable };
 
