@@ -88,6 +88,20 @@ Target nvptx_target(unsigned major, unsigned minor);
 // The PTX text of an NVPTX executable binary; nullopt (with *error) for anything else.
 std::optional<std::string> nvptx_ptx_of(std::span<const uint8_t> binary, std::string* error);
 
+// What a Level Zero device supports beyond the core of OpenCL C (its module properties).
+struct SpirvDeviceFeatures {
+  bool fp16 = false;
+  bool fp64 = false;
+  bool int64_atomics = false;
+};
+// A Level Zero device: triple spirv64v1.2, the OpenCL C features the SPIR-V pipeline
+// implements and those of `device`. Programs built for it carry SPIR-V
+// (compiler/spirv_pipeline.cpp).
+Target spirv_target(const SpirvDeviceFeatures& device);
+// The SPIR-V module of a SPIR-V executable binary; nullopt (with *error) for anything else.
+std::optional<std::vector<uint8_t>> spirv_module_of(std::span<const uint8_t> binary,
+                                                    std::string* error);
+
 // What clGetProgramInfo(CL_PROGRAM_BINARY_TYPE) reports for a binary.
 enum class BinaryType { None, CompiledObject, Library, Executable };
 

@@ -128,7 +128,8 @@ FrontendResult run_frontend(llvm::LLVMContext& context, std::string_view source,
   };
   // The CPU pipeline works with clang's fake address-space map; GPU targets need their real
   // one (libclc and the vendor libraries are built with it).
-  if (target.triple.rfind("nvptx", 0) != 0) args.push_back("-ffake-address-space-map");
+  if (!llvm::Triple(target.triple).isNVPTX() && !llvm::Triple(target.triple).isSPIRV())
+    args.push_back("-ffake-address-space-map");
   // A CPU target is compiled for its real CPU: clang then passes vectors the way that CPU
   // does (long4 in one AVX register) instead of warning that AVX vectors change the ABI, and
   // predefines the macros the CPU warrants (__AVX2__...). The builtin library, compiled for
