@@ -139,8 +139,8 @@ std::map<uint32_t, size_t> il_spec_constants(std::span<const uint8_t> il);
 // keyed by the IL's hash and the specialization values.
 BuildOutput build_il(std::span<const uint8_t> il, std::string_view options, const Target& target,
                      const SpecConstantValues& spec_values);
-BuildOutput compile_il(std::span<const uint8_t> il, std::string_view options,
-                       const Target& target, const SpecConstantValues& spec_values);
+BuildOutput compile_il(std::span<const uint8_t> il, std::string_view options, const Target& target,
+                       const SpecConstantValues& spec_values);
 
 // Detects CL_INVALID_BUILD_OPTIONS / CL_INVALID_COMPILER_OPTIONS / CL_INVALID_LINKER_OPTIONS.
 // The two-argument form accepts any option valid for some call; the OptionsKind form checks
