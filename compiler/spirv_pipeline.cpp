@@ -17,6 +17,7 @@
 #include "compiler/binary_format.h"
 #include "compiler/spirv/module.h"
 #include "compiler/spirv_capabilities.h"
+#include "compiler/spirv_codegen.h"
 #include "compiler/stages.h"
 #include "compiler/target_pipeline.h"
 
@@ -107,15 +108,9 @@ class SpirvPipeline final : public TargetPipeline {
   bool emit(Build& build) override {
     ProgramBinary& program = build.program;
     std::vector<uint8_t> code;
-    {
-      // LLVM's SPIR-V backend keeps module analysis state in a static object: one module at a
-      // time per process.
-      static std::mutex codegen;
-      std::lock_guard lock(codegen);
-      if (!emit_code(build.module, machine(), CodeKind::Object, &code, &build.log)) return false;
-    }
-    // The backend sometimes numbers two results alike (an LLVM 22 bug, seen in-process only);
-    // the check below turns such a module into a build error instead of a driver's crash.
+    if (!emit_spirv(build.module, machine(), &code, &build.log)) return false;
+    // The emitted module is checked as any application's SPIR-V would be, so that a backend
+    // defect becomes a build error rather than a driver's crash.
     std::string why;
     if (!check_emitted_spirv(code, target(), &why)) {
       build.log += "error: SPIR-V for the device: " + why + "\n";

@@ -20,6 +20,6 @@ file(CONFIGURE OUTPUT ${MANIFOLD_SPIRV_EMBED} CONTENT
      @ONLY)
 set_source_files_properties(${MANIFOLD_SPIRV_EMBED} PROPERTIES OBJECT_DEPENDS
                                                                ${MANIFOLD_SPIRV_SHIM_BC})
-target_sources(manifold_compiler PRIVATE spirv_pipeline.cpp spirv_capabilities.cpp
+target_sources(manifold_compiler PRIVATE spirv_pipeline.cpp spirv_capabilities.cpp spirv_codegen.cpp
                                          ${MANIFOLD_SPIRV_EMBED})
 add_dependencies(manifold_compiler manifold_spirv_shim)
