@@ -25,11 +25,11 @@ if(NOT MANIFOLD_STATIC_LLVM)
   return()
 endif()
 
-# The LLVM components Manifold's compiler uses: the host (X86), NVPTX and AMDGPU targets, the ORC JIT
-# of the CPU pipeline, the pass pipelines, bitcode, the linker, and what clang's frontend and
-# code generator need.
+# The LLVM components Manifold's compiler uses: the host (X86), NVPTX, AMDGPU and SPIR-V targets,
+# the ORC JIT of the CPU pipeline, the pass pipelines, bitcode, the linker, and what clang's
+# frontend and code generator need.
 set(MANIFOLD_LLVM_COMPONENTS
-    x86 nvptx amdgpu orcjit jitlink passes linker irreader irprinter bitreader bitwriter asmparser
+    x86 nvptx amdgpu spirv orcjit jitlink passes linker irreader irprinter bitreader bitwriter asmparser
     coverage frontendhlsl frontendopenmp frontenddriver frontendoffloading lto option
     profiledata windowsdriver extensions instrumentation objcarcopts coroutines ipo vectorize
     scalaropts aggressiveinstcombine instcombine cfguard codegen selectiondag globalisel

@@ -110,6 +110,20 @@ std::vector<std::pair<std::string, std::string>> target_name_forms();
 std::optional<std::vector<uint8_t>> native_code_of(std::span<const uint8_t> binary,
                                                    std::string* error);
 
+// What a Level Zero device supports beyond the core of OpenCL C (its module properties).
+struct SpirvDeviceFeatures {
+  bool fp16 = false;
+  bool fp64 = false;
+  bool int64_atomics = false;
+};
+// A Level Zero device: triple spirv64v1.2, the OpenCL C features the SPIR-V pipeline
+// implements and those of `device`. Programs built for it carry SPIR-V
+// (compiler/spirv_pipeline.cpp).
+Target spirv_target(const SpirvDeviceFeatures& device);
+// The SPIR-V module of a SPIR-V executable binary; nullopt (with *error) for anything else.
+std::optional<std::vector<uint8_t>> spirv_module_of(std::span<const uint8_t> binary,
+                                                    std::string* error);
+
 // What clGetProgramInfo(CL_PROGRAM_BINARY_TYPE) reports for a binary.
 enum class BinaryType { None, CompiledObject, Library, Executable };
 
@@ -147,8 +161,8 @@ std::map<uint32_t, size_t> il_spec_constants(std::span<const uint8_t> il);
 // keyed by the IL's hash and the specialization values.
 BuildOutput build_il(std::span<const uint8_t> il, std::string_view options, const Target& target,
                      const SpecConstantValues& spec_values);
-BuildOutput compile_il(std::span<const uint8_t> il, std::string_view options,
-                       const Target& target, const SpecConstantValues& spec_values);
+BuildOutput compile_il(std::span<const uint8_t> il, std::string_view options, const Target& target,
+                       const SpecConstantValues& spec_values);
 
 // Detects CL_INVALID_BUILD_OPTIONS / CL_INVALID_COMPILER_OPTIONS / CL_INVALID_LINKER_OPTIONS.
 // The two-argument form accepts any option valid for some call; the OptionsKind form checks

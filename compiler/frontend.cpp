@@ -129,7 +129,8 @@ FrontendResult run_frontend(llvm::LLVMContext& context, std::string_view source,
   // The CPU pipeline works with clang's fake address-space map; GPU targets need their real
   // one (libclc and the vendor libraries are built with it).
   const llvm::Triple triple(target.triple);
-  if (!triple.isNVPTX() && !triple.isAMDGCN()) args.push_back("-ffake-address-space-map");
+  if (!triple.isNVPTX() && !triple.isAMDGCN() && !triple.isSPIRV())
+    args.push_back("-ffake-address-space-map");
   // An AMD GPU's processor: clang predefines its macros (__gfx90a__) and knows its wave size.
   if (triple.isAMDGCN() && !target.cpu.empty())
     args.insert(args.end(), {"-target-cpu", target.cpu, "-mcode-object-version=5"});

@@ -23,6 +23,27 @@ std::optional<Target> nvptx_named(std::string_view name) {
   return nvptx_target(number / 10, number % 10);
 }
 
+// "spirv64", "spirv64+fp64+fp16+int64-atomics" -> spirv_target with those device features.
+std::optional<Target> spirv_named(std::string_view name) {
+  SpirvDeviceFeatures features;
+  std::string_view rest = name.substr(std::string_view("spirv64").size());
+  while (!rest.empty()) {
+    if (rest[0] != '+') return std::nullopt;
+    rest.remove_prefix(1);
+    const std::string_view feature = rest.substr(0, rest.find('+'));
+    rest.remove_prefix(feature.size());
+    if (feature == "fp16")
+      features.fp16 = true;
+    else if (feature == "fp64")
+      features.fp64 = true;
+    else if (feature == "int64-atomics")
+      features.int64_atomics = true;
+    else
+      return std::nullopt;
+  }
+  return spirv_target(features);
+}
+
 struct NamedTarget {
   const char* form;         // what the usage text shows
   const char* description;  // likewise
@@ -38,6 +59,8 @@ const NamedTarget kTargets[] = {
      [](std::string_view name) { return starts_with(name, "sm_"); }, nvptx_named},
     {"gfxNNN[:sramecc+|-][:xnack+|-]", "AMD GPU (code object v5)",
      [](std::string_view name) { return starts_with(name, "gfx"); }, amdgpu_target},
+    {"spirv64[+fp16][+fp64][+int64-atomics]", "SPIR-V 1.2 for Level Zero devices",
+     [](std::string_view name) { return starts_with(name, "spirv64"); }, spirv_named},
 };
 
 }  // namespace

@@ -18,7 +18,7 @@ kernel void scale(global float* y, local float* t, float a) {
   y[get_global_id(0)] = a * t[get_local_id(0)] * FACTOR;
 }
 CL
-for target in gfx90a gfx942 gfx1030 gfx1100 sm_90 x86-64; do
+for target in gfx90a gfx942 gfx1030 gfx1100 sm_90 x86-64 spirv64 spirv64+fp64; do
   if ! "$tool" compile --device-target "$target" "$work/k.cl" -o "$work/out.$target" -D FACTOR=2 \
       -cl-std=CL3.0 >"$work/log" 2>&1; then
     fail "$target: $(cat "$work/log")"
@@ -26,6 +26,12 @@ for target in gfx90a gfx942 gfx1030 gfx1100 sm_90 x86-64; do
   fi
   case $target in
     sm_*) grep -q '.entry scale' "$work/out.$target" || fail "$target: no PTX entry" ;;
+    spirv*) # SPIR-V's magic number, little-endian
+      [ "$(head -c 4 "$work/out.$target" | od -An -tx4 | tr -d ' ')" = 07230203 ] ||
+        fail "$target: not a SPIR-V module"
+      if command -v spirv-val >/dev/null; then
+        spirv-val --target-env opencl2.2 "$work/out.$target" || fail "$target: spirv-val"
+      fi ;;
     *) [ "$(head -c 4 "$work/out.$target" | od -An -c | tr -d ' ')" = '177ELF' ] ||
          fail "$target: not an ELF file" ;;
   esac
