@@ -2,6 +2,8 @@
 // offline for any target the platform knows, without a device: the code a device would load
 // (AMDGPU code object, PTX, CPU object), or with --binary Manifold's program binary (what
 // clGetProgramInfo(CL_PROGRAM_BINARIES) gives, loadable with clCreateProgramWithBinary).
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -10,12 +12,25 @@
 #include <vector>
 
 #include "commands.h"
+#include "subprocess.h"
 
-#ifndef MANIFOLD_TOOL_COMPILER
+#ifndef MANIFOLD_OFFLINE_COMPILER
+// In the `manifold` tool: the compiler runs in its own executable, manifold-compile, next to this
+// one. The tool also loads Manifold's ICD, which holds its own copy of the compiler's static
+// state (LLVM options, lld): two copies in one process collide at exit.
 namespace manifold_tool {
-int run_compile_command(const std::vector<std::string>&) {
-  std::fputs("manifold compile: not in this build (LLVM linked statically: use a regular build)\n",
-             stderr);
+int run_compile_command(const std::vector<std::string>& args) {
+  std::string self = self_executable();
+  const std::string compiler = self.substr(0, self.rfind('/') + 1) + "manifold-compile";
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(compiler.c_str()));
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  execv(compiler.c_str(), argv.data());
+  std::fprintf(stderr,
+               "manifold compile: cannot run %s (not in this build: LLVM linked statically "
+               "builds no offline compiler; use a regular build)\n",
+               compiler.c_str());
   return 1;
 }
 }  // namespace manifold_tool
@@ -117,4 +132,10 @@ int run_compile_command(const std::vector<std::string>& args) {
 }
 
 }  // namespace manifold_tool
-#endif  // MANIFOLD_TOOL_COMPILER
+#endif  // MANIFOLD_OFFLINE_COMPILER
+
+#ifdef MANIFOLD_OFFLINE_COMPILER
+int main(int argc, char** argv) {
+  return manifold_tool::run_compile_command(std::vector<std::string>(argv + 1, argv + argc));
+}
+#endif
