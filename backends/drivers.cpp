@@ -3,6 +3,9 @@
 #ifdef MANIFOLD_WITH_CUDA
 #include "backends/cuda/cuda_driver.h"
 #endif
+#ifdef MANIFOLD_WITH_HIP
+#include "backends/hip/hip_driver.h"
+#endif
 #include "core/backend.h"
 
 namespace manifold {
@@ -13,6 +16,10 @@ std::vector<std::unique_ptr<Driver>> make_drivers() {
 #ifdef MANIFOLD_WITH_CUDA
   // NVIDIA GPUs through the CUDA driver, loaded with dlopen: none where it is absent.
   drivers.push_back(std::make_unique<cuda::CudaDriver>());
+#endif
+#ifdef MANIFOLD_WITH_HIP
+  // GPUs through the HIP runtime, loaded with dlopen: none without it or without /dev/kfd.
+  drivers.push_back(std::make_unique<hip::HipDriver>());
 #endif
   drivers.push_back(std::make_unique<cpu::EmulatedGpuDriver>());
   return drivers;
