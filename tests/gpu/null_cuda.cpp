@@ -408,13 +408,11 @@ API cuMemcpyHtoDAsync_v2(unsigned long long d, const void* s, size_t n, void* st
 API cuMemcpyDtoHAsync_v2(void* d, unsigned long long s, size_t n, void* stream) {
   return copy_out(d, dev(s), n, stream);
 }
-// Unified addressing: either side may be host or device memory. The source is taken before the
-// call returns and the call returns once the bytes are there (as for pageable host memory).
+// Unified addressing: either side may be host or device memory. The copy runs in stream order
+// and the call returns once it is done (as a copy from or to pageable host memory does).
 API cuMemcpyAsync(unsigned long long d, unsigned long long s, size_t n, void* stream) {
-  auto copy = std::make_shared<std::vector<unsigned char>>(n);
-  device_move(copy->data(), dev(s), n);
   Stream* st = of(stream);
-  st->wait_for(st->push([=] { device_move(dev(d), copy->data(), n); }));
+  st->wait_for(st->push([=] { device_move(dev(d), dev(s), n); }));
   return kSuccess;
 }
 API cuMemcpyDtoDAsync_v2(unsigned long long d, unsigned long long s, size_t n, void* stream) {
