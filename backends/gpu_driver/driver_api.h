@@ -265,7 +265,7 @@ struct Api {
 #undef MANIFOLD_GPU_DRIVER_MEMBER
   bool has_graphs = false;  // every optional graph function is there
   bool has_vmm = false;     // every virtual memory management function is there
-  int driver_version = 0;   // e.g. 13000 for CUDA 13.0, 50221153 for HIP 5.2
+  int driver_version = 0;   // e.g. 13000 for CUDA 13.0, 50221153 for HIP 5.2.21153
 };
 
 }  // namespace manifold::gpu

@@ -112,7 +112,7 @@ DriverDevice<V>::DriverDevice(CUdevice device, int ordinal, DeviceFacts facts)
   fill_from_target(d, target_);
   d.printf_buffer_size = 1 << 20;  // CUDA's default printf FIFO
   // Command-buffer graphs lost printf output in the CTS (command_buffer printf on the H100):
-  // until that is understood, printf kernels are not recorded on CUDA devices.
+  // until that is understood, printf kernels are not recorded on driver (CUDA, HIP) devices.
   d.command_buffer_printf = false;
   d.extensions.push_back(name_version("cl_khr_pci_bus_info", CL_MAKE_VERSION(1, 0, 0)));
   // Host memory imports (clImportMemoryARM): page-locked and mapped into the GPU's address space.

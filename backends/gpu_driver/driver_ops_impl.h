@@ -19,13 +19,13 @@ namespace manifold::gpu {
 namespace detail {
 
 template <class V>
-void check_cuda(CUresult r, const char* what) {
+void check_driver_call(CUresult r, const char* what) {
   if (r == CUDA_SUCCESS) return;
   fail(r == CUDA_ERROR_OUT_OF_MEMORY ? CL_MEM_OBJECT_ALLOCATION_FAILURE : CL_OUT_OF_RESOURCES,
        std::string(what) + ": " + V::error_text(r));
 }
 
-// A command buffer's operations on one CUDA device as one executable graph: kernel, memcpy and
+// A command buffer's operations on one GPU as one executable graph: kernel, memcpy and
 // memset nodes whose edges are the recorded sync points and queue order, made at finalize (or at
 // the list's first run on the device) and then launched once per enqueue. A list changed by mutable
 // dispatch shares it: its kernel nodes are brought up to date (cuGraphExecKernelNodeSetParams
@@ -62,8 +62,8 @@ class DriverOps final : public DeviceOps {
   void make_resident(MemObject& mem) override { device.address(mem); }
   void copy(const CopyOp& op) override {
     if (op.src.mem && op.dst.mem)
-      check_cuda<V>(a.cuMemcpyDtoDAsync(device_at(op.dst), device_at(op.src), op.size, stream),
-                    "copy");
+      check_driver_call<V>(
+          a.cuMemcpyDtoDAsync(device_at(op.dst), device_at(op.src), op.size, stream), "copy");
     else if (op.dst.mem)
       device.copy_to_device(device_at(op.dst), host_address(op.src), op.size, stream);
     else if (op.src.mem)
@@ -73,7 +73,7 @@ class DriverOps final : public DeviceOps {
   }
   void copy_rect(const CopyRectOp& op) override {
     const CUDA_MEMCPY3D c = rect_params(op);
-    check_cuda<V>(a.cuMemcpy3DAsync(&c, stream), "rectangular copy");
+    check_driver_call<V>(a.cuMemcpy3DAsync(&c, stream), "rectangular copy");
   }
   CUDA_MEMCPY3D rect_params(const CopyRectOp& op) {
     CUDA_MEMCPY3D c{};
@@ -108,22 +108,22 @@ class DriverOps final : public DeviceOps {
     const std::byte* p = op.pattern.data();
     const size_t n = op.pattern_size;
     if (uniform(op, 1)) {
-      check_cuda<V>(a.cuMemsetD8Async(dst, static_cast<unsigned char>(p[0]), op.size, stream),
-                    "fill");
+      check_driver_call<V>(
+          a.cuMemsetD8Async(dst, static_cast<unsigned char>(p[0]), op.size, stream), "fill");
     } else if (uniform(op, 2) && dst % 2 == 0) {
       uint16_t v;
       std::memcpy(&v, p, 2);
-      check_cuda<V>(a.cuMemsetD16Async(dst, v, op.size / 2, stream), "fill");
+      check_driver_call<V>(a.cuMemsetD16Async(dst, v, op.size / 2, stream), "fill");
     } else if (uniform(op, 4) && dst % 4 == 0) {
       uint32_t v;
       std::memcpy(&v, p, 4);
-      check_cuda<V>(a.cuMemsetD32Async(dst, v, op.size / 4, stream), "fill");
+      check_driver_call<V>(a.cuMemsetD32Async(dst, v, op.size / 4, stream), "fill");
     } else {
       // Wider patterns: one copy of the pattern, then the filled prefix doubles in place.
-      check_cuda<V>(a.cuMemcpyHtoDAsync(dst, p, std::min(n, op.size), stream), "fill");
+      check_driver_call<V>(a.cuMemcpyHtoDAsync(dst, p, std::min(n, op.size), stream), "fill");
       for (size_t done = std::min(n, op.size); done < op.size;) {
         const size_t chunk = std::min(done, op.size - done);
-        check_cuda<V>(a.cuMemcpyDtoDAsync(dst + done, dst, chunk, stream), "fill");
+        check_driver_call<V>(a.cuMemcpyDtoDAsync(dst + done, dst, chunk, stream), "fill");
         done += chunk;
       }
     }
@@ -153,7 +153,7 @@ class DriverOps final : public DeviceOps {
 
   void host_function(const HostFunctionOp& op) override {
     // Runs after everything before it in the stream (rare: SVM frees and the like).
-    check_cuda<V>(a.cuStreamSynchronize(stream), "host function");
+    check_driver_call<V>(a.cuStreamSynchronize(stream), "host function");
     op.fn();
   }
 
@@ -206,7 +206,7 @@ class DriverOps final : public DeviceOps {
       fail(CL_OUT_OF_RESOURCES, "the work-group needs more local memory than the GPU has");
     if (int(shared) > kernel->dynamic_shared_limit) {
       device.make_current();
-      check_cuda<V>(
+      check_driver_call<V>(
           a.cuFuncSetAttribute(kernel->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                device.max_dynamic_shared() - kernel->static_shared),
           "raising the kernel's local memory limit");
@@ -269,8 +269,8 @@ class DriverOps final : public DeviceOps {
     std::lock_guard lock(program.launch_mutex);
     if (program.launch_written == state) return;
     // Small and from pageable memory: the driver copies it out before returning.
-    check_cuda<V>(a.cuMemcpyHtoDAsync(program.launch_state, &state, sizeof state, stream),
-                  "launch state");
+    check_driver_call<V>(a.cuMemcpyHtoDAsync(program.launch_state, &state, sizeof state, stream),
+                         "launch state");
     program.launch_written = state;
     typename DriverProgram<V>::LaunchState plain;
     plain.work_dim = state.work_dim;
@@ -324,7 +324,7 @@ bool DriverOps<V>::run_recorded(const OperationList& list) {
     if (!refresh(list, *graph)) return false;
     graph->version = list.native.version();
   }
-  check_cuda<V>(a.cuGraphLaunch(graph->chain.exec, stream), "command-buffer graph launch");
+  check_driver_call<V>(a.cuGraphLaunch(graph->chain.exec, stream), "command-buffer graph launch");
   return true;
 }
 

@@ -227,30 +227,30 @@ CUresult graph_add_memset_node(CUgraphNode* node, CUgraph graph, const CUgraphNo
 // The library to load: MANIFOLD_HIP_RUNTIME, else the installed ROCm runtime (6, then 5).
 // Without the AMD GPU kernel driver (/dev/kfd) ROCm has no device to show: the 14 MB runtime is
 // not even loaded, which keeps the platform's start-up fast on every machine without an AMD GPU.
-void* open_library(std::string* tried) {
-  if (!settings().hip_runtime.empty()) {
-    *tried = settings().hip_runtime;
-    return dlopen(tried->c_str(), RTLD_NOW | RTLD_LOCAL);
-  }
+// Null with *why when there is none.
+void* open_library(std::string* path, std::string* why) {
+  const auto open = [&](const std::string& name) {
+    *path = name;
+    void* library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+      const char* error = dlerror();
+      *why = name + " not found (" + (error ? error : "no reason given") + ")";
+    }
+    return library;
+  };
+  if (!settings().hip_runtime.empty()) return open(settings().hip_runtime);
   if (access("/dev/kfd", F_OK) != 0) {
-    *tried = "/dev/kfd (the AMD GPU kernel driver)";
+    *why = "no /dev/kfd (no AMD GPU kernel driver): the HIP runtime is not loaded";
     return nullptr;
   }
-  for (const char* name : {"libamdhip64.so.6", "libamdhip64.so.5"}) {
-    *tried = name;
-    if (void* library = dlopen(name, RTLD_NOW | RTLD_LOCAL)) return library;
-  }
-  return nullptr;
+  void* library = open("libamdhip64.so.6");
+  return library ? library : open("libamdhip64.so.5");
 }
 
 void load_once() {
   std::string path;
-  void* library = open_library(&path);
-  if (!library) {
-    const char* error = dlerror();
-    g_why = path + " not found" + (error ? std::string(" (") + error + ")" : std::string());
-    return;
-  }
+  void* library = open_library(&path, &g_why);
+  if (!library) return;
   bool complete = true;
   auto symbol = [&](const char* name) {
     void* s = dlsym(library, name);
