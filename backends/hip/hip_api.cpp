@@ -85,7 +85,8 @@ int hip_attribute(CUdevice_attribute which) {
       return 61;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
       return 75;
-    // Virtual memory management is not used on HIP (its structures' layouts differ): no SVM.
+    case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED:
+      return 89;
     default:
       return -1;
   }
@@ -343,16 +344,32 @@ void load_once() {
   a.has_graphs = a.cuGraphCreate && a.cuGraphAddKernelNode && a.cuGraphInstantiate &&
                  a.cuGraphExecKernelNodeSetParams && a.cuGraphLaunch && a.cuGraphExecDestroy &&
                  a.cuGraphDestroy;
-  a.has_vmm = false;
   optional(a.cuMemHostGetDevicePointer, "hipHostGetDevicePointer");
   optional(n.hipGetDeviceProperties, "hipGetDevicePropertiesR0000");
   if (!n.hipGetDeviceProperties) optional(n.hipGetDeviceProperties, "hipGetDeviceProperties");
   if (CUresult r = a.cuInit(0); r != 0) {
-    g_why = std::string("hipInit failed: ") + n.hipGetErrorName(r) + " (no usable GPU)";
+    const char* name = n.hipGetErrorName(r);
+    g_why =
+        std::string("hipInit failed: ") + (name ? name : std::to_string(r)) + " (no usable GPU)";
     return;
   }
   a.cuDriverGetVersion(&a.driver_version);
   g_major = a.driver_version / 10000000;
+  // Virtual memory management (SVM): HIP 6's structures are CUDA's (hipMemAllocationProp,
+  // hipMemAccessDesc, the same constants); HIP 5's hipMemAllocationProp had another layout, so
+  // HIP 5 devices report no SVM.
+  if (g_major >= 6) {
+    optional(a.cuMemAddressReserve, "hipMemAddressReserve");
+    optional(a.cuMemAddressFree, "hipMemAddressFree");
+    optional(a.cuMemCreate, "hipMemCreate");
+    optional(a.cuMemRelease, "hipMemRelease");
+    optional(a.cuMemMap, "hipMemMap");
+    optional(a.cuMemUnmap, "hipMemUnmap");
+    optional(a.cuMemSetAccess, "hipMemSetAccess");
+    optional(a.cuMemGetAllocationGranularity, "hipMemGetAllocationGranularity");
+  }
+  a.has_vmm = a.cuMemAddressReserve && a.cuMemAddressFree && a.cuMemCreate && a.cuMemRelease &&
+              a.cuMemMap && a.cuMemUnmap && a.cuMemSetAccess && a.cuMemGetAllocationGranularity;
   g_api = a;
   g_loaded = &g_api;
 }

@@ -66,7 +66,7 @@ struct HipMemsetParams {
   unsigned value;
   size_t width;
 };
-constexpr size_t kPropsSize = 792, kArchOffset = 396;  // hipDeviceProp_t (HIP 5): gcnArchName
+constexpr size_t kPropsSize = 792, kArchOffset = 396;  // hipDeviceProp_t (HIP 5 layout): gcnArchName
 
 // hipDeviceAttribute_t -> CUdevice_attribute (the inverse of the backend's table).
 int cuda_attribute(int hip) {
@@ -123,6 +123,8 @@ int cuda_attribute(int hip) {
       return 76;
     case 75:
       return 97;  // shared memory opt-in
+    case 89:
+      return 102;  // virtual memory management
     default:
       return -1;
   }
@@ -185,6 +187,14 @@ CUresult cuFuncGetAttribute(int*, int, void*);
 CUresult cuFuncSetAttribute(void*, int, int);
 CUresult cuLaunchKernel(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                         void*, void**, void**);
+CUresult cuMemAddressReserve(Ptr*, size_t, size_t, Ptr, unsigned long long);
+CUresult cuMemAddressFree(Ptr, size_t);
+CUresult cuMemCreate(unsigned long long*, size_t, const void*, unsigned long long);
+CUresult cuMemRelease(unsigned long long);
+CUresult cuMemMap(Ptr, size_t, size_t, unsigned long long, unsigned long long);
+CUresult cuMemUnmap(Ptr, size_t);
+CUresult cuMemSetAccess(Ptr, size_t, const void*, size_t);
+CUresult cuMemGetAllocationGranularity(size_t*, const void*, int);
 CUresult cuGraphCreate(void**, unsigned);
 CUresult cuGraphAddKernelNode_v2(void**, void*, void* const*, size_t, const CudaKernelNodeParams*);
 CUresult cuGraphAddMemcpyNode(void**, void*, void* const*, size_t, const CudaMemcpy3D*, void*);
@@ -217,9 +227,10 @@ void* current_context() {
 #define HIP extern "C" __attribute__((visibility("default")))
 
 HIP CUresult hipInit(unsigned flags) { return cuInit(flags); }
-// HIP's version encoding (major * 10000000 + minor * 100000): the API this shim follows, 5.2.
+// HIP's version encoding (major * 10000000 + minor * 100000): the API this shim follows, 6.0
+// (whose virtual memory management structures are CUDA's).
 HIP CUresult hipDriverGetVersion(int* version) {
-  *version = 50200000;
+  *version = 60000000;
   return 0;
 }
 HIP const char* hipGetErrorName(CUresult r) {
@@ -242,7 +253,8 @@ HIP CUresult hipDeviceGetAttribute(int* value, int which, int d) {
 }
 HIP CUresult hipDeviceTotalMem(size_t* bytes, int d) { return cuDeviceTotalMem_v2(bytes, d); }
 HIP CUresult hipDeviceGetUuid(void* uuid, int d) { return cuDeviceGetUuid_v2(uuid, d); }
-HIP CUresult hipGetDeviceProperties(void* props, int d) {
+// HIP 6 keeps HIP 5's hipDeviceProp_t layout under this name (the backend asks for it first).
+HIP CUresult hipGetDevicePropertiesR0000(void* props, int d) {
   std::memset(props, 0, kPropsSize);
   auto* bytes = static_cast<char*>(props);
   if (CUresult r = cuDeviceGetName(bytes, 255, d)) return r;
@@ -385,3 +397,31 @@ HIP CUresult hipGraphInstantiateWithFlags(void** exec, void* g, unsigned long lo
 HIP CUresult hipGraphLaunch(void* exec, void* s) { return cuGraphLaunch(exec, s); }
 HIP CUresult hipGraphExecDestroy(void* exec) { return cuGraphExecDestroy(exec); }
 HIP CUresult hipGraphDestroy(void* g) { return cuGraphDestroy(g); }
+
+// Virtual memory management: HIP 6's structures (hipMemAllocationProp, hipMemAccessDesc) are
+// CUDA's, so they pass through; handles are pointers in HIP, integers in CUDA.
+HIP CUresult hipMemAddressReserve(void** p, size_t n, size_t alignment, void* at,
+                                  unsigned long long flags) {
+  return cuMemAddressReserve(reinterpret_cast<Ptr*>(p), n, alignment, reinterpret_cast<Ptr>(at),
+                             flags);
+}
+HIP CUresult hipMemAddressFree(void* p, size_t n) {
+  return cuMemAddressFree(reinterpret_cast<Ptr>(p), n);
+}
+HIP CUresult hipMemCreate(void** handle, size_t n, const void* prop, unsigned long long flags) {
+  return cuMemCreate(reinterpret_cast<unsigned long long*>(handle), n, prop, flags);
+}
+HIP CUresult hipMemRelease(void* handle) {
+  return cuMemRelease(reinterpret_cast<unsigned long long>(handle));
+}
+HIP CUresult hipMemMap(void* p, size_t n, size_t offset, void* handle, unsigned long long flags) {
+  return cuMemMap(reinterpret_cast<Ptr>(p), n, offset, reinterpret_cast<unsigned long long>(handle),
+                  flags);
+}
+HIP CUresult hipMemUnmap(void* p, size_t n) { return cuMemUnmap(reinterpret_cast<Ptr>(p), n); }
+HIP CUresult hipMemSetAccess(void* p, size_t n, const void* desc, size_t count) {
+  return cuMemSetAccess(reinterpret_cast<Ptr>(p), n, desc, count);
+}
+HIP CUresult hipMemGetAllocationGranularity(size_t* granularity, const void* prop, int option) {
+  return cuMemGetAllocationGranularity(granularity, prop, option);
+}
