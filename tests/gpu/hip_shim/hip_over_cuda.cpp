@@ -9,6 +9,7 @@
 // the library needs no HIP headers; the backend's adapters translate to and from them.
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 
 namespace {
@@ -66,7 +67,8 @@ struct HipMemsetParams {
   unsigned value;
   size_t width;
 };
-constexpr size_t kPropsSize = 792, kArchOffset = 396;  // hipDeviceProp_t (HIP 5 layout): gcnArchName
+constexpr size_t kPropsSize = 792,
+                 kArchOffset = 396;  // hipDeviceProp_t (HIP 5 layout): gcnArchName
 
 // hipDeviceAttribute_t -> CUdevice_attribute (the inverse of the backend's table).
 int cuda_attribute(int hip) {
@@ -261,8 +263,16 @@ HIP CUresult hipGetDevicePropertiesR0000(void* props, int d) {
   int major = 0, minor = 0;
   cuDeviceGetAttribute(&major, 75, d);
   cuDeviceGetAttribute(&minor, 76, d);
-  const int sm = major * 10 + minor;
   char* arch = bytes + kArchOffset;
+#ifdef NULL_HIP_SIMULATED
+  // The simulated runtime can pose as an AMD GPU (the HIP backend's gfx path: AMDGPU targets,
+  // AMD's device facts, code objects) with NULL_HIP_ARCH=gfx90a:sramecc+:xnack- and the like.
+  if (const char* posed = std::getenv("NULL_HIP_ARCH")) {
+    std::strncpy(arch, posed, 255);
+    return 0;
+  }
+#endif
+  const int sm = major * 10 + minor;
   arch[0] = 's', arch[1] = 'm', arch[2] = '_';
   int at = 3;
   if (sm >= 100) arch[at++] = char('0' + sm / 100);
