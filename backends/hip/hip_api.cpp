@@ -345,8 +345,10 @@ void load_once() {
                  a.cuGraphExecKernelNodeSetParams && a.cuGraphLaunch && a.cuGraphExecDestroy &&
                  a.cuGraphDestroy;
   optional(a.cuMemHostGetDevicePointer, "hipHostGetDevicePointer");
+  // HIP 6 names HIP 5's layout hipGetDevicePropertiesR0000 (its plain name may take the new one).
   optional(n.hipGetDeviceProperties, "hipGetDevicePropertiesR0000");
-  if (!n.hipGetDeviceProperties) optional(n.hipGetDeviceProperties, "hipGetDeviceProperties");
+  const bool versioned_properties = n.hipGetDeviceProperties != nullptr;
+  if (!versioned_properties) optional(n.hipGetDeviceProperties, "hipGetDeviceProperties");
   if (CUresult r = a.cuInit(0); r != 0) {
     const char* name = n.hipGetErrorName(r);
     g_why =
@@ -355,6 +357,8 @@ void load_once() {
   }
   a.cuDriverGetVersion(&a.driver_version);
   g_major = a.driver_version / 10000000;
+  // A HIP 6 without the versioned name: the plain one's layout is unknown here.
+  if (g_major >= 6 && !versioned_properties) n.hipGetDeviceProperties = nullptr;
   // Virtual memory management (SVM): HIP 6's structures are CUDA's (hipMemAllocationProp,
   // hipMemAccessDesc, the same constants); HIP 5's hipMemAllocationProp had another layout, so
   // HIP 5 devices report no SVM.
