@@ -53,6 +53,10 @@ cl_context clCreateContext(const cl_context_properties* properties, cl_uint num_
   std::vector<Device*> list;
   for (cl_uint i = 0; i < num_devices; ++i) {
     Device* d = resolve<Device>(devices[i]);
+    // The spec: CL_DEVICE_NOT_AVAILABLE if a device in devices is currently not available even
+    // though the device was returned by clGetDeviceIDs.
+    if (!d->info().available)
+      fail(CL_DEVICE_NOT_AVAILABLE, "device '" + d->info().name + "' is not available");
     // Duplicate devices are ignored (the spec: "duplicate devices ... are ignored").
     if (std::find(list.begin(), list.end(), d) == list.end()) list.push_back(d);
   }
@@ -71,6 +75,9 @@ cl_context clCreateContextFromType(const cl_context_properties* properties,
   read_context_properties(properties);  // validate before looking for devices
   std::vector<Device*> found = Platform::get().devices_of_type(device_type);
   check(!found.empty(), CL_DEVICE_NOT_FOUND, "no device of the requested type");
+  // Devices listed but not available cannot be in a context.
+  std::erase_if(found, [](Device* d) { return !d->info().available; });
+  check(!found.empty(), CL_DEVICE_NOT_AVAILABLE, "no available device of the requested type");
   return make_context(std::move(found), properties, pfn_notify, user_data);
 }
 

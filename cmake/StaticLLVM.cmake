@@ -7,16 +7,29 @@
 # default.
 option(MANIFOLD_STATIC_LLVM "Link LLVM and Clang statically (self-contained ICD)" OFF)
 
+# lld's ELF driver links AMDGPU code objects in-process (compiler/amdgpu/code_object_link.cpp).
+# Debian ships it as archives only (liblld-22-dev); they go before the LLVM they depend on.
+find_library(MANIFOLD_LLD_ELF lldELF PATHS ${MANIFOLD_LLVM_ROOT}/lib NO_DEFAULT_PATH)
+find_library(MANIFOLD_LLD_COMMON lldCommon PATHS ${MANIFOLD_LLVM_ROOT}/lib NO_DEFAULT_PATH)
+if(NOT MANIFOLD_LLD_ELF OR NOT MANIFOLD_LLD_COMMON)
+  message(FATAL_ERROR "lld's libraries (lldELF, lldCommon) are missing: install liblld-22-dev")
+endif()
+
+# lld compresses debug sections itself: it calls zlib and zstd directly.
+find_package(ZLIB REQUIRED)
+find_library(MANIFOLD_ZSTD zstd REQUIRED)
+
 if(NOT MANIFOLD_STATIC_LLVM)
-  set(MANIFOLD_LLVM_LIBS LLVM clang-cpp)
+  set(MANIFOLD_LLVM_LIBS ${MANIFOLD_LLD_ELF} ${MANIFOLD_LLD_COMMON} LLVM clang-cpp ZLIB::ZLIB
+                         ${MANIFOLD_ZSTD})
   return()
 endif()
 
-# The LLVM components Manifold's compiler uses: the host (X86) and NVPTX targets, the ORC JIT
-# of the CPU pipeline, the pass pipelines, bitcode, the linker, and what clang's frontend and
-# code generator need.
+# The LLVM components Manifold's compiler uses: the host (X86), NVPTX, AMDGPU and SPIR-V targets,
+# the ORC JIT of the CPU pipeline, the pass pipelines, bitcode, the linker, and what clang's
+# frontend and code generator need.
 set(MANIFOLD_LLVM_COMPONENTS
-    x86 nvptx orcjit jitlink passes linker irreader irprinter bitreader bitwriter asmparser
+    x86 nvptx amdgpu spirv orcjit jitlink passes linker irreader irprinter bitreader bitwriter asmparser
     coverage frontendhlsl frontendopenmp frontenddriver frontendoffloading lto option
     profiledata windowsdriver extensions instrumentation objcarcopts coroutines ipo vectorize
     scalaropts aggressiveinstcombine instcombine cfguard codegen selectiondag globalisel
@@ -55,10 +68,8 @@ add_library(manifold_static_llvm_stubs STATIC ${CMAKE_CURRENT_LIST_DIR}/static_l
 target_include_directories(manifold_static_llvm_stubs SYSTEM PRIVATE ${LLVM_INCLUDE_DIRS})
 set_target_properties(manifold_static_llvm_stubs PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
-find_package(ZLIB REQUIRED)
-find_library(MANIFOLD_ZSTD zstd REQUIRED)
 set(MANIFOLD_LLVM_LIBS
-    -Wl,--start-group ${clang_files} ${llvm_files} manifold_static_llvm_stubs -Wl,--end-group
+    -Wl,--start-group ${MANIFOLD_LLD_ELF} ${MANIFOLD_LLD_COMMON} ${clang_files} ${llvm_files} manifold_static_llvm_stubs -Wl,--end-group
     ZLIB::ZLIB ${MANIFOLD_ZSTD} ${CMAKE_DL_LIBS} Threads::Threads)
 # The ICD finds the TBB and SLEEF libraries carried next to it.
 set(CMAKE_BUILD_RPATH_USE_ORIGIN ON)

@@ -94,7 +94,10 @@ BuildOutput finish_executable(std::unique_ptr<llvm::Module> module, const Parsed
 }  // namespace
 
 std::unique_ptr<TargetPipeline> pipeline_for(const Target& target) {
-  if (llvm::Triple(target.triple).isNVPTX()) return make_nvptx_pipeline(target);
+  const llvm::Triple triple(target.triple);
+  if (triple.isNVPTX()) return make_nvptx_pipeline(target);
+  if (triple.isAMDGCN()) return make_amdgpu_pipeline(target);
+  if (triple.isSPIRV()) return make_spirv_pipeline(target);
   // The host CPU (x86-64); a triple LLVM cannot generate code for fails in its first stage.
   return make_cpu_pipeline(target);
 }

@@ -88,6 +88,42 @@ Target nvptx_target(unsigned major, unsigned minor);
 // The PTX text of an NVPTX executable binary; nullopt (with *error) for anything else.
 std::optional<std::string> nvptx_ptx_of(std::span<const uint8_t> binary, std::string* error);
 
+// An AMD GPU named as HIP's gcnArchName does ("gfx90a", "gfx90a:sramecc+:xnack-"): triple
+// amdgcn-amd-amdhsa, cpu gfx90a, features from the name plus the wavefront size (wave32 on
+// gfx10 and later), the OpenCL C features the AMDGPU pipeline implements. Programs built for it
+// carry a code object v5 (compiler/amdgpu_pipeline.cpp; launch ABI: compiler/gpu_launch_abi.h).
+// nullopt for a processor LLVM does not know or a feature other than xnack and sramecc.
+std::optional<Target> amdgpu_target(std::string_view gcn_arch_name);
+// The code object (ELF) of an AMDGPU executable binary, what hipModuleLoadData takes; nullopt
+// (with *error) for anything else.
+std::optional<std::vector<uint8_t>> amdgpu_code_object_of(std::span<const uint8_t> binary,
+                                                          std::string* error);
+
+// Offline compilation (`manifold compile`): a target by name: "x86-64" (this host's CPU),
+// "sm_XY", "gfxNNN[:feature±...]" (compiler/target_names.cpp, one table entry per kind of
+// target). nullopt with the reason in *why for a name no entry takes.
+std::optional<Target> target_named(std::string_view name, std::string* why);
+// The forms of names target_named takes, each with what it names (for usage texts).
+std::vector<std::pair<std::string, std::string>> target_name_forms();
+// What a device loads from an executable binary: an AMDGPU code object, PTX text, or the CPU's
+// relocatable object. nullopt (with *error) for anything else.
+std::optional<std::vector<uint8_t>> native_code_of(std::span<const uint8_t> binary,
+                                                   std::string* error);
+
+// What a Level Zero device supports beyond the core of OpenCL C (its module properties).
+struct SpirvDeviceFeatures {
+  bool fp16 = false;
+  bool fp64 = false;
+  bool int64_atomics = false;
+};
+// A Level Zero device: triple spirv64v1.2, the OpenCL C features the SPIR-V pipeline
+// implements and those of `device`. Programs built for it carry SPIR-V
+// (compiler/spirv_pipeline.cpp).
+Target spirv_target(const SpirvDeviceFeatures& device);
+// The SPIR-V module of a SPIR-V executable binary; nullopt (with *error) for anything else.
+std::optional<std::vector<uint8_t>> spirv_module_of(std::span<const uint8_t> binary,
+                                                    std::string* error);
+
 // What clGetProgramInfo(CL_PROGRAM_BINARY_TYPE) reports for a binary.
 enum class BinaryType { None, CompiledObject, Library, Executable };
 
@@ -125,8 +161,8 @@ std::map<uint32_t, size_t> il_spec_constants(std::span<const uint8_t> il);
 // keyed by the IL's hash and the specialization values.
 BuildOutput build_il(std::span<const uint8_t> il, std::string_view options, const Target& target,
                      const SpecConstantValues& spec_values);
-BuildOutput compile_il(std::span<const uint8_t> il, std::string_view options,
-                       const Target& target, const SpecConstantValues& spec_values);
+BuildOutput compile_il(std::span<const uint8_t> il, std::string_view options, const Target& target,
+                       const SpecConstantValues& spec_values);
 
 // Detects CL_INVALID_BUILD_OPTIONS / CL_INVALID_COMPILER_OPTIONS / CL_INVALID_LINKER_OPTIONS.
 // The two-argument form accepts any option valid for some call; the OptionsKind form checks

@@ -128,12 +128,17 @@ FrontendResult run_frontend(llvm::LLVMContext& context, std::string_view source,
   };
   // The CPU pipeline works with clang's fake address-space map; GPU targets need their real
   // one (libclc and the vendor libraries are built with it).
-  if (target.triple.rfind("nvptx", 0) != 0) args.push_back("-ffake-address-space-map");
+  const llvm::Triple triple(target.triple);
+  if (!triple.isNVPTX() && !triple.isAMDGCN() && !triple.isSPIRV())
+    args.push_back("-ffake-address-space-map");
+  // An AMD GPU's processor: clang predefines its macros (__gfx90a__) and knows its wave size.
+  if (triple.isAMDGCN() && !target.cpu.empty())
+    args.insert(args.end(), {"-target-cpu", target.cpu, "-mcode-object-version=5"});
   // A CPU target is compiled for its real CPU: clang then passes vectors the way that CPU
   // does (long4 in one AVX register) instead of warning that AVX vectors change the ABI, and
   // predefines the macros the CPU warrants (__AVX2__...). The builtin library, compiled for
   // the baseline ABI, is adapted where it differs at link time (SplitLibrary::link_into).
-  if (llvm::Triple(target.triple).isX86()) {
+  if (triple.isX86()) {
     if (!target.cpu.empty()) args.insert(args.end(), {"-target-cpu", target.cpu});
     llvm::SmallVector<llvm::StringRef, 64> features;
     llvm::StringRef(target.features).split(features, ',', -1, /*KeepEmpty=*/false);

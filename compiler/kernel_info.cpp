@@ -87,9 +87,11 @@ bool is_image_type(const std::string& base_type) {
 }  // namespace
 
 bool is_kernel(const llvm::Function& function) {
-  // SPIR_KERNEL: the CPU (and SPIR-V) targets; PTX_Kernel: clang's kernels for NVPTX.
+  // SPIR_KERNEL: the CPU (and SPIR-V) targets; PTX_Kernel and AMDGPU_KERNEL: clang's kernels
+  // for NVPTX and AMDGPU.
   const auto cc = function.getCallingConv();
-  return (cc == llvm::CallingConv::SPIR_KERNEL || cc == llvm::CallingConv::PTX_Kernel) &&
+  return (cc == llvm::CallingConv::SPIR_KERNEL || cc == llvm::CallingConv::PTX_Kernel ||
+          cc == llvm::CallingConv::AMDGPU_KERNEL) &&
          !function.isDeclaration();
 }
 

@@ -9,6 +9,7 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/Operator.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -46,7 +47,6 @@ namespace manifold::compiler {
 namespace {
 
 constexpr unsigned kGlobalAS = 1, kSharedAS = 3, kConstantAS = 4;
-constexpr const char* kDynamicShared = "__manifold_dynamic_shared";
 
 void initialize_nvptx() {
   static std::once_flag once;
@@ -56,26 +56,6 @@ void initialize_nvptx() {
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
   });
-}
-
-// A library's bitcode: embedded, else the file at `path` (read once per process).
-llvm::MemoryBufferRef library_bytes(const char* embedded, uint64_t size, const char* name,
-                                    const std::vector<std::string>& paths) {
-  if (size) return llvm::MemoryBufferRef(llvm::StringRef(embedded, size), name);
-  static std::mutex mutex;
-  static std::map<std::string, std::unique_ptr<llvm::MemoryBuffer>> loaded;
-  std::lock_guard lock(mutex);
-  auto& slot = loaded[name];
-  if (!slot)
-    for (const std::string& path : paths) {
-      auto file = llvm::MemoryBuffer::getFile(path);
-      if (file) {
-        slot = std::move(*file);
-        break;
-      }
-    }
-  if (!slot) return llvm::MemoryBufferRef();
-  return slot->getMemBufferRef();
 }
 
 std::vector<std::string> libdevice_paths() {
@@ -88,69 +68,6 @@ std::vector<std::string> libdevice_paths() {
   paths.push_back("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc");
   paths.push_back("/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc");
   return paths;
-}
-
-// ---- __local arguments -> offsets in dynamic shared memory ----
-// CUDA gives a launch one block of dynamic shared memory; the runtime lays the __local
-// arguments out in it and passes each one's byte offset (u32). The kernel keeps its name; its
-// body moves to an internal function the new entry calls (and the optimizer inlines).
-void rewrite_local_arguments(llvm::Module& module, const std::vector<KernelInfo>& kernels) {
-  llvm::LLVMContext& context = module.getContext();
-  llvm::GlobalVariable* shared = nullptr;
-  for (const KernelInfo& info : kernels) {
-    llvm::Function* kernel = module.getFunction(info.name);
-    if (!kernel) continue;
-    bool has_local = false;
-    for (const KernelArg& arg : info.args) has_local = has_local || arg.kind == ArgKind::Local;
-    if (!has_local) continue;
-    if (!shared) {
-      auto* type = llvm::ArrayType::get(llvm::Type::getInt8Ty(context), 0);
-      shared = new llvm::GlobalVariable(module, type, false, llvm::GlobalValue::ExternalLinkage,
-                                        nullptr, kDynamicShared, nullptr,
-                                        llvm::GlobalValue::NotThreadLocal, kSharedAS);
-      // 128: __local arguments of double16 (CTS basic kernel_memory_alignment_local); the
-      // runtime lays them out at the same alignment (backends/cuda/cuda_execute.cpp).
-      shared->setAlignment(llvm::Align(128));
-    }
-    std::vector<llvm::Type*> params;
-    for (unsigned i = 0; i < kernel->arg_size(); ++i)
-      params.push_back(i < info.args.size() && info.args[i].kind == ArgKind::Local
-                           ? llvm::Type::getInt32Ty(context)
-                           : kernel->getArg(i)->getType());
-    auto* type = llvm::FunctionType::get(kernel->getReturnType(), params, false);
-    const std::string name = kernel->getName().str();
-    kernel->setName(name + ".manifold_body");
-    auto* entry = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
-    entry->setCallingConv(kernel->getCallingConv());
-    entry->copyMetadata(kernel, 0);
-    // Attributes of the replaced (pointer -> u32) parameters do not carry over.
-    const llvm::AttributeList old = kernel->getAttributes();
-    std::vector<llvm::AttributeSet> param_attrs;
-    for (unsigned i = 0; i < entry->arg_size(); ++i)
-      param_attrs.push_back(params[i] == kernel->getArg(i)->getType() ? old.getParamAttrs(i)
-                                                                      : llvm::AttributeSet());
-    entry->setAttributes(
-        llvm::AttributeList::get(context, old.getFnAttrs(), old.getRetAttrs(), param_attrs));
-    kernel->setCallingConv(llvm::CallingConv::C);
-    kernel->setLinkage(llvm::GlobalValue::InternalLinkage);
-    kernel->addFnAttr(llvm::Attribute::AlwaysInline);
-    kernel->removeFnAttr(llvm::Attribute::NoInline);
-    kernel->removeFnAttr(llvm::Attribute::OptimizeNone);
-    llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", entry));
-    std::vector<llvm::Value*> args;
-    for (unsigned i = 0; i < entry->arg_size(); ++i) {
-      llvm::Value* value = entry->getArg(i);
-      if (params[i]->isIntegerTy() && params[i] != kernel->getArg(i)->getType()) {
-        value = builder.CreateInBoundsGEP(builder.getInt8Ty(), shared,
-                                          builder.CreateZExt(value, builder.getInt64Ty()));
-        if (value->getType() != kernel->getArg(i)->getType())
-          value = builder.CreateAddrSpaceCast(value, kernel->getArg(i)->getType());
-      }
-      args.push_back(value);
-    }
-    builder.CreateCall(kernel, args);
-    builder.CreateRetVoid();
-  }
 }
 
 // ---- __constant pointer arguments live in global memory ----
@@ -361,9 +278,78 @@ bool lower_printf(llvm::Module& module, std::string* log) {
 uint64_t static_shared_bytes(const llvm::Module& module) {
   uint64_t bytes = 0;
   for (const llvm::GlobalVariable& g : module.globals())
-    if (g.getAddressSpace() == kSharedAS && g.getName() != kDynamicShared)
+    if (g.getAddressSpace() == kSharedAS && g.getName() != kDynamicLocalSymbol)
       bytes += module.getDataLayout().getTypeAllocSize(g.getValueType());
   return bytes;
+}
+
+// Whether every use of `pointer` is a load or an address computed from it (what the shim makes of
+// __manifold_launch), so that the variable can move to another address space.
+bool only_loaded_through(const llvm::Value& pointer) {
+  for (const llvm::User* user : pointer.users()) {
+    if (llvm::isa<llvm::LoadInst>(user)) continue;
+    const auto* gep = llvm::dyn_cast<llvm::GEPOperator>(user);
+    if (!gep || gep->getPointerOperand() != &pointer || !only_loaded_through(*gep)) return false;
+  }
+  return true;
+}
+
+// Makes the loads and address computations that use `from` use `to` (same layout, another
+// address space); the loads are marked invariant: the host writes the data between launches only.
+void rebase_loads(llvm::Value& from, llvm::Value& to) {
+  llvm::MDNode* invariant = llvm::MDNode::get(from.getContext(), {});
+  for (llvm::User* user : llvm::to_vector(from.users())) {
+    if (auto* load = llvm::dyn_cast<llvm::LoadInst>(user)) {
+      load->setOperand(0, &to);
+      load->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
+      continue;
+    }
+    auto* gep = llvm::cast<llvm::GEPOperator>(user);
+    llvm::SmallVector<llvm::Value*, 4> indices(gep->idx_begin(), gep->idx_end());
+    llvm::Value* moved = nullptr;
+    if (auto* constant = llvm::dyn_cast<llvm::ConstantExpr>(gep)) {
+      llvm::SmallVector<llvm::Constant*, 4> constants;
+      for (llvm::Value* i : indices) constants.push_back(llvm::cast<llvm::Constant>(i));
+      moved = llvm::ConstantExpr::getGetElementPtr(gep->getSourceElementType(),
+                                                   llvm::cast<llvm::Constant>(&to), constants,
+                                                   gep->getNoWrapFlags());
+      rebase_loads(*constant, *moved);
+      if (constant->use_empty()) constant->destroyConstant();
+    } else {
+      auto* instruction = llvm::cast<llvm::GetElementPtrInst>(gep);
+      llvm::IRBuilder<> builder(instruction);
+      moved =
+          builder.CreateGEP(gep->getSourceElementType(), &to, indices, "", gep->getNoWrapFlags());
+      rebase_loads(*instruction, *moved);
+      instruction->eraseFromParent();
+    }
+  }
+}
+
+// Program-scope __constant data (the program's, and the shim's launch state) moves to the global
+// address space (__device__, not __constant__, in CUDA terms): the driver binds a module's
+// constant bank at every launch of its kernels, which costs each launch GPU time, while global
+// data costs nothing until read. The reads stay cached: invariant loads become ld.global.nc.
+// Data used otherwise than by loads (copied whole, its address escaping) stays constant.
+void move_constants_to_global_memory(llvm::Module& module) {
+  constexpr unsigned kConstantAddressSpace = 4, kGlobalAddressSpace = 1;
+  std::vector<llvm::GlobalVariable*> constants;
+  for (llvm::GlobalVariable& g : module.globals()) {
+    if (g.getAddressSpace() != kConstantAddressSpace || !g.hasInitializer()) continue;
+    g.removeDeadConstantUsers();  // left over from linking and inlining
+    if (only_loaded_through(g)) constants.push_back(&g);
+  }
+  for (llvm::GlobalVariable* constant : constants) {
+    auto* moved = new llvm::GlobalVariable(
+        module, constant->getValueType(), constant->isConstant(), constant->getLinkage(),
+        constant->getInitializer(), "", nullptr, llvm::GlobalValue::NotThreadLocal,
+        kGlobalAddressSpace, constant->isExternallyInitialized());
+    moved->takeName(constant);
+    moved->setAlignment(constant->getAlign());
+    moved->setUnnamedAddr(constant->getUnnamedAddr());
+    rebase_loads(*constant, *moved);
+    constant->eraseFromParent();
+  }
 }
 
 bool has_math_flag(const ParsedOptions& options, const char* flag) {
@@ -387,7 +373,7 @@ class NvptxPipeline final : public TargetPipeline {
       llvm::raw_fd_ostream file(dump, error);
       if (!error) module.print(file, nullptr);
     }
-    rewrite_local_arguments(module, build.program.kernels);
+    rewrite_local_arguments(module, build.program.kernels, kSharedAS);
     uses_printf_ = module.getFunction("printf") != nullptr;
     return lower_printf(module, &build.log);
   }
@@ -507,6 +493,7 @@ bool NvptxPipeline::optimize(Build& build) {
     launch->setLinkage(llvm::GlobalValue::ExternalLinkage);
     launch->setExternallyInitialized(true);  // the host writes it: never fold its value
   }
+  move_constants_to_global_memory(module);
   // -cl-denorms-are-zero or -cl-fast-relaxed-math: libdevice's flush-to-zero paths.
   const bool ftz =
       has_math_flag(build.options, "-cl-denorms-are-zero") || build.options.fast_relaxed_math;

@@ -30,6 +30,8 @@
 #include <optional>
 #include <set>
 
+#include "compiler/gpu_launch_abi.h"
+
 namespace manifold::compiler {
 
 void initialize_llvm() {
@@ -91,6 +93,26 @@ bool link_lazily(llvm::Module& module, const llvm::MemoryBufferRef& library, std
     return false;
   }
   return true;
+}
+
+// A library's bitcode: embedded, else the file at `path` (read once per process).
+llvm::MemoryBufferRef library_bytes(const char* embedded, uint64_t size, const char* name,
+                                    const std::vector<std::string>& paths) {
+  if (size) return llvm::MemoryBufferRef(llvm::StringRef(embedded, size), name);
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<llvm::MemoryBuffer>> loaded;
+  std::lock_guard lock(mutex);
+  auto& slot = loaded[name];
+  if (!slot)
+    for (const std::string& path : paths) {
+      auto file = llvm::MemoryBuffer::getFile(path);
+      if (file) {
+        slot = std::move(*file);
+        break;
+      }
+    }
+  if (!slot) return llvm::MemoryBufferRef();
+  return slot->getMemBufferRef();
 }
 
 // Read once per library; afterwards only the parts a program needs are parsed, lazily, into
@@ -311,6 +333,70 @@ bool verify(const llvm::Module& module, std::string_view what, std::string* log)
   if (!llvm::verifyModule(module, &stream)) return true;
   *log += "internal compiler error (" + std::string(what) + "): " + findings + "\n";
   return false;
+}
+
+// ---- Lowering shared by GPU targets ----
+
+// The kernel keeps its name; its body moves to an internal function the new entry calls (and
+// the optimizer inlines).
+void rewrite_local_arguments(llvm::Module& module, const std::vector<KernelInfo>& kernels,
+                             unsigned local_address_space) {
+  llvm::LLVMContext& context = module.getContext();
+  llvm::GlobalVariable* shared = nullptr;
+  for (const KernelInfo& info : kernels) {
+    llvm::Function* kernel = module.getFunction(info.name);
+    if (!kernel) continue;
+    bool has_local = false;
+    for (const KernelArg& arg : info.args) has_local = has_local || arg.kind == ArgKind::Local;
+    if (!has_local) continue;
+    if (!shared) {
+      auto* type = llvm::ArrayType::get(llvm::Type::getInt8Ty(context), 0);
+      shared = new llvm::GlobalVariable(module, type, false, llvm::GlobalValue::ExternalLinkage,
+                                        nullptr, kDynamicLocalSymbol, nullptr,
+                                        llvm::GlobalValue::NotThreadLocal, local_address_space);
+      // __local arguments of double16 (CTS basic kernel_memory_alignment_local); the runtime
+      // lays them out at the same alignment.
+      shared->setAlignment(llvm::Align(kDynamicLocalAlignment));
+    }
+    std::vector<llvm::Type*> params;
+    for (unsigned i = 0; i < kernel->arg_size(); ++i)
+      params.push_back(i < info.args.size() && info.args[i].kind == ArgKind::Local
+                           ? llvm::Type::getInt32Ty(context)
+                           : kernel->getArg(i)->getType());
+    auto* type = llvm::FunctionType::get(kernel->getReturnType(), params, false);
+    const std::string name = kernel->getName().str();
+    kernel->setName(name + ".manifold_body");
+    auto* entry = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
+    entry->setCallingConv(kernel->getCallingConv());
+    entry->copyMetadata(kernel, 0);
+    // Attributes of the replaced (pointer -> u32) parameters do not carry over.
+    const llvm::AttributeList old = kernel->getAttributes();
+    std::vector<llvm::AttributeSet> param_attrs;
+    for (unsigned i = 0; i < entry->arg_size(); ++i)
+      param_attrs.push_back(params[i] == kernel->getArg(i)->getType() ? old.getParamAttrs(i)
+                                                                      : llvm::AttributeSet());
+    entry->setAttributes(
+        llvm::AttributeList::get(context, old.getFnAttrs(), old.getRetAttrs(), param_attrs));
+    kernel->setCallingConv(llvm::CallingConv::C);
+    kernel->setLinkage(llvm::GlobalValue::InternalLinkage);
+    kernel->addFnAttr(llvm::Attribute::AlwaysInline);
+    kernel->removeFnAttr(llvm::Attribute::NoInline);
+    kernel->removeFnAttr(llvm::Attribute::OptimizeNone);
+    llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", entry));
+    std::vector<llvm::Value*> args;
+    for (unsigned i = 0; i < entry->arg_size(); ++i) {
+      llvm::Value* value = entry->getArg(i);
+      if (params[i]->isIntegerTy() && params[i] != kernel->getArg(i)->getType()) {
+        value = builder.CreateInBoundsGEP(builder.getInt8Ty(), shared,
+                                          builder.CreateZExt(value, builder.getInt64Ty()));
+        if (value->getType() != kernel->getArg(i)->getType())
+          value = builder.CreateAddrSpaceCast(value, kernel->getArg(i)->getType());
+      }
+      args.push_back(value);
+    }
+    builder.CreateCall(kernel, args);
+    builder.CreateRetVoid();
+  }
 }
 
 // ---- Optimization ----

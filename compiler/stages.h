@@ -54,6 +54,11 @@ llvm::TargetMachine* thread_target_machine(const Target& target, CodeDestination
 
 // ---- Builtin libraries ----
 
+// A builtin library's bitcode: `embedded` when its size is not 0, else the first of `paths`
+// that exists, read once per process (an empty buffer when none does).
+llvm::MemoryBufferRef library_bytes(const char* embedded, uint64_t size, const char* name,
+                                    const std::vector<std::string>& paths);
+
 // Links the bitcode library `library` into `module`, only what the module uses: functions it
 // does not reach are never parsed. False with a message in *log.
 bool link_lazily(llvm::Module& module, const llvm::MemoryBufferRef& library, std::string* log);
@@ -89,6 +94,16 @@ bool check_all_defined(const llvm::Module& module,
 
 // False with "internal compiler error (<what>)" and the verifier's findings in *log.
 bool verify(const llvm::Module& module, std::string_view what, std::string* log);
+
+// ---- Lowering shared by GPU targets ----
+
+// The zero-length __local array at the start of a launch's dynamic shared memory.
+inline constexpr const char* kDynamicLocalSymbol = "__manifold_dynamic_shared";
+
+// __local pointer arguments become u32 byte offsets into the launch's dynamic shared memory
+// (compiler/gpu_launch_abi.h): CUDA and HIP give a launch one block of it, sized at launch.
+void rewrite_local_arguments(llvm::Module& module, const std::vector<KernelInfo>& kernels,
+                             unsigned local_address_space);
 
 // ---- Optimization ----
 

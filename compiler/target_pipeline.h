@@ -75,8 +75,11 @@ class TargetPipeline {
 // The pipeline for `target`, chosen by its triple (compiler/compiler.cpp).
 std::unique_ptr<TargetPipeline> pipeline_for(const Target& target);
 
-// The pipelines (compiler/cpu_pipeline.cpp, compiler/nvptx_pipeline.cpp).
+// The pipelines (compiler/cpu_pipeline.cpp, compiler/nvptx_pipeline.cpp,
+// compiler/amdgpu_pipeline.cpp, compiler/spirv_pipeline.cpp).
 std::unique_ptr<TargetPipeline> make_cpu_pipeline(const Target& target);
 std::unique_ptr<TargetPipeline> make_nvptx_pipeline(const Target& target);
+std::unique_ptr<TargetPipeline> make_amdgpu_pipeline(const Target& target);
+std::unique_ptr<TargetPipeline> make_spirv_pipeline(const Target& target);
 
 }  // namespace manifold::compiler

@@ -362,10 +362,11 @@ bool has_barriers(Function& kernel) {
 //   where a work-item's vector sits in contiguous memory (16-element strides are too wide for
 //   the vectorizer's interleaved loads; 8-element ones are not, so uint8 hash rounds without
 //   loops stay ahead in the work-group form);
-// - or its work is mostly in narrower vectors and its loops carry many vector lanes from one
-//   iteration to the next (8 float2 accumulators): the work-group form runs each iteration of
-//   such a loop for all work-items in turn, storing and reloading every carried lane in
-//   per-work-item arrays;
+// - or its work is mostly in narrower vectors of 4 elements or more and its loops carry many
+//   vector lanes from one iteration to the next (8 float4 accumulators): the work-group form
+//   runs each iteration of such a loop for all work-items in turn, storing and reloading every
+//   carried lane in per-work-item arrays. Two-element vectors are so narrow that the item loop
+//   leaves most of a register idle: 8 float2 accumulators run faster across work-items;
 // - or those loops load and store only each work-item's own vectors (below).
 // Scalar code, and narrow vectors with little loop state (float4 pixels, an n-body step's
 // float3 accumulator), keep the work-group form, which fills the registers across work-items.
@@ -399,7 +400,8 @@ bool prefers_item_loop(Function& kernel, unsigned register_bits) {
   uint64_t carried_lanes = 0;
   for (llvm::Loop* loop : loops.getLoopsInPreorder())
     for (llvm::PHINode& phi : loop->getHeader()->phis())
-      if (auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(phi.getType()))
+      if (auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(phi.getType());
+          vector && vector->getNumElements() >= 4)
         carried_lanes += vector->getNumElements();
   if (carried_lanes >= kManyCarriedLanes) return true;
   // Loops that load and store only each work-item's own vectors (a streaming read of float4
@@ -502,7 +504,6 @@ class KernelLowering {
   llvm::DenseMap<BasicBlock*, unsigned> region_after_barrier_;
 
   // Spill slots (struct-of-arrays) and private memory (array-of-structs) per work-item.
-  std::vector<uint64_t> slot_offsets_;  // per slot, bytes per work-item before it
   std::vector<uint64_t> slot_sizes_;
   uint64_t slot_bytes_ = 0;
   uint64_t private_bytes_ = 0;
@@ -786,11 +787,10 @@ void KernelLowering::spill_cross_barrier_values() {
       const uint64_t size = layout_.getTypeAllocSize(part_type);
       std::vector<llvm::Constant*> slot_indices;
       for (unsigned part = 0; part < parts; ++part) {
-        slot_indices.push_back(llvm::ConstantInt::get(i32_, slot_offsets_.size()));
-        slot_offsets_.push_back(slot_bytes_);
+        slot_indices.push_back(llvm::ConstantInt::get(i32_, slot_sizes_.size()));
         slot_sizes_.push_back(size);
-        // Each slot's array starts 64-byte aligned (offset * work-items, offset a multiple of
-        // 64).
+        // Reserved per work-item: the array, 64-byte aligned, and room for the line between
+        // arrays (KernelLowering's entry block lays them out).
         slot_bytes_ += align_to(size, 64);
       }
 
@@ -1211,9 +1211,22 @@ Function* KernelLowering::build_work_group_function() {
   u.local_memory = load_word(context_word::kLocalMemory, ptr_, "local.memory");
   u.collective_scratch = load_word(context_word::kCollectiveScratch, ptr_, "collective.scratch");
   Value* items = b.CreateMul(b.CreateMul(u.enqueued[0], u.enqueued[1]), u.enqueued[2], "items");
-  for (uint64_t offset : slot_offsets_)
-    u.slot_base.push_back(
-        b.CreateGEP(i8_, u.scratch, b.CreateMul(items, llvm::ConstantInt::get(i64_, offset))));
+  // The slot arrays lie one after another, each 64-byte aligned, with a cache line between
+  // arrays of small elements: arrays a multiple of 4 KiB apart (items * 64 bytes each, as the
+  // reservation is counted) make the loads of one slot wait for the stores to another (4K
+  // aliasing), which slowed loops carrying many values per work-item about eightfold. The
+  // per-work-item reservation (align_to(size, 64) per slot) holds the lines for groups of 4 or
+  // more work-items; smaller groups get none.
+  auto constant = [&](uint64_t v) { return llvm::ConstantInt::get(i64_, v); };
+  Value* line_gap =
+      b.CreateSelect(b.CreateICmpUGE(items, constant(4)), constant(64), constant(0), "line.gap");
+  Value* next = constant(0);
+  for (uint64_t size : slot_sizes_) {
+    u.slot_base.push_back(b.CreateGEP(i8_, u.scratch, next));
+    Value* bytes = b.CreateAnd(b.CreateAdd(b.CreateMul(items, constant(size)), constant(63)),
+                               constant(~uint64_t{63}));
+    next = b.CreateAdd(next, size <= 32 ? b.CreateAdd(bytes, line_gap) : bytes);
+  }
   u.private_base =
       b.CreateGEP(i8_, u.scratch, b.CreateMul(items, llvm::ConstantInt::get(i64_, slot_bytes_)),
                   "private.base");

@@ -4,7 +4,7 @@
 set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git python3
-  llvm-22-dev libclang-22-dev clang-22 lld-22 libclc-22 libclc-22-dev
+  llvm-22-dev libclang-22-dev clang-22 lld-22 liblld-22-dev libclc-22 libclc-22-dev
   libtbb-dev libsleef-dev libhwloc-dev spirv-tools spirv-headers libze-dev libamdhip64-dev
   opencl-c-headers opencl-clhpp-headers ocl-icd-opencl-dev ocl-icd-libopencl1 clinfo
   libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libzstd-dev

@@ -11,6 +11,8 @@ int run_devices_command(const std::vector<std::string>& args);
 int run_info_command(const std::vector<std::string>& args);
 int run_cache_command(const std::vector<std::string>& args);
 int run_bench_command(const std::vector<std::string>& args);
+// Offline compilation with Manifold's compiler (no OpenCL, no device): tools/compile_command.cpp.
+int run_compile_command(const std::vector<std::string>& args);
 
 // Hidden subcommands: `manifold bench` runs each device in a child process through these.
 int run_bench_device_worker(const std::vector<std::string>& args);

@@ -33,6 +33,9 @@ const char* kUsage =
     "build's\n"
     "                          bench/cuda_native/manifold-cuda-native)\n"
     "      --strict            exit 1 when any result is FAIL/ERROR/CRASH\n"
+    "  compile --device-target TARGET FILE.cl -o OUT [build options]\n"
+    "                          compile offline for TARGET (x86-64, sm_XY, gfxNNN; see "
+    "`manifold compile -h`)\n"
     "  cache stats|clear       Manifold's on-disk program cache ($MANIFOLD_CACHE_DIR, default "
     "~/.cache/manifold)\n"
     "\n"
@@ -79,6 +82,7 @@ int main(int argc, char** argv) {
     if (command == "_bench-device") return run_bench_device_worker(args);
     if (command == "_bench-build") return run_bench_build_worker(args);
     if (command == "cache") return run_cache_command(args);
+    if (command == "compile") return run_compile_command(args);
     if (command != "devices" && command != "info" && command != "bench") {
       std::fprintf(stderr, "manifold: unknown command '%s'\n\n%s", command.c_str(), kUsage);
       return 2;

@@ -255,15 +255,17 @@ void PrivateBacking::read_to_host(void* host, size_t offset, size_t size) {
 }
 
 std::byte* CpuDevice::address(const Location& l) {
-  if (!l.mem) return l.host + l.offset;
+  return l.mem ? address(*l.mem, l.offset) : l.host + l.offset;
+}
+
+std::byte* CpuDevice::address(MemObject& mem, size_t offset) {
   // Imported memory is used in place, by emulated GPUs too.
   // SVM allocations too: an emulated GPU's copy of one is at its address, i.e. the host's pages.
-  if (!private_memory_ || l.mem->imported() || l.mem->svm()) return l.mem->host_data() + l.offset;
-  MemObject& mem = *l.mem;
+  if (!private_memory_ || mem.imported() || mem.svm()) return mem.host_data() + offset;
   auto& backing = static_cast<PrivateBacking&>(mem.backing(memory_place(), [&] {
     return std::make_unique<PrivateBacking>(memory_place(), mem.root().size());
   }));
-  return backing.data() + mem.root_offset() + l.offset;
+  return backing.data() + mem.root_offset() + offset;
 }
 
 Device* CpuDevice::create_sub_device(cl_uint compute_units, cl_device_partition_property kind,

@@ -52,7 +52,7 @@ class CpuDevice final : public Device {
   // Where `l`'s bytes are for commands of this device: host memory, or the private backing
   // (made on first use) of an emulated GPU.
   std::byte* address(const Location& l);
-  std::byte* address(MemObject& mem) { return address(Location{Ref<MemObject>(&mem), nullptr, 0}); }
+  std::byte* address(MemObject& mem, size_t offset = 0);  // no reference taken: per launch
   // DeviceMemory (cpu_memory.cpp): the host's own memory and address space.
   uint64_t allocate(size_t size) override;
   void deallocate(uint64_t address) override;

@@ -13,6 +13,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -22,6 +23,7 @@
 #include "compiler/binary_format.h"
 #include "compiler/stages.h"
 #include "compiler/workgroup.h"
+#include "core/small_array.h"
 
 extern "C" int __manifold_printf(const char* format, const char* descriptor, const char* values);
 extern "C" int __manifold_address_space_of(const void* pointer);
@@ -234,7 +236,7 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
     shape.global_size[d] = global;
     shape.enqueued_local_size[d] = local;
     shape.global_offset[d] = used ? range.global_offset[d] : 0;
-    shape.num_groups[d] = (global + local - 1) / local;
+    shape.num_groups[d] = local == 1 ? global : (global + local - 1) / local;
     first[d] = whole ? 0 : range.launch_first(d);
     count[d] = whole ? shape.num_groups[d] : range.launch_end(d) - first[d];
   }
@@ -244,7 +246,7 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
 
   // Local memory of one group: static variables first, then each __local argument.
   const size_t arg_count = info.args.size();
-  std::vector<uint64_t> local_offsets(arg_count, 0);
+  SmallArray<uint64_t> local_offsets(arg_count, 0);
   uint64_t local_bytes = exec.static_local_size;
   for (size_t i = 0; i < arg_count; ++i) {
     if (info.args[i].kind != ArgKind::Local) continue;
@@ -274,8 +276,9 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
   auto run_groups = [&](const tbb::blocked_range<size_t>& groups) {
     thread_local ThreadBuffer buffer;
     char* memory = static_cast<char*>(buffer.get(buffer_bytes));
-    std::vector<const void*> args(arg_values, arg_values + arg_count);
-    std::vector<void*> local_pointers(arg_count, nullptr);
+    SmallArray<const void*> args(arg_count);
+    std::copy(arg_values, arg_values + arg_count, args.data());
+    SmallArray<void*> local_pointers(arg_count, nullptr);
     for (size_t i = 0; i < arg_count; ++i) {
       if (info.args[i].kind != ArgKind::Local) continue;
       local_pointers[i] = memory + local_offsets[i];
@@ -292,8 +295,8 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
     // dimension and group costs as much as a small group's whole work.
     size_t rest = groups.begin();
     for (unsigned d = 0; d < 3; ++d) {
-      context.group_id[d] = first[d] + rest % count[d];
-      rest /= count[d];
+      context.group_id[d] = first[d] + (rest ? rest % count[d] : 0);
+      if (rest) rest /= count[d];
     }
     auto set_local_size = [&](unsigned d) {
       const size_t first_item = context.group_id[d] * shape.enqueued_local_size[d];

@@ -8,6 +8,7 @@
 #include "backends/cpu/cpu_queue.h"
 #include "compiler/image_abi.h"
 #include "core/operations.h"
+#include "core/small_array.h"
 
 namespace manifold::cpu {
 namespace {
@@ -38,10 +39,10 @@ void run_kernel(CpuDevice& device, const KernelOp& op) {
   const auto& program = static_cast<const CpuProgram&>(op.program());
   const auto& info = op.launch->info;
   const size_t n = op.args->values.size();
-  std::vector<const void*> values(n);
-  std::vector<size_t> local_sizes(n, 0);
+  SmallArray<const void*> values(n);
+  SmallArray<size_t> local_sizes(n, 0);
   // Storage for buffer and image addresses and sampler bits (all pointer-sized).
-  std::vector<void*> pointers(n, nullptr);
+  SmallArray<void*> pointers(n, nullptr);
   // Descriptors of image arguments (compiler/image_abi.h): made only for kernels that take images,
   // sized once so that the pointers into it stay valid.
   std::vector<ManifoldImage> images;

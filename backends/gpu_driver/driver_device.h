@@ -22,6 +22,7 @@
 
 #include "backends/gpu_driver/driver_api.h"
 #include "compiler/compiler.h"
+#include "compiler/gpu_launch_abi.h"
 #include "core/device.h"
 #include "core/memory.h"
 #include "core/tls.h"
@@ -90,16 +91,19 @@ class DriverProgram final : public LoadedProgram {
   bool uses_printf() const override { return uses_printf_; }
   bool uses_printf_ = false;     // the PTX calls CUDA's vprintf
   CUdeviceptr launch_state = 0;  // the shim's __manifold_launch (0: the program never reads it)
+  size_t launch_state_size = 0;  // its size: 80 bytes in PTX, all of GpuLaunchState in AMDGPU
 
-  // What the shim's __manifold_launch holds (compiler/nvptx/shim.cl, same layout).
+  // What the shims' __manifold_launch holds (compiler/gpu_launch_abi.h, GpuLaunchState).
   struct LaunchState {
     uint64_t global_offset[3] = {0, 0, 0};
     uint32_t work_dim = 1, pad = 0;
     uint64_t group_offset[3] = {0, 0, 0};
-    uint64_t num_groups[3] = {0, 0, 0};  // 0: the launch's grid is the whole NDRange
+    uint64_t num_groups[3] = {0, 0, 0};   // 0: the launch's grid is the whole NDRange
+    uint64_t global_size[3] = {0, 0, 0};  // AMDGPU, where num_groups is set
     bool operator==(const LaunchState&) const = default;
   };
-  static_assert(sizeof(LaunchState) == 80, "the shim's manifold_launch_state");
+  static_assert(sizeof(LaunchState) == sizeof(compiler::GpuLaunchState),
+                "compiler/gpu_launch_abi.h's GpuLaunchState");
   // What it last holds, written in stream order when a launch needs other values.
   std::mutex launch_mutex;
   LaunchState launch_written;

@@ -7,7 +7,6 @@
 
 #include "backends/gpu_driver/driver_device.h"
 #include "backends/gpu_driver/driver_queue.h"
-#include "compiler/binary_format.h"
 #include "core/log.h"
 #include "core/platform.h"
 
@@ -21,24 +20,15 @@ int attribute(CUdevice device, CUdevice_attribute which) {
   return value;
 }
 
-// What a driver loads for an executable binary of `target`: PTX text (NVPTX: CUDA, HIP on NVIDIA)
-// or an AMDGPU code object (an ELF image; its bytes in a string, as the load call takes a pointer).
+// What a driver loads for an executable binary of `target`: PTX text, NUL-terminated (NVPTX:
+// CUDA, HIP on NVIDIA), or an AMDGPU code object (its bytes in a string: the load call takes a
+// pointer).
 inline std::optional<std::string> module_image(std::span<const uint8_t> binary,
                                                const compiler::Target& target, std::string* error) {
   if (target.triple.rfind("nvptx", 0) == 0) return compiler::nvptx_ptx_of(binary, error);
-  std::optional<compiler::ProgramBinary> program = compiler::deserialize(binary, error);
-  if (!program) return std::nullopt;
-  if (program->type != compiler::BinaryType::Executable || program->triple != target.triple) {
-    if (error) *error = "not a " + target.triple + " executable";
-    return std::nullopt;
-  }
-  const std::vector<uint8_t>& object = program->object.empty() ? program->bitcode : program->object;
-  if (object.size() < 4 || object[0] != 0x7f || object[1] != 'E' || object[2] != 'L' ||
-      object[3] != 'F') {
-    if (error) *error = "the " + target.triple + " binary holds no code object";
-    return std::nullopt;
-  }
-  return std::string(object.begin(), object.end());
+  std::optional<std::vector<uint8_t>> object = compiler::amdgpu_code_object_of(binary, error);
+  if (!object) return std::nullopt;
+  return std::string(object->begin(), object->end());
 }
 
 }  // namespace detail
@@ -224,9 +214,8 @@ std::shared_ptr<const LoadedProgram> DriverDevice<V>::load_program(std::span<con
     api().cuFuncGetAttribute(&kernel.registers, CU_FUNC_ATTRIBUTE_NUM_REGS, kernel.function);
     program->kernels_.emplace(k.name, kernel);
   }
-  size_t size = 0;
-  if (api().cuModuleGetGlobal(&program->launch_state, &size, module, "__manifold_launch") !=
-      CUDA_SUCCESS)
+  if (api().cuModuleGetGlobal(&program->launch_state, &program->launch_state_size, module,
+                              compiler::kLaunchStateSymbol) != CUDA_SUCCESS)
     program->launch_state = 0;
   return program;
 }

@@ -135,7 +135,7 @@ class DriverOps final : public DeviceOps {
   void map(const MapOp& op) override { device.address(*op.mem); }
   void launch(const KernelOp& op) override {
     // Reused by every launch of the thread: its vectors keep their capacity.
-    MANIFOLD_FAST_TLS static thread_local LaunchRecord record;
+    LaunchRecord& record = thread_launch_record();
     if (!prepare(op, record, /*staged=*/false)) return launch_split(op, record);
     const CUresult result = launch_record<V>(record, stream);
     if (result != CUDA_SUCCESS)
@@ -244,7 +244,10 @@ class DriverOps final : public DeviceOps {
         const_cast<DriverProgram<V>&>(static_cast<const DriverProgram<V>&>(op.program()));
     const compiler::NDRange& r = op.range;
     typename DriverProgram<V>::LaunchState state = state_of(r);
-    for (unsigned d = 0; d < 3; ++d) state.num_groups[d] = r.num_groups(d);
+    for (unsigned d = 0; d < 3; ++d) {
+      state.num_groups[d] = r.num_groups(d);
+      state.global_size[d] = r.global_size[d];
+    }
     const auto& max = device.max_grid();
     for (size_t z = r.launch_first(2); z < r.launch_end(2); z += max[2])
       for (size_t y = r.launch_first(1); y < r.launch_end(1); y += max[1])
@@ -269,7 +272,9 @@ class DriverOps final : public DeviceOps {
     std::lock_guard lock(program.launch_mutex);
     if (program.launch_written == state) return;
     // Small and from pageable memory: the driver copies it out before returning.
-    check_driver_call<V>(a.cuMemcpyHtoDAsync(program.launch_state, &state, sizeof state, stream),
+    // The module's variable may be shorter than the state (PTX: no global_size).
+    const size_t size = std::min(program.launch_state_size, sizeof state);
+    check_driver_call<V>(a.cuMemcpyHtoDAsync(program.launch_state, &state, size, stream),
                          "launch state");
     program.launch_written = state;
     typename DriverProgram<V>::LaunchState plain;
@@ -426,7 +431,7 @@ bool DriverOps<V>::build(const OperationList& list, RecordedGraph<V>& g) {
 template <class V>
 bool DriverOps<V>::refresh(const OperationList& list, RecordedGraph<V>& g) {
   if (list.ops.size() != g.node_of.size()) return false;
-  MANIFOLD_FAST_TLS static thread_local LaunchRecord record;
+  LaunchRecord& record = thread_launch_record();
   for (size_t i = 0; i < list.ops.size(); ++i) {
     const auto* k = std::get_if<KernelOp>(&list.ops[i]);
     const bool was_kernel = g.kernels[i].function != nullptr;

@@ -105,7 +105,7 @@ struct DriverStreamApi {
   }
   static cl_int set_chain_node(Chain& chain, size_t index, const LaunchRecord& record) {
     // Per thread: the stream queues of several threads update their chains at once.
-    MANIFOLD_FAST_TLS static thread_local std::vector<void*> pointers;
+    std::vector<void*>& pointers = thread_param_pointers();
     const CUDA_KERNEL_NODE_PARAMS p = node_params(record, pointers);
     return status_of(api().cuGraphExecKernelNodeSetParams(chain.exec, chain.nodes[index], &p));
   }

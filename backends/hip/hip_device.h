@@ -13,8 +13,8 @@ using HipDevice = gpu::DriverDevice<HipVendor>;
 HipDevice* make_device(CUdevice device, int ordinal);
 
 // What programs for a GPU of HIP architecture `arch` are compiled for: AMDGPU code objects for
-// "gfx90a:sramecc+:xnack-" (triple amdgcn-amd-amdhsa, cpu gfx90a, features +sramecc,-xnack),
-// PTX for "sm_90" (HIP over CUDA). False for an architecture Manifold cannot compile for.
-bool target_for_arch(const std::string& arch, compiler::Target* target);
+// "gfx90a:sramecc+:xnack-" (compiler::amdgpu_target), PTX for "sm_90" (HIP over CUDA). False,
+// with *why, for an architecture Manifold cannot compile for.
+bool target_for_arch(const std::string& arch, compiler::Target* target, std::string* why);
 
 }  // namespace manifold::hip

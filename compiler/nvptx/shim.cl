@@ -3,7 +3,8 @@
 //
 // Launch state the host writes before a launch when it changes (global offset, work_dim, and
 // for a launch of part of an NDRange's work-groups, the first group and the whole range's
-// group count): CUDA has no notion of these, so they live in one __constant variable per module.
+// group count): CUDA has no notion of these, so they live in one variable per module (declared
+// __constant here; the NVPTX pipeline moves constants to global memory, see nvptx_pipeline.cpp).
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable

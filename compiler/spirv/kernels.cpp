@@ -2,6 +2,7 @@
 // target's kernel calling convention that calls the SPIR-V function (inlined by every
 // pipeline), and carries the kernel_arg_* and attribute metadata the frontend would give it
 // (compiler/kernel_info.cpp reads them).
+#include <llvm/IR/AttributeMask.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Metadata.h>
 
@@ -72,16 +73,37 @@ bool Reader::make_kernels(bool kernel_arg_info) {
       return fail("kernel '" + name + "' has the name of another function");
     // An exported kernel function of the kernel's own name: the kernel takes the name.
     if (body->getName() == name) body->setName("spirv." + name);
-    auto* kernel = llvm::Function::Create(body->getFunctionType(),
-                                          llvm::GlobalValue::ExternalLinkage, name, *module_);
-    kernel->setCallingConv(nvptx_ ? llvm::CallingConv::PTX_Kernel : llvm::CallingConv::SPIR_KERNEL);
+    // AMDGPU kernels take no byval pointers: a struct passed by value is a value parameter
+    // (in the kernarg segment), copied to private memory for the body.
+    std::vector<llvm::Type*> params;
+    for (llvm::Argument& a : body->args())
+      params.push_back(amdgpu_ && a.hasByValAttr() ? a.getParamByValType() : a.getType());
+    auto* kernel =
+        llvm::Function::Create(llvm::FunctionType::get(body->getReturnType(), params, false),
+                               llvm::GlobalValue::ExternalLinkage, name, *module_);
+    kernel->setCallingConv(nvptx_    ? llvm::CallingConv::PTX_Kernel
+                           : amdgpu_ ? llvm::CallingConv::AMDGPU_KERNEL
+                                     : llvm::CallingConv::SPIR_KERNEL);
     kernel->setAttributes(body->getAttributes());
     kernel->removeFnAttr(llvm::Attribute::AlwaysInline);
     body->addFnAttr(llvm::Attribute::AlwaysInline);
     body->setLinkage(llvm::GlobalValue::InternalLinkage);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(context_, "entry", kernel));
     std::vector<llvm::Value*> args;
-    for (llvm::Argument& a : kernel->args()) args.push_back(&a);
+    for (llvm::Argument& a : kernel->args()) {
+      llvm::Argument& formal = *body->getArg(a.getArgNo());
+      if (a.getType() == formal.getType()) {
+        args.push_back(&a);
+        continue;
+      }
+      kernel->removeParamAttrs(
+          a.getArgNo(), llvm::AttributeMask(kernel->getAttributes().getParamAttrs(a.getArgNo())));
+      llvm::AllocaInst* copy = b.CreateAlloca(a.getType());
+      if (llvm::MaybeAlign align = formal.getParamAlign())
+        copy->setAlignment(std::max(*align, copy->getAlign()));
+      b.CreateStore(&a, copy);
+      args.push_back(copy);
+    }
     b.CreateCall(body, args);
     b.CreateRetVoid();
 

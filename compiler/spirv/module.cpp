@@ -93,6 +93,27 @@ bool validate(std::span<const uint32_t> words, std::string* error) {
   return true;
 }
 
+bool validate_universal(std::span<const uint32_t> words, std::string* error) {
+  const uint32_t version = header_version(words);
+  const unsigned minor = (version >> 8) & 0xff;
+  if (!version || (version >> 16) != 1 || minor > kHighestMinorVersion) {
+    *error = "not a SPIR-V 1.0 to 1.2 module";
+    return false;
+  }
+  const spv_target_env env = minor == 0   ? SPV_ENV_UNIVERSAL_1_0
+                             : minor == 1 ? SPV_ENV_UNIVERSAL_1_1
+                                          : SPV_ENV_UNIVERSAL_1_2;
+  ContextPtr context(spvContextCreate(env));
+  spv_const_binary_t binary{words.data(), words.size()};
+  spv_diagnostic diagnostic = nullptr;
+  if (spvValidate(context.get(), &binary, &diagnostic) != SPV_SUCCESS) {
+    *error = "invalid SPIR-V: " + take_diagnostic(diagnostic);
+    return false;
+  }
+  spvDiagnosticDestroy(diagnostic);
+  return true;
+}
+
 std::optional<Module> parse(std::span<const uint32_t> words, std::string* error) {
   Module module;
   module.version = header_version(words);

@@ -36,6 +36,10 @@ inline constexpr unsigned kHighestMinorVersion = 2;
 // version (SPIR-V 1.0: OpenCL 2.1, 1.1 and 1.2: OpenCL 2.2). False with the reason in *error.
 bool validate(std::span<const uint32_t> words, std::string* error);
 
+// Validates the module against SPIR-V's universal rules of its version (no client API's
+// environment). False with the reason in *error.
+bool validate_universal(std::span<const uint32_t> words, std::string* error);
+
 // Parses a valid module; nullopt with the reason in *error.
 std::optional<Module> parse(std::span<const uint32_t> words, std::string* error);
 

@@ -80,7 +80,7 @@ static std::string mangle_id(const Reader& r, uint32_t type_id, bool is_signed,
   if (t->isPointerTy()) {
     const uint32_t storage = r.storage_class(type_id);
     std::string qualifier;
-    if (r.nvptx_) {
+    if (r.nvptx_ || r.amdgpu_) {
       const unsigned as = r.address_space(storage);
       if (as != 0) qualifier = "U3AS" + std::to_string(as);
     } else {

@@ -53,6 +53,7 @@ Reader::Reader(llvm::LLVMContext& context, const Module& spirv, const Target& ta
                const SpecValues& spec_values)
     : context_(context), spirv_(spirv), target_(target), spec_values_(spec_values) {
   nvptx_ = llvm::Triple(target.triple).isNVPTX();
+  amdgpu_ = llvm::Triple(target.triple).isAMDGCN();
   defs_.assign(spirv.bound, nullptr);
   types_.assign(spirv.bound, nullptr);
   values_.assign(spirv.bound, nullptr);
@@ -152,12 +153,12 @@ std::string Reader::target_builtin_name(const std::string& spir_name) const {
   // SPIR mangles address spaces by number (1 global, 2 constant, 3 local, 4 generic); each
   // target's library spells them its own way (compiler/spirv/opencl_std.cpp).
   static const char* const kCpu[] = {"U8CLglobal", "U10CLconstant", "U7CLlocal", "U9CLgeneric"};
-  static const char* const kNvptx[] = {"U3AS1", "U3AS4", "U3AS3", ""};
+  static const char* const kNvptx[] = {"U3AS1", "U3AS4", "U3AS3", ""};  // and AMDGPU
   std::string out;
   for (size_t i = 0; i < spir_name.size();) {
     if (spir_name.compare(i, 4, "U3AS") == 0 && i + 4 < spir_name.size() &&
         spir_name[i + 4] >= '1' && spir_name[i + 4] <= '4') {
-      out += (nvptx_ ? kNvptx : kCpu)[spir_name[i + 4] - '1'];
+      out += (nvptx_ || amdgpu_ ? kNvptx : kCpu)[spir_name[i + 4] - '1'];
       i += 5;
     } else {
       out += spir_name[i++];
@@ -170,7 +171,7 @@ bool Reader::run(bool kernel_arg_info) {
   module_ = std::make_unique<llvm::Module>("spirv", context_);
   module_->setTargetTriple(llvm::Triple(target_.triple));
   // The data layout of the target's code generator, as the frontend's modules have it.
-  if (nvptx_) {
+  if (nvptx_ || amdgpu_) {
     if (auto machine = make_target_machine(target_, CodeDestination::Driver))
       module_->setDataLayout(machine->createDataLayout());
   } else if (llvm::TargetMachine* machine =

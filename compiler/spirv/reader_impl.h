@@ -93,6 +93,7 @@ class Reader {
   const Target& target_;
   const SpecValues& spec_values_;
   bool nvptx_ = false;
+  bool amdgpu_ = false;  // AMDGPU's address spaces (private 5) and kernel calling convention
   std::unique_ptr<llvm::Module> module_;
   std::string log_;
 

@@ -14,18 +14,19 @@ namespace manifold::compiler::spirv {
 
 unsigned Reader::address_space(uint32_t storage_class) const {
   // The address spaces the frontend gives each target (compiler/frontend.h): clang's fake map
-  // on the CPU, NVPTX's own on CUDA devices (generic is its address space 0).
+  // on the CPU, NVPTX's own on CUDA devices (generic is its address space 0), AMDGPU's on AMD
+  // GPUs (generic 0, private 5: allocas live there).
   switch (storage_class) {
     case spv::StorageClassCrossWorkgroup:
       return 1;
     case spv::StorageClassUniformConstant:
-      return nvptx_ ? 4 : 2;
+      return nvptx_ || amdgpu_ ? 4 : 2;
     case spv::StorageClassWorkgroup:
       return 3;
     case spv::StorageClassGeneric:
-      return nvptx_ ? 0 : 4;
+      return nvptx_ || amdgpu_ ? 0 : 4;
     default:  // Function, Private, Input
-      return 0;
+      return amdgpu_ ? 5 : 0;
   }
 }
 

@@ -49,6 +49,57 @@ TEST(CpuRun, VectorAdd) {
 }
 
 // Tree reduction in __local memory: barriers inside a loop whose trip count is uniform.
+// Many values carried through a uniform loop and a barrier: the work-group form keeps them in
+// per-work-item slot arrays (float2 and float4 chains split into 24 scalars), laid out with a cache
+// line between arrays where the group has room for it. Every group size, the smallest ones
+// included, computes each work-item's own chains and nothing overlaps the next array.
+TEST(CpuRun, ManyLoopCarriedValuesInEveryGroupSize) {
+  auto exe = build_and_load(R"(
+    __kernel void chains(__global float* out, float a, float b) {
+      float2 x0 = (float2)(get_global_id(0), 1.0f);
+      float2 x1 = x0 + 1.0f, x2 = x0 + 2.0f, x3 = x0 + 3.0f;
+      float4 y0 = (float4)(get_global_id(0)) + (float4)(0, 1, 2, 3), y1 = y0 * 2.0f;
+      for (int i = 0; i < 5; ++i) {
+        x0 = x0 * a + b; x1 = x1 * a + b; x2 = x2 * a + b; x3 = x3 * a + b;
+        y0 = y0 * a + b; y1 = y1 * a - b;
+      }
+      // The barrier keeps every group size in the work-group form, and the chains live across it.
+      barrier(CLK_LOCAL_MEM_FENCE);
+      float2 x = (x0 + x1) + (x2 + x3);
+      float4 y = y0 + y1;
+      out[get_global_id(0)] = x.x + 2.0f * x.y + y.x + y.y + y.z + y.w;
+    })");
+  ASSERT_NE(exe, nullptr);
+  const float a = 0.5f, b = 1.0f;
+  auto expected = [&](size_t id) {
+    auto chain = [&](float v, float add) {
+      for (int i = 0; i < 5; ++i) v = v * a + add;
+      return v;
+    };
+    const float g = float(id);
+    float x = 0, x_second = 0, y = 0;
+    for (int c = 0; c < 4; ++c) {
+      x += chain(g + float(c), b);
+      x_second += chain(1.0f + float(c), b);
+    }
+    for (int lane = 0; lane < 4; ++lane) {
+      y += chain(g + float(lane), b);
+      y += chain(2.0f * (g + float(lane)), -b);
+    }
+    return x + 2.0f * x_second + y;
+  };
+  for (size_t local : {1, 2, 3, 4, 5, 7, 8, 16, 33, 64, 256}) {
+    const size_t n = local * 3;
+    std::vector<float> out(n, -1.0f);
+    void* p = out.data();
+    const void* args[] = {&p, &a, &b};
+    exe->run("chains", range_1d(n, local), args, nullptr);
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_NEAR(out[i], expected(i), 1e-3f * std::max(1.0f, std::fabs(expected(i))))
+          << "local size " << local << ", work-item " << i;
+  }
+}
+
 TEST(CpuRun, LocalReductionWithBarrierInLoop) {
   auto exe = build_and_load(R"(
     __kernel void reduce(__global const int* in, __global int* out, __local int* scratch) {

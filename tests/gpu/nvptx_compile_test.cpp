@@ -77,10 +77,30 @@ TEST(NvptxPipeline, WorkDimReadsTheLaunchStateAndWorkGroupBarrierLinks) {
   ASSERT_TRUE(ptx.has_value()) << error;
   // The kernel loads work_dim (at offset 24 of the state) instead of storing a constant 1.
   EXPECT_NE(ptx->find("[__manifold_launch+24]"), std::string::npos) << *ptx;
-  EXPECT_NE(ptx->find(".const .align 8 .b8 __manifold_launch[80] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "
-                      "0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1"),
+  // The state is global memory, read through the non-coherent cache, not a __constant__: a
+  // module with constant data makes every launch of its kernels slower on the GPU.
+  EXPECT_NE(ptx->find(".global .align 8 .b8 __manifold_launch[80] = {0, 0, 0, 0, 0, 0, 0, 0, 0, "
+                      "0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1"),
             std::string::npos)
       << *ptx;
+  EXPECT_NE(ptx->find("ld.global.nc.b32"), std::string::npos) << *ptx;
+  EXPECT_EQ(ptx->find(".const"), std::string::npos) << *ptx;
+}
+
+// Program-scope constant data is global memory on CUDA too (a constant bank slows every launch of
+// the module's kernels); data whose address escapes stays constant.
+TEST(NvptxPipeline, ProgramScopeConstantsAreGlobalMemory) {
+  const char* source = R"(
+    constant int table[4] = {3, 1, 4, 1};
+    kernel void lookup(global int* out) { out[get_global_id(0)] = table[out[0] & 3]; })";
+  BuildOutput out = build(source, "", nvptx_target(9, 0));
+  ASSERT_TRUE(out.success) << out.log;
+  std::string error;
+  auto ptx = nvptx_ptx_of(out.binary, &error);
+  ASSERT_TRUE(ptx.has_value()) << error;
+  EXPECT_NE(ptx->find(".global .align 4 .b8 table[16]"), std::string::npos) << *ptx;
+  EXPECT_NE(ptx->find("ld.global.nc"), std::string::npos) << *ptx;
+  EXPECT_EQ(ptx->find(".const"), std::string::npos) << *ptx;
 }
 
 // CTS c11_atomics on CUDA: the C11-style functions on local 64-bit atomics (and the rest of

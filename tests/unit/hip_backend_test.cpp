@@ -15,30 +15,33 @@ using manifold::compiler::Target;
 
 TEST(HipTarget, AmdArchitectureNamesGiveAmdgpuTargets) {
   Target t;
-  ASSERT_TRUE(manifold::hip::target_for_arch("gfx90a:sramecc+:xnack-", &t));
+  ASSERT_TRUE(manifold::hip::target_for_arch("gfx90a:sramecc+:xnack-", &t, nullptr));
   EXPECT_EQ(t.triple, "amdgcn-amd-amdhsa");
   EXPECT_EQ(t.cpu, "gfx90a");
-  EXPECT_EQ(t.features, "+sramecc,-xnack");
+  EXPECT_EQ(t.features.rfind("+sramecc,-xnack,", 0), 0u) << t.features;
   EXPECT_FALSE(t.images);
-  ASSERT_TRUE(manifold::hip::target_for_arch("gfx1100", &t));
+  ASSERT_TRUE(manifold::hip::target_for_arch("gfx1100", &t, nullptr));
   EXPECT_EQ(t.cpu, "gfx1100");
-  EXPECT_EQ(t.features, "");
+  EXPECT_EQ(t.features.find("sramecc"), std::string::npos) << t.features;
 }
 
 TEST(HipTarget, NvidiaArchitectureNamesGivePtx) {
   Target t;
-  ASSERT_TRUE(manifold::hip::target_for_arch("sm_90", &t));
+  ASSERT_TRUE(manifold::hip::target_for_arch("sm_90", &t, nullptr));
   EXPECT_EQ(t.triple, "nvptx64-nvidia-cuda");
   EXPECT_EQ(t.cpu, "sm_90");
-  ASSERT_TRUE(manifold::hip::target_for_arch("sm_120", &t));
+  ASSERT_TRUE(manifold::hip::target_for_arch("sm_120", &t, nullptr));
   EXPECT_EQ(t.cpu, "sm_120");
 }
 
 TEST(HipTarget, UnknownArchitecturesAreRefused) {
   Target t;
-  EXPECT_FALSE(manifold::hip::target_for_arch("", &t));
-  EXPECT_FALSE(manifold::hip::target_for_arch("sm_", &t));
-  EXPECT_FALSE(manifold::hip::target_for_arch("x86_64", &t));
+  std::string why;
+  EXPECT_FALSE(manifold::hip::target_for_arch("", &t, &why));
+  EXPECT_FALSE(manifold::hip::target_for_arch("sm_", &t, &why));
+  EXPECT_FALSE(manifold::hip::target_for_arch("x86-64", &t, &why));  // a target, but no GPU
+  EXPECT_FALSE(manifold::hip::target_for_arch("gfx4242", &t, &why));
+  EXPECT_FALSE(why.empty());
 }
 
 // A machine without an AMD GPU: the runtime loads (or is absent) and contributes no device, with

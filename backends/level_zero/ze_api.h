@@ -1,0 +1,158 @@
+// Manifold's own declarations of the Level Zero API subset it uses (API 1.4, the loader
+// libze_loader.so.1 loaded with dlopen): no vendor header is included and no vendor library
+// linked. Layouts and values follow the Level Zero specification's ze_api.h.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace manifold::level_zero {
+
+using ze_result_t = uint32_t;
+inline constexpr ze_result_t ZE_RESULT_SUCCESS = 0;
+inline constexpr ze_result_t ZE_RESULT_ERROR_DEVICE_LOST = 0x70000001;
+inline constexpr ze_result_t ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY = 0x70000002;
+inline constexpr ze_result_t ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY = 0x70000003;
+inline constexpr ze_result_t ZE_RESULT_ERROR_MODULE_BUILD_FAILURE = 0x70000004;
+inline constexpr ze_result_t ZE_RESULT_ERROR_UNINITIALIZED = 0x78000001;
+
+using ze_driver_handle_t = struct _ze_driver_handle_t*;
+using ze_device_handle_t = struct _ze_device_handle_t*;
+
+using ze_structure_type_t = uint32_t;
+inline constexpr ze_structure_type_t ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES = 0x1;
+inline constexpr ze_structure_type_t ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES = 0x3;
+inline constexpr ze_structure_type_t ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES = 0x4;
+inline constexpr ze_structure_type_t ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES = 0x5;
+inline constexpr ze_structure_type_t ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES = 0x7;
+inline constexpr ze_structure_type_t ZE_STRUCTURE_TYPE_DEVICE_CACHE_PROPERTIES = 0x9;
+inline constexpr ze_structure_type_t ZE_STRUCTURE_TYPE_DEVICE_IMAGE_PROPERTIES = 0xa;
+
+inline constexpr uint32_t ZE_INIT_FLAG_GPU_ONLY = 1u << 0;
+inline constexpr uint32_t ZE_DEVICE_TYPE_GPU = 1;
+inline constexpr uint32_t ZE_DEVICE_PROPERTY_FLAG_INTEGRATED = 1u << 0;
+inline constexpr uint32_t ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE = 1u << 1;
+inline constexpr uint32_t ZE_DEVICE_PROPERTY_FLAG_ECC = 1u << 2;
+inline constexpr uint32_t ZE_DEVICE_MODULE_FLAG_FP16 = 1u << 0;
+inline constexpr uint32_t ZE_DEVICE_MODULE_FLAG_FP64 = 1u << 1;
+inline constexpr uint32_t ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS = 1u << 2;
+inline constexpr uint32_t ZE_DEVICE_FP_FLAG_DENORM = 1u << 0;
+inline constexpr uint32_t ZE_DEVICE_FP_FLAG_INF_NAN = 1u << 1;
+inline constexpr uint32_t ZE_DEVICE_FP_FLAG_ROUND_TO_NEAREST = 1u << 2;
+inline constexpr uint32_t ZE_DEVICE_FP_FLAG_ROUND_TO_ZERO = 1u << 3;
+inline constexpr uint32_t ZE_DEVICE_FP_FLAG_ROUND_TO_INF = 1u << 4;
+inline constexpr uint32_t ZE_DEVICE_FP_FLAG_FMA = 1u << 5;
+inline constexpr uint32_t ZE_DEVICE_FP_FLAG_ROUNDED_DIVIDE_SQRT = 1u << 6;
+inline constexpr uint32_t ZE_DEVICE_FP_FLAG_SOFT_FLOAT = 1u << 7;
+
+inline constexpr size_t ZE_MAX_DEVICE_NAME = 256;
+inline constexpr size_t ZE_SUBGROUPSIZE_COUNT = 8;
+
+struct ze_driver_properties_t {
+  ze_structure_type_t stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES;
+  void* pNext = nullptr;
+  uint8_t uuid[16];
+  uint32_t driverVersion;
+};
+
+struct ze_device_properties_t {
+  ze_structure_type_t stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
+  void* pNext = nullptr;
+  uint32_t type;
+  uint32_t vendorId;
+  uint32_t deviceId;
+  uint32_t flags;
+  uint32_t subdeviceId;
+  uint32_t coreClockRate;  // MHz
+  uint64_t maxMemAllocSize;
+  uint32_t maxHardwareContexts;
+  uint32_t maxCommandQueuePriority;
+  uint32_t numThreadsPerEU;
+  uint32_t physicalEUSimdWidth;
+  uint32_t numEUsPerSubslice;
+  uint32_t numSubslicesPerSlice;
+  uint32_t numSlices;
+  uint64_t timerResolution;  // ns per tick (API 1.1 and earlier) or ticks per second (1.2+)
+  uint32_t timestampValidBits;
+  uint32_t kernelTimestampValidBits;
+  uint8_t uuid[16];
+  char name[ZE_MAX_DEVICE_NAME];
+};
+
+struct ze_device_compute_properties_t {
+  ze_structure_type_t stype = ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES;
+  void* pNext = nullptr;
+  uint32_t maxTotalGroupSize;
+  uint32_t maxGroupSizeX, maxGroupSizeY, maxGroupSizeZ;
+  uint32_t maxGroupCountX, maxGroupCountY, maxGroupCountZ;
+  uint32_t maxSharedLocalMemory;
+  uint32_t numSubGroupSizes;
+  uint32_t subGroupSizes[ZE_SUBGROUPSIZE_COUNT];
+};
+
+struct ze_device_memory_properties_t {
+  ze_structure_type_t stype = ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES;
+  void* pNext = nullptr;
+  uint32_t flags;
+  uint32_t maxClockRate;
+  uint32_t maxBusWidth;
+  uint64_t totalSize;
+  char name[ZE_MAX_DEVICE_NAME];
+};
+
+struct ze_device_cache_properties_t {
+  ze_structure_type_t stype = ZE_STRUCTURE_TYPE_DEVICE_CACHE_PROPERTIES;
+  void* pNext = nullptr;
+  uint32_t flags;
+  size_t cacheSize;
+};
+
+struct ze_device_module_properties_t {
+  ze_structure_type_t stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES;
+  void* pNext = nullptr;
+  uint32_t spirvVersionSupported;  // ZE_MAKE_VERSION(major, minor): major << 16 | minor
+  uint32_t flags;
+  uint32_t fp16flags, fp32flags, fp64flags;
+  uint32_t maxArgumentsSize;
+  uint32_t printfBufferSize;
+  uint8_t nativeKernelSupported[16];
+};
+
+struct ze_device_image_properties_t {
+  ze_structure_type_t stype = ZE_STRUCTURE_TYPE_DEVICE_IMAGE_PROPERTIES;
+  void* pNext = nullptr;
+  uint32_t maxImageDims1D, maxImageDims2D, maxImageDims3D;
+  uint64_t maxImageBufferSize;
+  uint32_t maxImageArraySlices;
+  uint32_t maxSamplers;
+  uint32_t maxReadImageArgs, maxWriteImageArgs;
+};
+
+// The loader's entry points Manifold calls, resolved once (load_api).
+struct Api {
+  ze_result_t (*zeInit)(uint32_t flags);
+  ze_result_t (*zeDriverGet)(uint32_t* count, ze_driver_handle_t* drivers);
+  ze_result_t (*zeDriverGetApiVersion)(ze_driver_handle_t, uint32_t* version);
+  ze_result_t (*zeDriverGetProperties)(ze_driver_handle_t, ze_driver_properties_t*);
+  ze_result_t (*zeDeviceGet)(ze_driver_handle_t, uint32_t* count, ze_device_handle_t* devices);
+  ze_result_t (*zeDeviceGetSubDevices)(ze_device_handle_t, uint32_t* count,
+                                       ze_device_handle_t* devices);
+  ze_result_t (*zeDeviceGetProperties)(ze_device_handle_t, ze_device_properties_t*);
+  ze_result_t (*zeDeviceGetComputeProperties)(ze_device_handle_t, ze_device_compute_properties_t*);
+  ze_result_t (*zeDeviceGetModuleProperties)(ze_device_handle_t, ze_device_module_properties_t*);
+  ze_result_t (*zeDeviceGetMemoryProperties)(ze_device_handle_t, uint32_t* count,
+                                             ze_device_memory_properties_t*);
+  ze_result_t (*zeDeviceGetCacheProperties)(ze_device_handle_t, uint32_t* count,
+                                            ze_device_cache_properties_t*);
+  ze_result_t (*zeDeviceGetImageProperties)(ze_device_handle_t, ze_device_image_properties_t*);
+};
+
+// The loader's API, loaded on first use; null with *why when there is no loader or it lacks an
+// entry point. zeInit is not called here. Thread-safe.
+const Api* load_api(std::string* why);
+
+// "ZE_RESULT_ERROR_DEVICE_LOST (0x70000001)" and the like, for messages.
+std::string result_text(ze_result_t result);
+
+}  // namespace manifold::level_zero

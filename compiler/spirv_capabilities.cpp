@@ -1,0 +1,113 @@
+#include "compiler/spirv_capabilities.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <spirv/unified1/spirv.hpp>
+
+#include "compiler/spirv/module.h"
+
+namespace manifold::compiler {
+namespace {
+
+bool has_extension(const Target& target, const char* name) {
+  return std::find(target.extensions.begin(), target.extensions.end(), name) !=
+         target.extensions.end();
+}
+
+const char* capability_name(uint32_t capability) {
+  switch (capability) {
+    case spv::CapabilityFloat16:
+      return "Float16";
+    case spv::CapabilityFloat64:
+      return "Float64";
+    case spv::CapabilityInt64Atomics:
+      return "Int64Atomics";
+    case spv::CapabilityImageBasic:
+      return "ImageBasic";
+    case spv::CapabilityDeviceEnqueue:
+      return "DeviceEnqueue";
+    case spv::CapabilityPipes:
+      return "Pipes";
+    case spv::CapabilitySubgroupDispatch:
+      return "SubgroupDispatch";
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
+std::vector<uint32_t> allowed_spirv_capabilities(const Target& target) {
+  std::vector<uint32_t> allowed = {
+      spv::CapabilityAddresses, spv::CapabilityFloat16Buffer, spv::CapabilityInt64,
+      spv::CapabilityInt16,     spv::CapabilityInt8,          spv::CapabilityKernel,
+      spv::CapabilityLinkage,   spv::CapabilityVector16,      spv::CapabilityGenericPointer,
+      spv::CapabilityGroups,
+  };
+  if (target.fp16) allowed.push_back(spv::CapabilityFloat16);
+  if (target.fp64) allowed.push_back(spv::CapabilityFloat64);
+  if (has_extension(target, "cl_khr_int64_base_atomics"))
+    allowed.push_back(spv::CapabilityInt64Atomics);
+  if (target.images) allowed.push_back(spv::CapabilityImageBasic);
+  return allowed;
+}
+
+bool check_emitted_spirv(std::span<const uint8_t> module, const Target& target, std::string* why) {
+  std::optional<std::vector<uint32_t>> words = spirv::words_of(module);
+  if (!words) {
+    *why = "the module is not a whole number of words";
+    return false;
+  }
+  // SPIRV-Tools' OpenCL environments refuse Float16 and Int64Atomics outright: they are allowed
+  // with OpenCL extensions (cl_khr_fp16, cl_khr_int64_base_atomics) it cannot know the device
+  // has. A module declaring them, for a device that reports them, is validated against SPIR-V's
+  // universal rules instead (its capabilities are checked below).
+  std::optional<spirv::Module> parsed = spirv::parse(*words, why);
+  if (!parsed) return false;
+  bool extension_capabilities = false;
+  for (const spirv::Instruction& inst : parsed->instructions)
+    if (inst.opcode == spv::OpCapability && !inst.operands.empty() &&
+        (inst.operands[0] == spv::CapabilityFloat16 ||
+         inst.operands[0] == spv::CapabilityInt64Atomics))
+      extension_capabilities = true;
+  if (!(extension_capabilities ? spirv::validate_universal(*words, why)
+                               : spirv::validate(*words, why)))
+    return false;
+  const std::vector<uint32_t> allowed = allowed_spirv_capabilities(target);
+  std::map<uint32_t, std::string> names;
+  std::map<uint32_t, uint32_t> defining_opcode;
+  std::vector<std::pair<uint32_t, std::string>> imports;
+  for (const spirv::Instruction& inst : parsed->instructions) {
+    if (inst.id) defining_opcode[inst.id] = inst.opcode;
+    if (inst.opcode == spv::OpCapability && !inst.operands.empty()) {
+      const uint32_t capability = inst.operands[0];
+      if (std::find(allowed.begin(), allowed.end(), capability) == allowed.end()) {
+        const char* name = capability_name(capability);
+        *why = "the module declares capability " +
+               (name ? std::string(name) : std::to_string(capability)) +
+               ", which the device does not support";
+        return false;
+      }
+    } else if (inst.opcode == spv::OpExtension) {
+      *why = "the module needs SPIR-V extension " + inst.string_at(0);
+      return false;
+    } else if (inst.opcode == spv::OpDecorate && inst.operands.size() >= 3 &&
+               inst.operands[1] == spv::DecorationLinkageAttributes) {
+      size_t next = 0;
+      std::string name = inst.string_at(2, &next);
+      if (next < inst.operands.size() && inst.operands[next] == spv::LinkageTypeImport)
+        imports.emplace_back(inst.operands[0], std::move(name));
+    }
+  }
+  // Built-in variables are imports by the backend's convention (the driver binds them);
+  // an imported function is a builtin nothing implements.
+  for (const auto& [id, name] : imports)
+    if (defining_opcode[id] == spv::OpFunction) {
+      *why = "function '" + name + "' is not implemented for SPIR-V devices";
+      return false;
+    }
+  return true;
+}
+
+}  // namespace manifold::compiler

@@ -1,0 +1,186 @@
+// OpenCL C for Level Zero devices: clang's spirv64 IR, plus Manifold's shim for what LLVM's
+// SPIR-V backend leaves unresolved (compiler/spirv_target/shim.cl), optimized and emitted as
+// SPIR-V 1.2 by LLVM's SPIR-V backend. Every module is validated with SPIRV-Tools and checked
+// against the capabilities the Level Zero spec allows for OpenCL kernels before it becomes a
+// binary: the driver compiles it at zeModuleCreate.
+#include <llvm/IR/Function.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/PassManager.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+
+#include <algorithm>
+#include <mutex>
+#include <set>
+
+#include "compiler/binary_format.h"
+#include "compiler/spirv/module.h"
+#include "compiler/spirv_capabilities.h"
+#include "compiler/spirv_codegen.h"
+#include "compiler/stages.h"
+#include "compiler/target_pipeline.h"
+
+// Compiled at build time (compiler/spirv_target/spirv_target.cmake).
+extern "C" {
+extern const char manifold_spirv_shim_bitcode[];
+extern const uint64_t manifold_spirv_shim_bitcode_size;
+}
+
+namespace manifold::compiler {
+namespace {
+
+void initialize_spirv() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeSPIRVTargetInfo();
+    LLVMInitializeSPIRVTarget();
+    LLVMInitializeSPIRVTargetMC();
+    LLVMInitializeSPIRVAsmPrinter();
+  });
+}
+
+class SpirvPipeline final : public TargetPipeline {
+ public:
+  explicit SpirvPipeline(const Target& target) : TargetPipeline(target, CodeDestination::Driver) {}
+
+ private:
+  // Kernels take __local arguments as Workgroup pointers: the driver lays them out.
+  bool lower(Build& build) override {
+    // LLVM 22's SPIR-V backend types printf's format operand as a pointer to the string's
+    // array, which SPIR-V forbids (the format must point to 8-bit ints): refused here, clearly,
+    // rather than as invalid SPIR-V.
+    if (llvm::Function* printf = build.module.getFunction("printf");
+        printf && !printf->use_empty()) {
+      build.log += "error: printf is not supported on Level Zero devices yet\n";
+      return false;
+    }
+    return true;
+  }
+
+  bool link_builtins(Build& build) override {
+    return link_lazily(build.module,
+                       llvm::MemoryBufferRef(llvm::StringRef(manifold_spirv_shim_bitcode,
+                                                             manifold_spirv_shim_bitcode_size),
+                                             "spirv shim"),
+                       &build.log);
+  }
+
+  // OpenCL builtins (mangled names) and SPIR-V instructions written as __spirv_* calls become
+  // instructions in the backend; what it cannot lower stays an import, which emit
+  // reports. Any other undefined function is the program's own error.
+  bool resolved_later(const llvm::Function& function) const override {
+    const llvm::StringRef name = function.getName();
+    return name.starts_with("_Z") || name.starts_with("__spirv_");
+  }
+
+  bool optimize(Build& build) override {
+    llvm::Module& module = build.module;
+    std::set<std::string> kernel_names;
+    for (const KernelInfo& k : build.program.kernels) kernel_names.insert(k.name);
+    // Everything is inlined into the kernels: the SPIR-V backend mistypes some values passed
+    // between functions (printf's constant format string when a shim function exists), and
+    // drivers inline anyway.
+    for (llvm::Function& f : module) {
+      if (f.isDeclaration()) continue;
+      if (kernel_names.count(f.getName().str())) {
+        f.setLinkage(llvm::GlobalValue::ExternalLinkage);
+        continue;
+      }
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+      f.removeFnAttr(llvm::Attribute::NoInline);
+      f.removeFnAttr(llvm::Attribute::OptimizeNone);
+      f.addFnAttr(llvm::Attribute::AlwaysInline);
+    }
+    for (llvm::GlobalVariable& g : module.globals())
+      if (!g.isDeclaration() && g.hasName() && !g.getName().starts_with("llvm."))
+        g.setLinkage(llvm::GlobalValue::InternalLinkage);
+    const llvm::OptimizationLevel level =
+        build.options.opt_disable ? llvm::OptimizationLevel::O1 : llvm::OptimizationLevel::O2;
+    run_module_passes(module, &machine(),
+                      [level](llvm::PassBuilder& builder, llvm::ModulePassManager& passes) {
+                        passes = builder.buildPerModuleDefaultPipeline(level);
+                      });
+    dump_module_if_requested(module);
+    return verify(module, "SPIR-V", &build.log);
+  }
+
+  bool emit(Build& build) override {
+    ProgramBinary& program = build.program;
+    std::vector<uint8_t> code;
+    if (!emit_spirv(build.module, machine(), &code, &build.log)) return false;
+    // The emitted module is checked as any application's SPIR-V would be, so that a backend
+    // defect becomes a build error rather than a driver's crash.
+    std::string why;
+    if (!check_emitted_spirv(code, target(), &why)) {
+      build.log += "error: SPIR-V for the device: " + why + "\n";
+      return false;
+    }
+    program.object = std::move(code);
+    program.execs.clear();
+    for (const KernelInfo& k : program.kernels) {
+      KernelExec e;
+      e.entry_symbol = k.name;
+      program.execs.push_back(e);
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+Target spirv_target(const SpirvDeviceFeatures& device) {
+  Target t;
+  // SPIR-V 1.2: what OpenCL 2.2's environment consumes (plain spirv64 would emit 1.4).
+  t.triple = "spirv64v1.2-unknown-unknown";
+  t.cpu = "generic";
+  t.opencl_c_version = 300;
+  // What LLVM's SPIR-V backend lowers and the Level Zero spec requires of every device.
+  t.opencl_c_features = {
+      "__opencl_c_int64",
+      "__opencl_c_generic_address_space",
+      "__opencl_c_program_scope_global_variables",
+      "__opencl_c_atomic_order_acq_rel",
+      "__opencl_c_atomic_order_seq_cst",
+      "__opencl_c_atomic_scope_device",
+      "__opencl_c_atomic_scope_all_devices",
+  };
+  t.extensions = {
+      "cl_khr_byte_addressable_store",        "cl_khr_global_int32_base_atomics",
+      "cl_khr_global_int32_extended_atomics", "cl_khr_local_int32_base_atomics",
+      "cl_khr_local_int32_extended_atomics",
+  };
+  if (device.fp64) {
+    t.opencl_c_features.push_back("__opencl_c_fp64");
+    t.extensions.push_back("cl_khr_fp64");
+  }
+  if (device.fp16) t.extensions.push_back("cl_khr_fp16");
+  if (device.int64_atomics) {
+    t.extensions.push_back("cl_khr_int64_base_atomics");
+    t.extensions.push_back("cl_khr_int64_extended_atomics");
+  }
+  t.fp64 = device.fp64;
+  t.fp16 = device.fp16;
+  t.images = false;  // image builtins are not lowered yet
+  t.spirv = true;
+  return t;
+}
+
+std::unique_ptr<TargetPipeline> make_spirv_pipeline(const Target& target) {
+  initialize_spirv();
+  return std::make_unique<SpirvPipeline>(target);
+}
+
+std::optional<std::vector<uint8_t>> spirv_module_of(std::span<const uint8_t> binary,
+                                                    std::string* error) {
+  std::optional<ProgramBinary> program = deserialize(binary, error);
+  if (!program) return std::nullopt;
+  if (program->type != BinaryType::Executable ||
+      !llvm::StringRef(program->triple).starts_with("spirv")) {
+    if (error) *error = "not a SPIR-V executable";
+    return std::nullopt;
+  }
+  return std::move(program->object);
+}
+
+}  // namespace manifold::compiler

@@ -1,0 +1,199 @@
+// The SPIR-V pipeline (Level Zero devices) over every OpenCL C kernel of the test corpora: each
+// module it emits is valid SPIR-V for OpenCL's environment (checked here again with SPIRV-Tools,
+// independently of the pipeline's own check) and declares only the capabilities the Level Zero
+// spec lists for OpenCL kernels, the optional ones only where the device reports them.
+#include <gtest/gtest.h>
+#include <spirv-tools/libspirv.h>
+#include <spirv/unified1/spirv.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "compiler/compiler.h"
+#include "compiler/spirv_capabilities.h"
+
+namespace {
+
+using namespace manifold::compiler;
+
+// Raw string literals of `path` that hold a kernel.
+std::vector<std::string> kernel_sources(const std::string& path) {
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  std::vector<std::string> out;
+  size_t at = 0;
+  while ((at = text.find("R\"", at)) != std::string::npos) {
+    const size_t open = text.find('(', at);
+    if (open == std::string::npos) break;
+    const std::string delimiter = text.substr(at + 2, open - at - 2);
+    if (delimiter.size() > 16 || delimiter.find_first_of(" \n\"") != std::string::npos) {
+      at += 2;
+      continue;
+    }
+    const std::string close = ")" + delimiter + "\"";
+    const size_t end = text.find(close, open);
+    if (end == std::string::npos) break;
+    std::string body = text.substr(open + 1, end - open - 1);
+    if (body.find("kernel void") != std::string::npos) out.push_back(std::move(body));
+    at = end + close.size();
+  }
+  return out;
+}
+
+std::vector<uint32_t> words(const std::vector<uint8_t>& bytes) {
+  std::vector<uint32_t> w(bytes.size() / 4);
+  std::copy(bytes.begin(), bytes.begin() + w.size() * 4, reinterpret_cast<uint8_t*>(w.data()));
+  return w;
+}
+
+// SPIRV-Tools' verdict for `env`; empty when valid.
+std::string validate(const std::vector<uint32_t>& module, spv_target_env env) {
+  spv_context context = spvContextCreate(env);
+  spv_const_binary_t binary{module.data(), module.size()};
+  spv_diagnostic diagnostic = nullptr;
+  const spv_result_t result = spvValidate(context, &binary, &diagnostic);
+  std::string why;
+  if (result != SPV_SUCCESS) why = diagnostic ? diagnostic->error : "invalid";
+  spvDiagnosticDestroy(diagnostic);
+  spvContextDestroy(context);
+  return why;
+}
+
+std::set<uint32_t> declared_capabilities(const std::vector<uint32_t>& module) {
+  std::set<uint32_t> out;
+  for (size_t i = 5; i < module.size();) {
+    const uint32_t count = module[i] >> 16, opcode = module[i] & 0xffff;
+    if (count == 0) break;
+    if (opcode == spv::OpCapability && count >= 2) out.insert(module[i + 1]);
+    i += count;
+  }
+  return out;
+}
+
+struct Corpus {
+  const char* file;
+  size_t at_least;  // kernels the file holds, so that a broken extraction fails the test
+};
+
+class SpirvCorpus : public ::testing::TestWithParam<Corpus> {};
+
+TEST_P(SpirvCorpus, EveryModuleIsValidAndDeclaresOnlyAllowedCapabilities) {
+  const std::string path = std::string(MANIFOLD_SOURCE_DIR) + "/" + GetParam().file;
+  const std::vector<std::string> sources = kernel_sources(path);
+  ASSERT_GE(sources.size(), GetParam().at_least) << path;
+  // A device without the optional features, and one with them all.
+  for (const SpirvDeviceFeatures features :
+       {SpirvDeviceFeatures{}, SpirvDeviceFeatures{true, true, true}}) {
+    const Target target = spirv_target(features);
+    const std::vector<uint32_t> allowed = allowed_spirv_capabilities(target);
+    size_t built = 0;
+    for (const std::string& source : sources) {
+      SCOPED_TRACE(source.substr(0, 200));
+      const BuildOutput out = build(source, "", target);
+      if (!out.success) {
+        // Only the frontend may refuse a kernel: it needs an OpenCL C feature this device
+        // lacks (doubles without fp64, OpenCL 2.0 atomics...), or printf, refused clearly.
+        // Every kernel the frontend accepts must become valid SPIR-V.
+        const bool frontend_refused = out.log.find("input.cl:") != std::string::npos &&
+                                      out.log.find("error:") != std::string::npos;
+        const bool printf_refused =
+            out.log.find("printf is not supported on Level Zero devices") != std::string::npos;
+        EXPECT_TRUE(frontend_refused || printf_refused) << out.log;
+        EXPECT_EQ(out.log.find("SPIR-V for the device"), std::string::npos) << out.log;
+        continue;
+      }
+      ++built;
+      std::string error;
+      const std::optional<std::vector<uint8_t>> module = spirv_module_of(out.binary, &error);
+      ASSERT_TRUE(module) << error;
+      const std::vector<uint32_t> w = words(*module);
+      ASSERT_GE(w.size(), 5u);
+      EXPECT_EQ(w[1], 0x00010200u) << "SPIR-V 1.2";
+      // SPIRV-Tools' OpenCL environment refuses the capabilities OpenCL ties to extensions
+      // (cl_khr_fp16, cl_khr_int64_base_atomics): those modules follow SPIR-V's own rules.
+      const std::set<uint32_t> declared = declared_capabilities(w);
+      const bool extension_capabilities =
+          declared.count(spv::CapabilityFloat16) || declared.count(spv::CapabilityInt64Atomics);
+      EXPECT_EQ(validate(w, extension_capabilities ? SPV_ENV_UNIVERSAL_1_2 : SPV_ENV_OPENCL_2_2),
+                "");
+      for (uint32_t capability : declared)
+        EXPECT_NE(std::find(allowed.begin(), allowed.end(), capability), allowed.end())
+            << "capability " << capability;
+      EXPECT_TRUE(check_emitted_spirv(*module, target, &error)) << error;
+    }
+    EXPECT_GE(built, 1u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpora, SpirvCorpus,
+                         ::testing::Values(Corpus{"tests/kernels/kernel_corpus_test.cpp", 9},
+                                           Corpus{"tests/spirv/corpus.inc", 12},
+                                           Corpus{"tests/gpu/cuda_e2e_test.cpp", 5},
+                                           Corpus{"tests/gpu/nvptx_compile_test.cpp", 10}));
+
+// The capability check itself refuses what the device does not report.
+TEST(SpirvCapabilities, Float64OnlyWhereTheDeviceHasIt) {
+  const char* source = R"CL(
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+kernel void twice(global double* d) { d[get_global_id(0)] *= 2.0; })CL";
+  const BuildOutput with = build(source, "", spirv_target({false, true, false}));
+  ASSERT_TRUE(with.success) << with.log;
+  std::string error;
+  const auto module = spirv_module_of(with.binary, &error);
+  ASSERT_TRUE(module);
+  EXPECT_TRUE(declared_capabilities(words(*module)).count(spv::CapabilityFloat64));
+  EXPECT_FALSE(check_emitted_spirv(*module, spirv_target({}), &error));
+  EXPECT_NE(error.find("Float64"), std::string::npos) << error;
+  // Without fp64 the frontend refuses double before any SPIR-V exists.
+  const BuildOutput without = build(source, "", spirv_target({}));
+  EXPECT_FALSE(without.success);
+}
+
+// The legacy atomics and fences LLVM's backend leaves as imports are resolved by the shim.
+TEST(SpirvCapabilities, LegacyAtomicsAndFencesResolve) {
+  const char* source = R"CL(
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+kernel void k(global int* a, local int* l, global uint* u, global long* g, global float* f) {
+  atomic_inc(a); atomic_dec(a); atomic_xchg(a, 2); atomic_min(a, 1); atomic_max(a, 1);
+  atomic_min(u, 1u); atomic_max(u, 1u); atomic_inc(l); atomic_xchg(f, 1.0f);
+  atom_inc(a); atom_inc(g); atom_min(g, 1L); atom_max(g, 1L); atom_xchg(g, 3L);
+  mem_fence(CLK_GLOBAL_MEM_FENCE); read_mem_fence(CLK_LOCAL_MEM_FENCE);
+  write_mem_fence(CLK_GLOBAL_MEM_FENCE);
+})CL";
+  const BuildOutput out = build(source, "", spirv_target({false, false, true}));
+  EXPECT_TRUE(out.success) << out.log;
+}
+
+TEST(SpirvCapabilities, UndefinedFunctionIsABuildError) {
+  const BuildOutput out =
+      build("void helper(global int*);\nkernel void k(global int* a) { helper(a); }", "",
+            spirv_target({}));
+  EXPECT_FALSE(out.success);
+  EXPECT_NE(out.log.find("helper"), std::string::npos) << out.log;
+}
+
+}  // namespace
+
+namespace {
+// Code generation keeps no state between builds: the same kernel built again, after others,
+// gives a valid module again.
+TEST(SpirvCapabilities, RepeatedBuildsInOneProcess) {
+  const char* spin = R"CL(
+    kernel void spin(global uint* x, uint n) {
+      uint v = x[get_global_id(0)];
+      for (uint i = 0; i < n; ++i) v = v * 1664525u + 1013904223u;
+      x[get_global_id(0)] = v;
+    }
+)CL";
+  for (int round = 0; round < 4; ++round) {
+    const std::string options = "-D ROUND=" + std::to_string(round);
+    const BuildOutput out = build(spin, options, spirv_target({}));
+    EXPECT_TRUE(out.success) << "round " << round << ": " << out.log;
+  }
+}
+}  // namespace

@@ -1,0 +1,29 @@
+// What the Level Zero test driver (ze_test_driver.cpp) reports, shared with the tests that
+// check the backend reports the same.
+#pragma once
+
+#include <cstdint>
+
+namespace ze_test {
+
+inline constexpr const char* kName = "Manifold Level Zero test device";
+inline constexpr const char* kTileName = "Manifold Level Zero test device (tile)";
+inline constexpr uint32_t kVendorId = 0x8086;
+inline constexpr uint32_t kDeviceId = 0x0bd5;
+inline constexpr uint32_t kDriverVersion = 0x01020304;
+inline constexpr uint32_t kClockMhz = 1550;
+inline constexpr uint32_t kSubDevices = 2;
+inline constexpr uint32_t kSlices = 2;
+inline constexpr uint32_t kSubslicesPerSlice = 4;
+inline constexpr uint32_t kEusPerSubslice = 8;
+inline constexpr uint32_t kThreadsPerEu = 8;
+inline constexpr uint64_t kMemory = 1ull << 30;
+inline constexpr uint64_t kMaxAlloc = 256ull << 20;
+inline constexpr uint64_t kCacheSize = 4ull << 20;
+inline constexpr uint32_t kMaxGroupSize = 1024;
+inline constexpr uint32_t kSharedLocalMemory = 64 * 1024;
+inline constexpr uint32_t kMaxArgumentsSize = 2048;
+inline constexpr uint32_t kPrintfBufferSize = 4 << 20;
+inline constexpr uint64_t kTimerTicksPerSecond = 1000000000;
+
+}  // namespace ze_test
