@@ -3,6 +3,9 @@
 #ifdef MANIFOLD_WITH_CUDA
 #include "backends/cuda/cuda_driver.h"
 #endif
+#ifdef MANIFOLD_WITH_HIP
+#include "backends/hip/hip_driver.h"
+#endif
 #ifdef MANIFOLD_WITH_LEVEL_ZERO
 #include "backends/level_zero/ze_driver.h"
 #endif
@@ -16,6 +19,10 @@ std::vector<std::unique_ptr<Driver>> make_drivers() {
 #ifdef MANIFOLD_WITH_CUDA
   // NVIDIA GPUs through the CUDA driver, loaded with dlopen: none where it is absent.
   drivers.push_back(std::make_unique<cuda::CudaDriver>());
+#endif
+#ifdef MANIFOLD_WITH_HIP
+  // GPUs through the HIP runtime, loaded with dlopen: none without it or without /dev/kfd.
+  drivers.push_back(std::make_unique<hip::HipDriver>());
 #endif
 #ifdef MANIFOLD_WITH_LEVEL_ZERO
   // Intel GPUs through the Level Zero loader, loaded with dlopen: none where it is absent.

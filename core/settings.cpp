@@ -31,6 +31,8 @@ Settings settings_from_environment() {
   s.emulated_gpus = int(std::min(number("MANIFOLD_EMULATED_GPUS", 0), 8LL));
   s.disable_cuda = flag("MANIFOLD_DISABLE_CUDA");
   if (const char* v = value_of("MANIFOLD_CUDA_DRIVER")) s.cuda_driver = v;
+  s.disable_hip = flag("MANIFOLD_DISABLE_HIP");
+  if (const char* v = value_of("MANIFOLD_HIP_RUNTIME")) s.hip_runtime = v;
   if (const char* v = value_of("MANIFOLD_GPU_COMPLETION"))
     s.gpu_completion_eager = std::string_view(v) == "eager";
   s.gpu_completion_batch = uint64_t(number("MANIFOLD_GPU_COMPLETION_BATCH", 256));

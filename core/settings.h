@@ -13,20 +13,24 @@ namespace manifold {
 // GPU transfers from and to pageable host memory (backends/gpu_stream/staging.h).
 struct StagingSettings {
   enum class Mode { Chunks, Register, Off };
-  Mode mode = Mode::Chunks;           // MANIFOLD_GPU_STAGING=chunks|register|off
-  size_t slots = 4;                   // MANIFOLD_GPU_STAGING_SLOTS (2..16)
+  Mode mode = Mode::Chunks;              // MANIFOLD_GPU_STAGING=chunks|register|off
+  size_t slots = 4;                      // MANIFOLD_GPU_STAGING_SLOTS (2..16)
   size_t chunk_bytes = size_t{8} << 20;  // MANIFOLD_GPU_STAGING_CHUNK_MB (1..256)
-  unsigned threads = 0;               // MANIFOLD_GPU_STAGING_THREADS; 0: min(8, cores / 2)
+  unsigned threads = 0;                  // MANIFOLD_GPU_STAGING_THREADS; 0: min(8, cores / 2)
 };
 
 struct Settings {
-  bool debug = false;            // MANIFOLD_DEBUG
-  bool trace_migration = false;  // MANIFOLD_TRACE_MIGRATION
-  int emulated_gpus = 0;         // MANIFOLD_EMULATED_GPUS (0..8)
-  bool disable_cuda = false;     // MANIFOLD_DISABLE_CUDA
+  bool debug = false;                        // MANIFOLD_DEBUG
+  bool trace_migration = false;              // MANIFOLD_TRACE_MIGRATION
+  int emulated_gpus = 0;                     // MANIFOLD_EMULATED_GPUS (0..8)
+  bool disable_cuda = false;                 // MANIFOLD_DISABLE_CUDA
   std::string cuda_driver = "libcuda.so.1";  // MANIFOLD_CUDA_DRIVER
+  bool disable_hip = false;                  // MANIFOLD_DISABLE_HIP
+  // MANIFOLD_HIP_RUNTIME: a HIP runtime library to load instead of libamdhip64.so.6/.5 (the
+  // simulated one of the tests, HIP over CUDA on the GPU machines); empty: the installed one.
+  std::string hip_runtime;
   // GPU stream queues (backends/gpu_stream/stream_queue.h).
-  bool gpu_completion_eager = false;   // MANIFOLD_GPU_COMPLETION=eager|lazy
+  bool gpu_completion_eager = false;    // MANIFOLD_GPU_COMPLETION=eager|lazy
   uint64_t gpu_completion_batch = 256;  // MANIFOLD_GPU_COMPLETION_BATCH
   size_t gpu_launch_batch = 32;         // MANIFOLD_GPU_LAUNCH_BATCH (0 or 1: off; at most 1024)
   std::chrono::microseconds gpu_launch_batch_deadline{200};  // MANIFOLD_GPU_LAUNCH_BATCH_US

@@ -2,8 +2,8 @@
 # Builds Manifold self-contained (LLVM and Clang linked statically) and packs what a GPU machine
 # needs to run the tests and the benchmarks into one compressed archive:
 #   .carry/manifold-gpu.tar.xz   (ICD, TBB and SLEEF libraries, test binaries, the `manifold`
-#                                 tool, the native CUDA peer, the cross-backend bench,
-#                                 scripts/gpu-run.sh)
+#                                 tool, the native CUDA peer, the cross-backend bench, the HIP
+#                                 over CUDA test library, scripts/gpu-run.sh)
 # Usage: [BUILD_TYPE=Release] scripts/gpu-bundle.sh [BUILD_DIR]   (default build-gpu; ccache is
 # used when present)
 # Then on the GPU machine, in the repository root: bash scripts/gpu-run.sh OUT_DIR
@@ -21,7 +21,7 @@ for t in kernel_corpus api_buffer api_transfer api_map api_events api_profiling 
          api_queue api_threads api_lifetime api_program api_context api_import_memory api_svm \
          api_command_buffer \
          api_kernel_enqueue scheduler_random_dag scheduler_failure scheduler_readers \
-         scheduler_pipeline scheduler_pipeline_gpu manifold-cross-backend; do
+         scheduler_pipeline scheduler_pipeline_gpu manifold-cross-backend hip_over_cuda; do
   grep -qx "$t" <<<"$known" && targets+=("$t")
 done
 ninja -C "$build" "${targets[@]}"
@@ -37,6 +37,9 @@ for lib in $(ldd "$build"/icd/libManifoldOpenCL.so.1 | awk '/libtbb|libsleef/ {p
 done
 # SLEEF is opened at run time by the CPU device's JIT (vector math), so ldd does not list it.
 for lib in $(ldconfig -p | awk '/libsleef.so.3 / {print $NF; exit}'); do cp -L "$lib" "$stage/lib/"; done
+# HIP over CUDA (tests/gpu/hip_shim): the HIP backend's runtime path on the NVIDIA GPU, selected
+# with MANIFOLD_HIP_RUNTIME by scripts/gpu-run.sh --hip.
+[ -f "$build/hip-over-cuda/libhip_over_cuda.so" ] && cp "$build/hip-over-cuda/libhip_over_cuda.so" "$stage/lib/"
 for t in "${targets[@]}"; do
   f=$(find "$build" -maxdepth 3 -type f -name "$t" -perm -u+x | head -1)
   [ -n "$f" ] && [ "$t" != ManifoldOpenCL ] && cp "$f" "$stage/bin/" && strip "$stage/bin/$t"

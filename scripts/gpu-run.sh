@@ -3,7 +3,11 @@
 # scripts/gpu-bundle.sh), runs the GPU tests on every CUDA device, then the benchmark with
 # Manifold, NVIDIA's own OpenCL (libnvidia-opencl.so.1 through its own .icd file) and native
 # CUDA side by side. Logs and tables go to OUT_DIR (default ./gpu-out).
-#   bash scripts/gpu-run.sh OUT_DIR [--tests-only|--bench-only|--unpack-only] [--quick]
+#   bash scripts/gpu-run.sh OUT_DIR [--tests-only|--bench-only|--unpack-only|--hip] [--quick]
+# --hip runs the HIP backend over HIP-over-CUDA (lib/libhip_over_cuda.so, MANIFOLD_HIP_RUNTIME):
+# every test binary on the HIP device alone (CUDA backend disabled), the scheduler tests over the
+# CPU, the CUDA device and the HIP device in one context, and `manifold bench` on the CUDA and HIP
+# devices of the same GPU side by side (round trip, enqueue throughput); logs in OUT_DIR/hip-*.
 # --unpack-only stops after unpacking into /tmp/manifold-gpu and writing env.txt (what
 # scripts/gpu-perf-check.sh builds on). TESTS="gpu_e2e api_buffer ..." runs only those test
 # binaries.
@@ -14,6 +18,7 @@ mode=all quick=
 for a in "$@"; do
   case $a in
     --tests-only) mode=tests ;; --bench-only) mode=bench ;; --unpack-only) mode=unpack ;;
+    --hip) mode=hip ;;
     --quick) quick=--quick ;;
   esac
 done
@@ -40,6 +45,14 @@ export MANIFOLD_CACHE_DIR=$root/cache MANIFOLD_TEST_TIMEOUT=60
 cat "$out/env.txt"
 [ $mode = unpack ] && exit 0
 
+if [ $mode = hip ]; then
+  hip_lib=$root/lib/libhip_over_cuda.so
+  [ -f "$hip_lib" ] || { echo "no $hip_lib in the bundle (no CUDA toolkit where it was built)"; exit 1; }
+  export MANIFOLD_HIP_RUNTIME=$hip_lib
+  OCL_ICD_VENDORS=$root/icd-manifold MANIFOLD_DEBUG=1 "$root/bin/manifold" devices > "$out/hip-devices.txt" 2>&1
+  cat "$out/hip-devices.txt"
+fi
+
 # Every test binary on the GPU devices (cl_test.h's MANIFOLD_TEST_DEVICE_TYPE); GPU tests first.
 # One log for all (the device tool brings back few files): tests.log, summary in tests.txt.
 run_tests() {
@@ -56,6 +69,28 @@ run_tests() {
     echo "$name rc=$rc $(grep -E '^\[  (PASSED|FAILED|SKIPPED) \]|tests? ran' "$root/test.log" | tr '\n' ' ')" | tee -a "$out/tests.txt"
   done
 }
+if [ $mode = hip ]; then
+  : > "$out/tests.txt"
+  : > "$out/tests.log"
+  hip_tests=()
+  for t in "$root"/bin/*; do
+    case $(basename "$t") in manifold|manifold-cuda-native|manifold-cross-backend) ;; *) hip_tests+=("$t") ;; esac
+  done
+  # The HIP device alone: gpu_e2e, the kernel corpus and the API suites.
+  MANIFOLD_DISABLE_CUDA=1 run_tests "${hip_tests[@]}"
+  # CPU, CUDA and HIP devices in one context: buffers migrate between the two backends.
+  DEVICE_TYPE=all run_tests "$root"/bin/scheduler_random_dag "$root"/bin/scheduler_failure \
+    "$root"/bin/scheduler_readers "$root"/bin/scheduler_pipeline
+  mv "$out/tests.txt" "$out/hip-tests.txt"; mv "$out/tests.log" "$out/hip-tests.log"
+  # Round trip and enqueue throughput of the CUDA backend's and the HIP backend's device of the same
+  # GPU in one run (`manifold devices` order: CPU, CUDA, HIP).
+  OCL_ICD_VENDORS=$root/icd-manifold timeout "${BENCH_TIMEOUT:-300}" "$root/bin/manifold" bench $quick \
+    --devices "${HIP_BENCH_DEVICES:-1,2}" --markdown "$out/hip-bench.md" > "$out/hip-bench.txt" 2>&1
+  echo "hip bench rc=$?"
+  cat "$out/hip-bench.txt"
+  exit 0
+fi
+
 if [ $mode != bench ]; then
   : > "$out/tests.txt"
   : > "$out/tests.log"

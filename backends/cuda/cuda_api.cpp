@@ -9,9 +9,12 @@
 #include "core/settings.h"
 
 namespace manifold::cuda {
+namespace detail {
+Api g_api;
+}
 namespace {
 
-Api g_api;
+using detail::g_api;
 const Api* g_loaded = nullptr;
 std::string g_why;
 
@@ -36,11 +39,11 @@ void load_once() {
     }
   };
 #define MANIFOLD_CUDA_RESOLVE(member, symbol, ret, params) resolve(a.member, symbol);
-  MANIFOLD_CUDA_FUNCTIONS(MANIFOLD_CUDA_RESOLVE)
+  MANIFOLD_GPU_DRIVER_FUNCTIONS(MANIFOLD_CUDA_RESOLVE)
 #undef MANIFOLD_CUDA_RESOLVE
 #define MANIFOLD_CUDA_RESOLVE_OPTIONAL(member, symbol, ret, params) \
   a.member = reinterpret_cast<decltype(a.member)>(dlsym(library, symbol));
-  MANIFOLD_CUDA_OPTIONAL_FUNCTIONS(MANIFOLD_CUDA_RESOLVE_OPTIONAL)
+  MANIFOLD_GPU_DRIVER_OPTIONAL_FUNCTIONS(MANIFOLD_CUDA_RESOLVE_OPTIONAL)
 #undef MANIFOLD_CUDA_RESOLVE_OPTIONAL
   a.has_graphs = a.cuGraphCreate && a.cuGraphAddKernelNode && a.cuGraphInstantiate &&
                  a.cuGraphExecKernelNodeSetParams && a.cuGraphLaunch && a.cuGraphExecDestroy &&
@@ -71,8 +74,6 @@ const Api* load_api(std::string* why) {
   if (!g_loaded && why) *why = g_why;
   return g_loaded;
 }
-
-const Api& api() { return g_api; }
 
 std::string error_text(CUresult result) {
   const char* name = nullptr;

@@ -29,7 +29,7 @@ std::vector<Device*> CudaDriver::probe() {
     CUdevice device = 0;
     if (a->cuDeviceGet(&device, i) != CUDA_SUCCESS) continue;
     try {
-      devices.push_back(new CudaDevice(device, i));
+      devices.push_back(make_device(device, i));
     } catch (const std::exception& e) {
       log_debug("cuda: device %d skipped: %s", i, e.what());
     }

@@ -232,7 +232,12 @@ int attribute(int which) {
 
 }  // namespace
 
-#define API extern "C" __attribute__((visibility("default"))) CUresult
+// The HIP shim's simulated runtime (tests/gpu/hip_shim) links this file with its entry points
+// hidden: only the hip* names (and the test hooks below) are exported there.
+#ifndef NULL_CUDA_API_VISIBILITY
+#define NULL_CUDA_API_VISIBILITY "default"
+#endif
+#define API extern "C" __attribute__((visibility(NULL_CUDA_API_VISIBILITY))) CUresult
 
 API cuInit(unsigned) { return kSuccess; }
 API cuDriverGetVersion(int* v) {
@@ -278,6 +283,11 @@ API cuDevicePrimaryCtxRetain(void** ctx, int) {
 }
 API cuDevicePrimaryCtxRelease_v2(int) { return kSuccess; }
 API cuCtxSetCurrent(void*) { return kSuccess; }
+API cuCtxGetCurrent(void** ctx) {
+  static int context;
+  *ctx = &context;
+  return kSuccess;
+}
 API cuCtxSynchronize() {
   legacy_stream()->wait_for(legacy_stream()->push(nullptr));
   return kSuccess;
@@ -397,6 +407,13 @@ API cuMemcpyHtoDAsync_v2(unsigned long long d, const void* s, size_t n, void* st
 }
 API cuMemcpyDtoHAsync_v2(void* d, unsigned long long s, size_t n, void* stream) {
   return copy_out(d, dev(s), n, stream);
+}
+// Unified addressing: either side may be host or device memory. The copy runs in stream order
+// and the call returns once it is done (as a copy from or to pageable host memory does).
+API cuMemcpyAsync(unsigned long long d, unsigned long long s, size_t n, void* stream) {
+  Stream* st = of(stream);
+  st->wait_for(st->push([=] { device_move(dev(d), dev(s), n); }));
+  return kSuccess;
 }
 API cuMemcpyDtoDAsync_v2(unsigned long long d, unsigned long long s, size_t n, void* stream) {
   of(stream)->push([=] { device_move(dev(d), dev(s), n); });

@@ -3,6 +3,8 @@
 // wait in a batch, when a batch goes (full, flush, wait, status poll, deadline), that profiled
 // launches never wait, and that a launch the driver refuses fails its own command only. Kernels
 // compute nothing there; the driver counts stream and graph launches.
+// Built twice: null_driver (the CUDA backend) and null_hip_driver (NULL_HIP_PATH: the HIP backend,
+// the same shared driver code with HIP's policy, over the HIP shim on the simulated driver).
 #include <CL/cl.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -24,8 +26,16 @@ struct Counts {
   uint64_t kernels = 0, graphs = 0;
 };
 
+#ifdef NULL_HIP_PATH
+constexpr const char* kDriverPath = NULL_HIP_PATH;
+constexpr bool kHip = true;
+#else
+constexpr const char* kDriverPath = NULL_CUDA_PATH;
+constexpr bool kHip = false;
+#endif
+
 void* null_driver() {
-  static void* handle = dlopen(NULL_CUDA_PATH, RTLD_NOW | RTLD_LOCAL);
+  static void* handle = dlopen(kDriverPath, RTLD_NOW | RTLD_LOCAL);
   return handle;
 }
 Counts counts() {
@@ -48,10 +58,16 @@ class NullCuda : public ::testing::Test {
   static void SetUpTestSuite() {
     // Before Manifold loads (the first OpenCL call): the simulated driver, and a batch deadline
     // long enough that a slow (sanitized) enqueue loop never meets it by accident.
-    setenv("MANIFOLD_CUDA_DRIVER", NULL_CUDA_PATH, 1);
+    if (kHip) {
+      setenv("MANIFOLD_HIP_RUNTIME", kDriverPath, 1);
+      setenv("MANIFOLD_DISABLE_CUDA", "1", 1);  // only the HIP backend's device
+      unsetenv("MANIFOLD_DISABLE_HIP");
+    } else {
+      setenv("MANIFOLD_CUDA_DRIVER", kDriverPath, 1);
+      unsetenv("MANIFOLD_DISABLE_CUDA");
+    }
     setenv("MANIFOLD_GPU_LAUNCH_BATCH_US", "100000", 1);
     unsetenv("MANIFOLD_GPU_LAUNCH_BATCH");
-    unsetenv("MANIFOLD_DISABLE_CUDA");
   }
 
   void SetUp() override {
@@ -59,11 +75,16 @@ class NullCuda : public ::testing::Test {
     cl_platform_id platform = findPlatform();
     ASSERT_NE(platform, nullptr);
     cl_uint n = 0;
-    if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_GPU, 1, &device_, &n) != CL_SUCCESS)
+    if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_GPU, 1, &device_, &n) != CL_SUCCESS) {
+      // The HIP build has no other reason to exist: its device must be there.
+      ASSERT_FALSE(kHip) << "no GPU device (the HIP shim did not load: MANIFOLD_DEBUG=1 says why)";
       GTEST_SKIP() << "no GPU device (the simulated CUDA driver did not load)";
-    char name[256] = {};
+    }
+    char name[256] = {}, version[256] = {};
     clGetDeviceInfo(device_, CL_DEVICE_NAME, sizeof name, name, nullptr);
     ASSERT_NE(std::string(name).find("Simulated"), std::string::npos) << name;
+    clGetDeviceInfo(device_, CL_DEVICE_VERSION, sizeof version, version, nullptr);
+    ASSERT_NE(std::string(version).find(kHip ? "HIP" : "CUDA"), std::string::npos) << version;
     cl_int err = CL_SUCCESS;
     context_.reset(clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err));
     ASSERT_EQ(Err(CL_SUCCESS), Err(err));

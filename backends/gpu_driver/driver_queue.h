@@ -1,31 +1,33 @@
-// The CUDA flavour of the shared GPU stream queues and staged transfers
-// (backends/gpu_stream/stream_queue.h, staging.h).
+// The driver backend's traits for the shared GPU stream queues, launch batches and staged
+// transfers (backends/gpu_stream/): every call goes through the vendor V's table (driver_device.h).
 #pragma once
 
 #include <span>
 #include <vector>
 
-#include "backends/cuda/cuda_device.h"
+#include "backends/gpu_driver/driver_device.h"
 #include "backends/gpu_stream/launch_batch.h"
 #include "backends/gpu_stream/staging.h"
 #include "backends/gpu_stream/stream_queue.h"
 #include "core/log.h"
 #include "core/tls.h"
 
-namespace manifold::cuda {
+namespace manifold::gpu {
 
-struct CudaStreamApi {
-  using Device = CudaDevice;
+template <class V>
+struct DriverStreamApi {
+  using Device = DriverDevice<V>;
   using Stream = CUstream;
   using Event = CUevent;
   using DevicePtr = CUdeviceptr;
 
+  static const Api& api() { return V::api(); }
   static void make_current(Device& d) { d.make_current(); }
   static Stream create_stream(Device&) {
     CUstream s = nullptr;
     // Non-blocking: never implicitly ordered after the legacy default stream.
     if (CUresult r = api().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING); r != CUDA_SUCCESS)
-      fail(CL_OUT_OF_RESOURCES, "cuStreamCreate: " + error_text(r));
+      fail(CL_OUT_OF_RESOURCES, "cuStreamCreate: " + V::error_text(r));
     return s;
   }
   static void destroy_stream(Device&, Stream s) { api().cuStreamDestroy(s); }
@@ -35,7 +37,7 @@ struct CudaStreamApi {
     // Blocking sync: the waiter thread sleeps in the driver until the GPU interrupts.
     if (blocking_sync) flags |= CU_EVENT_BLOCKING_SYNC;
     if (CUresult r = api().cuEventCreate(&e, flags); r != CUDA_SUCCESS)
-      fail(CL_OUT_OF_RESOURCES, "cuEventCreate: " + error_text(r));
+      fail(CL_OUT_OF_RESOURCES, "cuEventCreate: " + V::error_text(r));
     return e;
   }
   static void destroy_event(Device&, Event e) { api().cuEventDestroy(e); }
@@ -52,8 +54,8 @@ struct CudaStreamApi {
     if (api().cuEventElapsedTime(&ms, from, to) != CUDA_SUCCESS) return 0;
     return double(ms) * 1e6;
   }
-  // Puts a job's migrations and operation into `s` through the CUDA device operations
-  // (cuda_ops.cpp); CL_SUCCESS or the job's error.
+  // Puts a job's migrations and operation into `s` through the device operations
+  // (driver_ops_impl.h); CL_SUCCESS or the job's error.
   static cl_int execute(Device& d, Job& job, Stream s);
 
   // launch_batch.h: a chain of kernel nodes in one executable graph.
@@ -63,15 +65,15 @@ struct CudaStreamApi {
     std::vector<CUgraphNode> nodes;
   };
   static bool has_graphs(Device&) { return api().has_graphs; }
-  // For a launch that waits in a batch: fills `record`; CL_SUCCESS, gpu::kNotBatchable (not a
-  // plain launch: execute() it), or the launch's error (cuda_ops.cpp).
-  static int prepare_launch(Device& d, Job& job, gpu::LaunchRecord& record);
-  static cl_int launch(Device&, const gpu::LaunchRecord& record, Stream s) {
-    return status_of(launch_record(record, s));
+  // For a launch that waits in a batch: fills `record`; CL_SUCCESS, kNotBatchable (not a
+  // plain launch: execute() it), or the launch's error (driver_ops_impl.h).
+  static int prepare_launch(Device& d, Job& job, LaunchRecord& record);
+  static cl_int launch(Device&, const LaunchRecord& record, Stream s) {
+    return status_of(launch_record<V>(record, s));
   }
   // The node parameters of `record`; `pointers` receives its parameter pointers (the driver
   // copies the values during the call that takes them).
-  static CUDA_KERNEL_NODE_PARAMS node_params(const gpu::LaunchRecord& record,
+  static CUDA_KERNEL_NODE_PARAMS node_params(const LaunchRecord& record,
                                              std::vector<void*>& pointers) {
     pointers.resize(record.offsets.size());
     record.param_pointers(pointers.data());
@@ -83,7 +85,7 @@ struct CudaStreamApi {
     p.kernelParams = pointers.data();
     return p;
   }
-  static cl_int make_chain(Device& d, std::span<const gpu::LaunchRecord> records, Chain& chain) {
+  static cl_int make_chain(Device& d, std::span<const LaunchRecord> records, Chain& chain) {
     const Api& a = api();
     d.make_current();
     std::vector<void*> pointers;
@@ -96,14 +98,14 @@ struct CudaStreamApi {
     }
     if (r == CUDA_SUCCESS) r = a.cuGraphInstantiate(&chain.exec, chain.graph, 0);
     if (r != CUDA_SUCCESS) {
-      log_debug("cuda: no graph for a batch of launches: %s", error_text(r).c_str());
+      log_debug("%s: no graph for a batch of launches: %s", V::kName, V::error_text(r).c_str());
       destroy_chain(d, chain);
     }
     return status_of(r);
   }
-  static cl_int set_chain_node(Chain& chain, size_t index, const gpu::LaunchRecord& record) {
+  static cl_int set_chain_node(Chain& chain, size_t index, const LaunchRecord& record) {
     // Per thread: the stream queues of several threads update their chains at once.
-    MANIFOLD_FAST_TLS static thread_local std::vector<void*> pointers;
+    std::vector<void*>& pointers = thread_param_pointers();
     const CUDA_KERNEL_NODE_PARAMS p = node_params(record, pointers);
     return status_of(api().cuGraphExecKernelNodeSetParams(chain.exec, chain.nodes[index], &p));
   }
@@ -135,4 +137,4 @@ struct CudaStreamApi {
   }
 };
 
-}  // namespace manifold::cuda
+}  // namespace manifold::gpu

@@ -1,51 +1,57 @@
-// The device operations on a CUDA device: work put into one stream, in order (the stream
-// queues of backends/gpu_stream call execute() and prepare_launch()).
+// The device operations on a driver GPU (driver_device.h): work put into one stream, in order
+// (the stream queues of backends/gpu_stream call execute() and prepare_launch()). Included once
+// per vendor by the file that instantiates DriverDevice.
+#pragma once
+
 #include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <variant>
 
-#include "backends/cuda/cuda_device.h"
-#include "backends/cuda/cuda_queue.h"
+#include "backends/gpu_driver/driver_device.h"
+#include "backends/gpu_driver/driver_queue.h"
 #include "backends/gpu_stream/launch_batch.h"
 #include "core/log.h"
 #include "core/operations.h"
 #include "core/tls.h"
 
-namespace manifold::cuda {
-namespace {
+namespace manifold::gpu {
+namespace detail {
 
-void check_cuda(CUresult r, const char* what) {
+template <class V>
+void check_driver_call(CUresult r, const char* what) {
   if (r == CUDA_SUCCESS) return;
   fail(r == CUDA_ERROR_OUT_OF_MEMORY ? CL_MEM_OBJECT_ALLOCATION_FAILURE : CL_OUT_OF_RESOURCES,
-       std::string(what) + ": " + error_text(r));
+       std::string(what) + ": " + V::error_text(r));
 }
 
-// A command buffer's operations on one CUDA device as one executable graph: kernel, memcpy and
+// A command buffer's operations on one GPU as one executable graph: kernel, memcpy and
 // memset nodes whose edges are the recorded sync points and queue order, made at finalize (or at
 // the list's first run on the device) and then launched once per enqueue. A list changed by mutable
 // dispatch shares it: its kernel nodes are brought up to date (cuGraphExecKernelNodeSetParams
 // leaves launches already made alone).
+template <class V>
 struct RecordedGraph {
   std::mutex mutex;  // enqueues of one command buffer into several streams at once
   bool tried = false, usable = false;
-  CudaDevice* device = nullptr;
-  CudaStreamApi::Chain chain;
-  std::vector<int> node_of;                // per operation: its node in chain.nodes, or -1
-  std::vector<gpu::LaunchRecord> kernels;  // per operation: what its kernel node launches
-  uint64_t version = 0;                    // of the list the nodes match
+  DriverDevice<V>* device = nullptr;
+  typename DriverStreamApi<V>::Chain chain;
+  std::vector<int> node_of;           // per operation: its node in chain.nodes, or -1
+  std::vector<LaunchRecord> kernels;  // per operation: what its kernel node launches
+  uint64_t version = 0;               // of the list the nodes match
   ~RecordedGraph() {
-    if (device) CudaStreamApi::destroy_chain(*device, chain);
+    if (device) DriverStreamApi<V>::destroy_chain(*device, chain);
   }
 };
 
-class CudaOps final : public DeviceOps {
+template <class V>
+class DriverOps final : public DeviceOps {
  public:
-  CudaOps(CudaDevice& device, CUstream stream) : device(device), stream(stream) {}
+  DriverOps(DriverDevice<V>& device, CUstream stream) : device(device), stream(stream) {}
 
-  CudaDevice& device;
+  DriverDevice<V>& device;
   CUstream stream;
-  const Api& a = api();
+  const Api& a = V::api();
   // Making a command buffer's graph: its launch state is written before each graph launch
   // (ready_launch_states), so a staged launch need not find it written already.
   bool building_graph = false;
@@ -56,8 +62,8 @@ class CudaOps final : public DeviceOps {
   void make_resident(MemObject& mem) override { device.address(mem); }
   void copy(const CopyOp& op) override {
     if (op.src.mem && op.dst.mem)
-      check_cuda(a.cuMemcpyDtoDAsync(device_at(op.dst), device_at(op.src), op.size, stream),
-                 "copy");
+      check_driver_call<V>(
+          a.cuMemcpyDtoDAsync(device_at(op.dst), device_at(op.src), op.size, stream), "copy");
     else if (op.dst.mem)
       device.copy_to_device(device_at(op.dst), host_address(op.src), op.size, stream);
     else if (op.src.mem)
@@ -67,7 +73,7 @@ class CudaOps final : public DeviceOps {
   }
   void copy_rect(const CopyRectOp& op) override {
     const CUDA_MEMCPY3D c = rect_params(op);
-    check_cuda(a.cuMemcpy3DAsync(&c, stream), "rectangular copy");
+    check_driver_call<V>(a.cuMemcpy3DAsync(&c, stream), "rectangular copy");
   }
   CUDA_MEMCPY3D rect_params(const CopyRectOp& op) {
     CUDA_MEMCPY3D c{};
@@ -102,21 +108,22 @@ class CudaOps final : public DeviceOps {
     const std::byte* p = op.pattern.data();
     const size_t n = op.pattern_size;
     if (uniform(op, 1)) {
-      check_cuda(a.cuMemsetD8Async(dst, static_cast<unsigned char>(p[0]), op.size, stream), "fill");
+      check_driver_call<V>(
+          a.cuMemsetD8Async(dst, static_cast<unsigned char>(p[0]), op.size, stream), "fill");
     } else if (uniform(op, 2) && dst % 2 == 0) {
       uint16_t v;
       std::memcpy(&v, p, 2);
-      check_cuda(a.cuMemsetD16Async(dst, v, op.size / 2, stream), "fill");
+      check_driver_call<V>(a.cuMemsetD16Async(dst, v, op.size / 2, stream), "fill");
     } else if (uniform(op, 4) && dst % 4 == 0) {
       uint32_t v;
       std::memcpy(&v, p, 4);
-      check_cuda(a.cuMemsetD32Async(dst, v, op.size / 4, stream), "fill");
+      check_driver_call<V>(a.cuMemsetD32Async(dst, v, op.size / 4, stream), "fill");
     } else {
       // Wider patterns: one copy of the pattern, then the filled prefix doubles in place.
-      check_cuda(a.cuMemcpyHtoDAsync(dst, p, std::min(n, op.size), stream), "fill");
+      check_driver_call<V>(a.cuMemcpyHtoDAsync(dst, p, std::min(n, op.size), stream), "fill");
       for (size_t done = std::min(n, op.size); done < op.size;) {
         const size_t chunk = std::min(done, op.size - done);
-        check_cuda(a.cuMemcpyDtoDAsync(dst + done, dst, chunk, stream), "fill");
+        check_driver_call<V>(a.cuMemcpyDtoDAsync(dst + done, dst, chunk, stream), "fill");
         done += chunk;
       }
     }
@@ -128,24 +135,25 @@ class CudaOps final : public DeviceOps {
   void map(const MapOp& op) override { device.address(*op.mem); }
   void launch(const KernelOp& op) override {
     // Reused by every launch of the thread: its vectors keep their capacity.
-    MANIFOLD_FAST_TLS static thread_local gpu::LaunchRecord record;
+    LaunchRecord& record = thread_launch_record();
     if (!prepare(op, record, /*staged=*/false)) return launch_split(op, record);
-    const CUresult result = launch_record(record, stream);
+    const CUresult result = launch_record<V>(record, stream);
     if (result != CUDA_SUCCESS)
       fail(CL_OUT_OF_RESOURCES,
-           "cuLaunchKernel '" + op.launch->info.name + "': " + error_text(result));
+           "cuLaunchKernel '" + op.launch->info.name + "': " + V::error_text(result));
   }
   void native_kernel(const NativeKernelOp&) override {
-    fail(CL_INVALID_OPERATION, "native kernels do not run on CUDA devices");
+    fail(CL_INVALID_OPERATION,
+         std::string("native kernels do not run on ") + V::kDisplay + " devices");
   }
   bool run_recorded(const OperationList& list) override;
   bool ready_launch_states(const OperationList& list);
-  bool build(const OperationList& list, RecordedGraph& g);
-  bool refresh(const OperationList& list, RecordedGraph& g);
+  bool build(const OperationList& list, RecordedGraph<V>& g);
+  bool refresh(const OperationList& list, RecordedGraph<V>& g);
 
   void host_function(const HostFunctionOp& op) override {
     // Runs after everything before it in the stream (rare: SVM frees and the like).
-    check_cuda(a.cuStreamSynchronize(stream), "host function");
+    check_driver_call<V>(a.cuStreamSynchronize(stream), "host function");
     op.fn();
   }
 
@@ -153,11 +161,11 @@ class CudaOps final : public DeviceOps {
   // later for a staged launch). Throws what cannot launch. Returns false where the launch is not
   // one whole grid (launch_split() goes on from `record`), and, for `staged`, where it must first
   // write the program's launch state in stream order: it cannot wait in a batch.
-  bool prepare(const KernelOp& op, gpu::LaunchRecord& record, bool staged) {
-    const auto& program = static_cast<const CudaProgram&>(op.program());
+  bool prepare(const KernelOp& op, LaunchRecord& record, bool staged) {
+    const auto& program = static_cast<const DriverProgram<V>&>(op.program());
     const compiler::KernelInfo& info = op.launch->info;
-    // Found when the kernel object was made (CudaProgram::kernel_handle).
-    auto* kernel = static_cast<CudaProgram::Kernel*>(const_cast<void*>(op.launch->handle));
+    // Found when the kernel object was made (DriverProgram<V>::kernel_handle).
+    auto* kernel = static_cast<DriverProgram<V>::Kernel*>(const_cast<void*>(op.launch->handle));
     if (!kernel) fail(CL_INVALID_KERNEL, "the kernel is not in the loaded module");
     const compiler::NDRange& r = op.range;
     const bool single = one_launch(r);
@@ -167,7 +175,7 @@ class CudaOps final : public DeviceOps {
       const bool written =
           no_offset && program.launch_plain_dims.load(std::memory_order_acquire) == r.work_dim;
       if (staged && !written && !building_graph) return false;
-      if (!written) write_launch_state(const_cast<CudaProgram&>(program), state_of(r));
+      if (!written) write_launch_state(const_cast<DriverProgram<V>&>(program), state_of(r));
     }
     const size_t n = op.args->values.size();
     record.clear_params();
@@ -198,7 +206,7 @@ class CudaOps final : public DeviceOps {
       fail(CL_OUT_OF_RESOURCES, "the work-group needs more local memory than the GPU has");
     if (int(shared) > kernel->dynamic_shared_limit) {
       device.make_current();
-      check_cuda(
+      check_driver_call<V>(
           a.cuFuncSetAttribute(kernel->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                device.max_dynamic_shared() - kernel->static_shared),
           "raising the kernel's local memory limit");
@@ -222,8 +230,8 @@ class CudaOps final : public DeviceOps {
     return true;
   }
 
-  static CudaProgram::LaunchState state_of(const compiler::NDRange& r) {
-    CudaProgram::LaunchState state;
+  static typename DriverProgram<V>::LaunchState state_of(const compiler::NDRange& r) {
+    typename DriverProgram<V>::LaunchState state;
     for (unsigned d = 0; d < 3; ++d) state.global_offset[d] = r.global_offset[d];
     state.work_dim = r.work_dim;
     return state;
@@ -231,11 +239,15 @@ class CudaOps final : public DeviceOps {
 
   // A launch of part of an NDRange's work-groups, or of more than one launch may have: blocks of
   // at most max_grid() groups, each told its first group and the NDRange's group count.
-  void launch_split(const KernelOp& op, gpu::LaunchRecord& record) {
-    auto& program = const_cast<CudaProgram&>(static_cast<const CudaProgram&>(op.program()));
+  void launch_split(const KernelOp& op, LaunchRecord& record) {
+    auto& program =
+        const_cast<DriverProgram<V>&>(static_cast<const DriverProgram<V>&>(op.program()));
     const compiler::NDRange& r = op.range;
-    CudaProgram::LaunchState state = state_of(r);
-    for (unsigned d = 0; d < 3; ++d) state.num_groups[d] = r.num_groups(d);
+    typename DriverProgram<V>::LaunchState state = state_of(r);
+    for (unsigned d = 0; d < 3; ++d) {
+      state.num_groups[d] = r.num_groups(d);
+      state.global_size[d] = r.global_size[d];
+    }
     const auto& max = device.max_grid();
     for (size_t z = r.launch_first(2); z < r.launch_end(2); z += max[2])
       for (size_t y = r.launch_first(1); y < r.launch_end(1); y += max[1])
@@ -246,54 +258,40 @@ class CudaOps final : public DeviceOps {
             record.grid[d] = static_cast<unsigned>(std::min(max[d], r.launch_end(d) - first[d]));
           }
           if (program.launch_state) write_launch_state(program, state);
-          if (CUresult result = launch_record(record, stream); result != CUDA_SUCCESS)
+          if (CUresult result = launch_record<V>(record, stream); result != CUDA_SUCCESS)
             fail(CL_OUT_OF_RESOURCES,
-                 "cuLaunchKernel '" + op.launch->info.name + "': " + error_text(result));
+                 "cuLaunchKernel '" + op.launch->info.name + "': " + V::error_text(result));
         }
   }
 
   // The shim's __manifold_launch, rewritten in stream order only when this launch needs other
   // values than the last one wrote. (One per module: launches of one program in several streams
   // with different offsets are ordered only by this stream's copy.)
-  void write_launch_state(CudaProgram& program, const CudaProgram::LaunchState& state) {
+  void write_launch_state(DriverProgram<V>& program,
+                          const typename DriverProgram<V>::LaunchState& state) {
     std::lock_guard lock(program.launch_mutex);
     if (program.launch_written == state) return;
     // Small and from pageable memory: the driver copies it out before returning.
-    check_cuda(a.cuMemcpyHtoDAsync(program.launch_state, &state, sizeof state, stream),
-               "launch state");
+    // The module's variable may be shorter than the state (PTX: no global_size).
+    const size_t size = std::min(program.launch_state_size, sizeof state);
+    check_driver_call<V>(a.cuMemcpyHtoDAsync(program.launch_state, &state, size, stream),
+                         "launch state");
     program.launch_written = state;
-    CudaProgram::LaunchState plain;
+    typename DriverProgram<V>::LaunchState plain;
     plain.work_dim = state.work_dim;
     program.launch_plain_dims.store(state == plain ? state.work_dim : 0, std::memory_order_release);
   }
 };
 
-}  // namespace
-
-CUresult launch_record(const gpu::LaunchRecord& record, CUstream stream) {
-  // Pointers to the parameters: on the stack unless the kernel has very many of them.
-  constexpr size_t kInline = 32;
-  void* inline_params[kInline];
-  std::vector<void*> heap_params;
-  void** params = inline_params;
-  if (record.offsets.size() > kInline) {
-    heap_params.resize(record.offsets.size());
-    params = heap_params.data();
-  }
-  record.param_pointers(params);
-  return api().cuLaunchKernel(static_cast<CUfunction>(record.function), record.grid[0],
-                              record.grid[1], record.grid[2], record.block[0], record.block[1],
-                              record.block[2], record.shared, stream, params, nullptr);
-}
-
 // GPU to GPU: a peer copy in this stream (the source's writer has completed). Another backend's
 // memory comes through host memory, which then holds the bytes too.
-void CudaOps::transfer(const Transfer& t) {
+template <class V>
+void DriverOps<V>::transfer(const Transfer& t) {
   MemObject& root = *t.root;
   // Host memory as the driver must address it (an SVM allocation's address is the GPU's memory).
   std::byte* host = root.dma_host_data() + t.offset;
   DeviceBacking* source = t.source();
-  auto* from = dynamic_cast<CudaBacking*>(source);
+  auto* from = dynamic_cast<DriverBacking<V>*>(source);
   if (t.to == kHostPlace) {  // for a mapping
     if (from && &from->device() == &device)
       device.copy_to_host(host, from->pointer() + t.offset, t.size, stream);
@@ -312,9 +310,10 @@ void CudaOps::transfer(const Transfer& t) {
   device.make_current();  // a copy from another GPU may have switched the thread's context
 }
 
-bool CudaOps::run_recorded(const OperationList& list) {
+template <class V>
+bool DriverOps<V>::run_recorded(const OperationList& list) {
   if (!a.has_graphs || !a.cuGraphAddMemcpyNode || !a.cuGraphAddMemsetNode) return false;
-  auto graph = list.native.get<RecordedGraph>(&device);
+  auto graph = list.native.get<RecordedGraph<V>>(&device);
   std::lock_guard lock(graph->mutex);
   if (!ready_launch_states(list)) return false;
   building_graph = true;  // only staged (graph) preparations look at it
@@ -323,24 +322,26 @@ bool CudaOps::run_recorded(const OperationList& list) {
     graph->usable = build(list, *graph);
     graph->version = list.native.version();
     if (!graph->usable)
-      log_debug("cuda: a command buffer's operations run one by one (no graph for them)");
+      log_debug("%s: a command buffer's operations run one by one (no graph for them)", V::kName);
   }
   if (!graph->usable) return false;
   if (graph->version != list.native.version()) {
     if (!refresh(list, *graph)) return false;
     graph->version = list.native.version();
   }
-  check_cuda(a.cuGraphLaunch(graph->chain.exec, stream), "command-buffer graph launch");
+  check_driver_call<V>(a.cuGraphLaunch(graph->chain.exec, stream), "command-buffer graph launch");
   return true;
 }
 
 // Programs whose kernels read the shim's launch state (offsets, work_dim) get it written in
 // stream order before the graph, once per program; a graph cannot hold two different states.
-bool CudaOps::ready_launch_states(const OperationList& list) {
+template <class V>
+bool DriverOps<V>::ready_launch_states(const OperationList& list) {
   for (const Operation& op : list.ops) {
     const auto* k = std::get_if<KernelOp>(&op);
     if (!k) continue;
-    auto& program = const_cast<CudaProgram&>(static_cast<const CudaProgram&>(k->program()));
+    auto& program =
+        const_cast<DriverProgram<V>&>(static_cast<const DriverProgram<V>&>(k->program()));
     if (!program.launch_state) continue;
     const compiler::NDRange& r = k->range;
     if (r.global_offset[0] || r.global_offset[1] || r.global_offset[2]) return false;
@@ -357,10 +358,11 @@ bool CudaOps::ready_launch_states(const OperationList& list) {
   return true;
 }
 
-bool CudaOps::build(const OperationList& list, RecordedGraph& g) {
+template <class V>
+bool DriverOps<V>::build(const OperationList& list, RecordedGraph<V>& g) {
   device.make_current();
   g.device = &device;
-  CudaStreamApi::Chain& c = g.chain;
+  typename DriverStreamApi<V>::Chain& c = g.chain;
   if (a.cuGraphCreate(&c.graph, 0) != CUDA_SUCCESS) return false;
   g.node_of.assign(list.ops.size(), -1);
   g.kernels.resize(list.ops.size());
@@ -390,7 +392,7 @@ bool CudaOps::build(const OperationList& list, RecordedGraph& g) {
     CUresult r = CUDA_SUCCESS;
     if (const auto* k = std::get_if<KernelOp>(&op)) {
       if (!prepare(*k, g.kernels[i], /*staged=*/true)) return false;  // split or stateful
-      const CUDA_KERNEL_NODE_PARAMS p = CudaStreamApi::node_params(g.kernels[i], pointers);
+      const CUDA_KERNEL_NODE_PARAMS p = DriverStreamApi<V>::node_params(g.kernels[i], pointers);
       r = a.cuGraphAddKernelNode(&node, c.graph, previous, deps, &p);
     } else if (const auto* copy = std::get_if<CopyOp>(&op)) {
       if (!copy->src.mem || !copy->dst.mem) return false;
@@ -426,9 +428,10 @@ bool CudaOps::build(const OperationList& list, RecordedGraph& g) {
   return !c.nodes.empty() && a.cuGraphInstantiate(&c.exec, c.graph, 0) == CUDA_SUCCESS;
 }
 
-bool CudaOps::refresh(const OperationList& list, RecordedGraph& g) {
+template <class V>
+bool DriverOps<V>::refresh(const OperationList& list, RecordedGraph<V>& g) {
   if (list.ops.size() != g.node_of.size()) return false;
-  MANIFOLD_FAST_TLS static thread_local gpu::LaunchRecord record;
+  LaunchRecord& record = thread_launch_record();
   for (size_t i = 0; i < list.ops.size(); ++i) {
     const auto* k = std::get_if<KernelOp>(&list.ops[i]);
     const bool was_kernel = g.kernels[i].function != nullptr;
@@ -438,51 +441,74 @@ bool CudaOps::refresh(const OperationList& list, RecordedGraph& g) {
     }
     if (!was_kernel || !prepare(*k, record, /*staged=*/true)) return false;
     if (record.same_launch(g.kernels[i])) continue;
-    if (CudaStreamApi::set_chain_node(g.chain, g.node_of[i], record) != CL_SUCCESS) return false;
+    if (DriverStreamApi<V>::set_chain_node(g.chain, g.node_of[i], record) != CL_SUCCESS)
+      return false;
     g.kernels[i] = record;
   }
   return true;
 }
 
-void CudaDevice::prepare_recorded(const OperationList& list) {
+}  // namespace detail
+
+template <class V>
+CUresult launch_record(const LaunchRecord& record, CUstream stream) {
+  // Pointers to the parameters: on the stack unless the kernel has very many of them.
+  constexpr size_t kInline = 32;
+  void* inline_params[kInline];
+  std::vector<void*> heap_params;
+  void** params = inline_params;
+  if (record.offsets.size() > kInline) {
+    heap_params.resize(record.offsets.size());
+    params = heap_params.data();
+  }
+  record.param_pointers(params);
+  return V::api().cuLaunchKernel(static_cast<CUfunction>(record.function), record.grid[0],
+                                 record.grid[1], record.grid[2], record.block[0], record.block[1],
+                                 record.block[2], record.shared, stream, params, nullptr);
+}
+
+template <class V>
+void DriverDevice<V>::prepare_recorded(const OperationList& list) {
   const Api& a = api();
   if (!a.has_graphs || !a.cuGraphAddMemcpyNode || !a.cuGraphAddMemsetNode) return;
-  auto graph = list.native.get<RecordedGraph>(this);
+  auto graph = list.native.get<detail::RecordedGraph<V>>(this);
   std::lock_guard lock(graph->mutex);
   if (graph->tried) return;
   graph->tried = true;
   graph->version = list.native.version();
   try {
-    CudaOps ops(*this, nullptr);
+    detail::DriverOps<V> ops(*this, nullptr);
     ops.building_graph = true;
     graph->usable = ops.build(list, *graph);
   } catch (const Error& e) {
     // The operations go one by one; the enqueue reports what fails then.
-    log_debug("cuda: no graph for a command buffer: %s", e.what());
+    log_debug("%s: no graph for a command buffer: %s", V::kName, e.what());
     graph->usable = false;
   }
 }
 
-int CudaStreamApi::prepare_launch(CudaDevice& device, Job& job, gpu::LaunchRecord& record) {
+template <class V>
+int DriverStreamApi<V>::prepare_launch(DriverDevice<V>& device, Job& job, LaunchRecord& record) {
   const KernelOp* op = job.plain_launch();
-  if (!op) return gpu::kNotBatchable;
+  if (!op) return kNotBatchable;
   device.ensure_current();
   bool batchable = true;
-  const cl_int status = status_of_work("cuda launch", [&] {
-    batchable = CudaOps(device, nullptr).prepare(*op, record, /*staged=*/true);
+  const cl_int status = status_of_work(V::kName, [&] {
+    batchable = detail::DriverOps<V>(device, nullptr).prepare(*op, record, /*staged=*/true);
   });
-  return status == CL_SUCCESS && !batchable ? gpu::kNotBatchable : status;
+  return status == CL_SUCCESS && !batchable ? kNotBatchable : status;
 }
 
-cl_int CudaStreamApi::execute(CudaDevice& device, Job& job, CUstream stream) {
+template <class V>
+cl_int DriverStreamApi<V>::execute(DriverDevice<V>& device, Job& job, CUstream stream) {
   // A bare launch needs no driver call for the context (ensure_current); what may copy through
   // staging buffers or allocate does.
   if (job.plain_launch())
     device.ensure_current();
   else
     device.make_current();
-  CudaOps ops(device, stream);
+  detail::DriverOps<V> ops(device, stream);
   return job.run(ops);
 }
 
-}  // namespace manifold::cuda
+}  // namespace manifold::gpu
