@@ -78,7 +78,7 @@ void launch_kernel(LevelZeroDevice& device, ImmediateList& list, const KernelOp&
     local[d] = static_cast<uint32_t>(r.local_size[d]);
     *counts[d] = static_cast<uint32_t>(r.global_size[d] / r.local_size[d]);
   }
-  std::lock_guard lock(kernel->mutex);
+  std::unique_lock lock(kernel->mutex);
   for (size_t i = 0; i < op.args->values.size(); ++i) {
     const KernelArgValue& arg = op.args->values[i];
     const auto index = static_cast<uint32_t>(i);
@@ -104,7 +104,7 @@ void launch_kernel(LevelZeroDevice& device, ImmediateList& list, const KernelOp&
   }
   check_ze(a.zeKernelSetGroupSize(kernel->handle, local[0], local[1], local[2]),
            CL_INVALID_WORK_GROUP_SIZE, "zeKernelSetGroupSize");
-  list.launch(kernel->handle, groups);
+  list.launch(kernel->handle, groups, lock);
 }
 
 }  // namespace manifold::level_zero

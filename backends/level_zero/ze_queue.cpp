@@ -59,9 +59,12 @@ void ImmediateList::fill(void* dst, const void* pattern, size_t pattern_size, si
          "zeCommandListAppendMemoryFill");
 }
 
-void ImmediateList::launch(ze_kernel_handle_t kernel, const ze_group_count_t& groups) {
-  finish(api_.zeCommandListAppendLaunchKernel(list_, kernel, &groups, event_, 0, nullptr),
-         "zeCommandListAppendLaunchKernel");
+void ImmediateList::launch(ze_kernel_handle_t kernel, const ze_group_count_t& groups,
+                           std::unique_lock<std::mutex>& kernel_state) {
+  const ze_result_t appended =
+      api_.zeCommandListAppendLaunchKernel(list_, kernel, &groups, event_, 0, nullptr);
+  kernel_state.unlock();
+  finish(appended, "zeCommandListAppendLaunchKernel");
 }
 
 namespace {

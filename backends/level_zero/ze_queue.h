@@ -25,7 +25,10 @@ class ImmediateList {
 
   void copy(void* dst, const void* src, size_t size);
   void fill(void* dst, const void* pattern, size_t pattern_size, size_t size);
-  void launch(ze_kernel_handle_t kernel, const ze_group_count_t& groups);
+  // `kernel_state` (the lock of the kernel's arguments) is released once the launch is appended:
+  // the driver has copied the arguments by then.
+  void launch(ze_kernel_handle_t kernel, const ze_group_count_t& groups,
+              std::unique_lock<std::mutex>& kernel_state);
 
  private:
   // Waits for the command just appended (`appended`: its append's result), then resets the

@@ -146,6 +146,39 @@ TEST_F(LevelZeroCommands, VectorAddMatchesTheHost) {
   clReleaseProgram(program);
 }
 
+// Not supported yet: the command fails with a clear status, nothing crashes, the queue goes on.
+TEST_F(LevelZeroCommands, GlobalOffsetFailsTheCommand) {
+  cl_int error = CL_SUCCESS;
+  const char* source = "kernel void set(global int* out) { out[get_global_id(0)] = 1; }";
+  cl_program program = clCreateProgramWithSource(context, 1, &source, nullptr, &error);
+  ASSERT_EQ(clBuildProgram(program, 1, &device, "", nullptr, nullptr), CL_SUCCESS);
+  cl_kernel kernel = clCreateKernel(program, "set", &error);
+  ASSERT_EQ(error, CL_SUCCESS);
+  cl_mem out = clCreateBuffer(context, CL_MEM_READ_WRITE, 64 * sizeof(int), nullptr, &error);
+  ASSERT_EQ(clSetKernelArg(kernel, 0, sizeof out, &out), CL_SUCCESS);
+  const size_t offset = 8, global = 16, local = 8;
+  cl_event launched = nullptr;
+  ASSERT_EQ(
+      clEnqueueNDRangeKernel(queue, kernel, 1, &offset, &global, &local, 0, nullptr, &launched),
+      CL_SUCCESS);
+  EXPECT_EQ(clWaitForEvents(1, &launched), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+  cl_int status = CL_COMPLETE;
+  clGetEventInfo(launched, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+  EXPECT_LT(status, 0);
+  // Without the offset the same kernel runs.
+  ASSERT_EQ(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr),
+            CL_SUCCESS);
+  std::vector<int> values(16, 0);
+  ASSERT_EQ(clEnqueueReadBuffer(queue, out, CL_TRUE, 0, 16 * sizeof(int), values.data(), 0, nullptr,
+                                nullptr),
+            CL_SUCCESS);
+  for (int v : values) EXPECT_EQ(v, 1);
+  clReleaseEvent(launched);
+  clReleaseMemObject(out);
+  clReleaseKernel(kernel);
+  clReleaseProgram(program);
+}
+
 TEST(LevelZeroWithCpu, ContextSharesABuffer) {
   cl_device_id devices[2] = {find_device(true), find_device(false)};
   ASSERT_NE(devices[0], nullptr);
