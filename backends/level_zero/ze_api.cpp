@@ -70,6 +70,8 @@ void load_once() {
   resolve(a.zeKernelSetArgumentValue, "zeKernelSetArgumentValue");
   resolve(a.zeKernelSetGroupSize, "zeKernelSetGroupSize");
   if (!complete) return;
+  a.zeKernelSetGlobalOffsetExp = reinterpret_cast<decltype(a.zeKernelSetGlobalOffsetExp)>(
+      dlsym(library, "zeKernelSetGlobalOffsetExp"));
   g_api = a;
   g_loaded = &g_api;
 }

@@ -284,6 +284,8 @@ struct Api {
   ze_result_t (*zeKernelSetArgumentValue)(ze_kernel_handle_t, uint32_t index, size_t size,
                                           const void* value);
   ze_result_t (*zeKernelSetGroupSize)(ze_kernel_handle_t, uint32_t x, uint32_t y, uint32_t z);
+  // ZE_experimental_global_offset; null where the loader lacks it (offsets are then refused).
+  ze_result_t (*zeKernelSetGlobalOffsetExp)(ze_kernel_handle_t, uint32_t x, uint32_t y, uint32_t z);
 };
 
 // The loader's API, loaded on first use; null with *why when there is no loader or it lacks an

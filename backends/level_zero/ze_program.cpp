@@ -69,10 +69,11 @@ void launch_kernel(LevelZeroDevice& device, ImmediateList& list, const KernelOp&
   check(r.whole(), CL_INVALID_OPERATION, "Level Zero devices run only whole NDRanges yet");
   ze_group_count_t groups{1, 1, 1};
   uint32_t* counts[3] = {&groups.groupCountX, &groups.groupCountY, &groups.groupCountZ};
-  uint32_t local[3] = {1, 1, 1};
+  uint32_t local[3] = {1, 1, 1}, offset[3] = {0, 0, 0};
   for (unsigned d = 0; d < r.work_dim; ++d) {
-    check(r.global_offset[d] == 0, CL_INVALID_OPERATION,
-          "Level Zero devices do not take global work offsets yet");
+    check(r.global_offset[d] <= UINT32_MAX, CL_INVALID_GLOBAL_OFFSET,
+          "Level Zero takes global work offsets below 2^32 only");
+    offset[d] = static_cast<uint32_t>(r.global_offset[d]);
     check(r.local_size[d] && r.global_size[d] % r.local_size[d] == 0, CL_INVALID_WORK_GROUP_SIZE,
           "Level Zero devices run only uniform work-groups yet");
     local[d] = static_cast<uint32_t>(r.local_size[d]);
@@ -104,6 +105,14 @@ void launch_kernel(LevelZeroDevice& device, ImmediateList& list, const KernelOp&
   }
   check_ze(a.zeKernelSetGroupSize(kernel->handle, local[0], local[1], local[2]),
            CL_INVALID_WORK_GROUP_SIZE, "zeKernelSetGroupSize");
+  // The offset is kernel state too: set for every launch where the driver has offsets (an
+  // earlier launch's offset must not stay).
+  if (a.zeKernelSetGlobalOffsetExp)
+    check_ze(a.zeKernelSetGlobalOffsetExp(kernel->handle, offset[0], offset[1], offset[2]),
+             CL_INVALID_GLOBAL_OFFSET, "zeKernelSetGlobalOffsetExp");
+  else
+    check(!(offset[0] | offset[1] | offset[2]), CL_INVALID_OPERATION,
+          "the Level Zero loader has no global offsets (zeKernelSetGlobalOffsetExp)");
   list.launch(kernel->handle, groups, lock);
 }
 

@@ -44,7 +44,8 @@ class ZeProgram final : public LoadedProgram {
 };
 
 // Sets `op`'s arguments and group size on its kernel and runs it on `list`. Throws what cannot
-// launch (images, global offsets, partial NDRanges: not yet supported).
+// launch (images, non-uniform work-groups, partial NDRanges: not yet
+// supported; global offsets where the loader lacks zeKernelSetGlobalOffsetExp).
 void launch_kernel(LevelZeroDevice& device, ImmediateList& list, const KernelOp& op);
 
 }  // namespace manifold::level_zero

@@ -242,6 +242,10 @@ template <>
 void fill(ze_kernel_dditable_t& t) {
   ze_test::fill_kernel(t);
 }
+template <>
+void fill(ze_kernel_exp_dditable_t& t) {
+  ze_test::fill_kernel_exp(t);
+}
 
 }  // namespace
 

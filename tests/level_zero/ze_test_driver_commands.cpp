@@ -42,6 +42,7 @@ struct Kernel {
   std::vector<std::vector<uint8_t>> values;  // per argument: its bytes (none for __local)
   std::vector<size_t> local_sizes;           // per argument: bytes of a __local argument
   uint32_t group[3] = {1, 1, 1};
+  uint32_t offset[3] = {0, 0, 0};
 };
 
 template <class T, class H>
@@ -181,6 +182,7 @@ ze_result_t ZE_APICALL append_launch(ze_command_list_handle_t list, ze_kernel_ha
   for (unsigned d = 0; d < 3; ++d) {
     range.local_size[d] = k.group[d];
     range.global_size[d] = size_t(k.group[d]) * counts[d];
+    range.global_offset[d] = k.offset[d];
   }
   k.module->executable->run(k.name, range, values.data(), k.local_sizes.data());
   signal(event);
@@ -328,6 +330,14 @@ ze_result_t ZE_APICALL set_group_size(ze_kernel_handle_t kernel, uint32_t x, uin
   return ZE_RESULT_SUCCESS;
 }
 
+ze_result_t ZE_APICALL set_global_offset(ze_kernel_handle_t kernel, uint32_t x, uint32_t y,
+                                         uint32_t z) {
+  if (!kernel) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  Kernel& k = *of<Kernel>(kernel);
+  k.offset[0] = x, k.offset[1] = y, k.offset[2] = z;
+  return ZE_RESULT_SUCCESS;
+}
+
 }  // namespace
 
 void fill_context(ze_context_dditable_t& t) {
@@ -372,4 +382,8 @@ void fill_kernel(ze_kernel_dditable_t& t) {
   t.pfnSetGroupSize = set_group_size;
 }
 
+}  // namespace ze_test
+
+namespace ze_test {
+void fill_kernel_exp(ze_kernel_exp_dditable_t& t) { t.pfnSetGlobalOffsetExp = set_global_offset; }
 }  // namespace ze_test

@@ -14,5 +14,6 @@ void fill_event(ze_event_dditable_t& t);
 void fill_module(ze_module_dditable_t& t);
 void fill_build_log(ze_module_build_log_dditable_t& t);
 void fill_kernel(ze_kernel_dditable_t& t);
+void fill_kernel_exp(ze_kernel_exp_dditable_t& t);
 
 }  // namespace ze_test
