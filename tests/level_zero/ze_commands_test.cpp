@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ze_test_driver_values.h"
@@ -197,6 +198,82 @@ TEST_F(LevelZeroCommands, NonUniformGroupsAreRefused) {
   EXPECT_EQ(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr),
             CL_INVALID_WORK_GROUP_SIZE);
   clReleaseMemObject(out);
+  clReleaseKernel(kernel);
+  clReleaseProgram(program);
+}
+
+// A kernel's results read through a mapping, changed there, and seen by the next launch.
+TEST_F(LevelZeroCommands, MapSeesTheDevicesBytes) {
+  cl_int error = CL_SUCCESS;
+  const char* source = "kernel void twice(global int* x) { x[get_global_id(0)] *= 2; }";
+  cl_program program = clCreateProgramWithSource(context, 1, &source, nullptr, &error);
+  ASSERT_EQ(clBuildProgram(program, 1, &device, "", nullptr, nullptr), CL_SUCCESS);
+  cl_kernel kernel = clCreateKernel(program, "twice", &error);
+  constexpr size_t n = 256, local = 32;
+  std::vector<int> host(n);
+  for (size_t i = 0; i < n; ++i) host[i] = int(i);
+  cl_mem x = clCreateBuffer(context, CL_MEM_USE_HOST_PTR, n * sizeof(int), host.data(), &error);
+  ASSERT_EQ(error, CL_SUCCESS);
+  ASSERT_EQ(clSetKernelArg(kernel, 0, sizeof x, &x), CL_SUCCESS);
+  ASSERT_EQ(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &n, &local, 0, nullptr, nullptr),
+            CL_SUCCESS);
+  auto* mapped =
+      static_cast<int*>(clEnqueueMapBuffer(queue, x, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                           n * sizeof(int), 0, nullptr, nullptr, &error));
+  ASSERT_EQ(error, CL_SUCCESS);
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(mapped[i], 2 * int(i)) << "at " << i;
+  mapped[5] = 1000;
+  ASSERT_EQ(clEnqueueUnmapMemObject(queue, x, mapped, 0, nullptr, nullptr), CL_SUCCESS);
+  ASSERT_EQ(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &n, &local, 0, nullptr, nullptr),
+            CL_SUCCESS);
+  std::vector<int> out(n);
+  ASSERT_EQ(
+      clEnqueueReadBuffer(queue, x, CL_TRUE, 0, n * sizeof(int), out.data(), 0, nullptr, nullptr),
+      CL_SUCCESS);
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], i == 5 ? 2000 : 4 * int(i)) << "at " << i;
+  clReleaseMemObject(x);
+  clReleaseKernel(kernel);
+  clReleaseProgram(program);
+}
+
+// Two queues of the device fed from two threads launch clones of one kernel concurrently: the
+// clones share one Level Zero kernel, whose argument state each launch sets under its lock.
+TEST_F(LevelZeroCommands, QueuesRunConcurrently) {
+  cl_int error = CL_SUCCESS;
+  const char* source = "kernel void add(global int* x, int v) { x[get_global_id(0)] += v; }";
+  cl_program program = clCreateProgramWithSource(context, 1, &source, nullptr, &error);
+  ASSERT_EQ(clBuildProgram(program, 1, &device, "", nullptr, nullptr), CL_SUCCESS);
+  cl_kernel kernel = clCreateKernel(program, "add", &error);
+  ASSERT_EQ(error, CL_SUCCESS);
+  constexpr size_t n = 512, local = 64;
+  constexpr int rounds = 20;
+  const auto run = [&](int value, std::vector<int>* result) {
+    cl_int e = CL_SUCCESS;
+    cl_command_queue q = clCreateCommandQueueWithProperties(context, device, nullptr, &e);
+    cl_kernel k = clCloneKernel(kernel, &e);
+    const std::vector<int> zeros(n, 0);
+    cl_mem x = clCreateBuffer(context, CL_MEM_COPY_HOST_PTR, n * sizeof(int),
+                              const_cast<int*>(zeros.data()), &e);
+    clSetKernelArg(k, 0, sizeof x, &x);
+    clSetKernelArg(k, 1, sizeof value, &value);
+    for (int r = 0; r < rounds; ++r)
+      clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, &local, 0, nullptr, nullptr);
+    result->assign(n, -1);
+    clEnqueueReadBuffer(q, x, CL_TRUE, 0, n * sizeof(int), result->data(), 0, nullptr, nullptr);
+    clReleaseMemObject(x);
+    clReleaseKernel(k);
+    clReleaseCommandQueue(q);
+  };
+  std::vector<int> first, second;
+  std::thread a(run, 1, &first), b(run, 3, &second);
+  a.join();
+  b.join();
+  ASSERT_EQ(first.size(), n);
+  ASSERT_EQ(second.size(), n);
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(first[i], rounds) << "at " << i;
+    ASSERT_EQ(second[i], 3 * rounds) << "at " << i;
+  }
   clReleaseKernel(kernel);
   clReleaseProgram(program);
 }
