@@ -44,7 +44,34 @@ void load_once() {
   resolve(a.zeDeviceGetMemoryProperties, "zeDeviceGetMemoryProperties");
   resolve(a.zeDeviceGetCacheProperties, "zeDeviceGetCacheProperties");
   resolve(a.zeDeviceGetImageProperties, "zeDeviceGetImageProperties");
+  resolve(a.zeContextCreate, "zeContextCreate");
+  resolve(a.zeContextDestroy, "zeContextDestroy");
+  resolve(a.zeMemAllocDevice, "zeMemAllocDevice");
+  resolve(a.zeMemAllocHost, "zeMemAllocHost");
+  resolve(a.zeMemAllocShared, "zeMemAllocShared");
+  resolve(a.zeMemFree, "zeMemFree");
+  resolve(a.zeCommandListCreateImmediate, "zeCommandListCreateImmediate");
+  resolve(a.zeCommandListDestroy, "zeCommandListDestroy");
+  resolve(a.zeCommandListAppendMemoryCopy, "zeCommandListAppendMemoryCopy");
+  resolve(a.zeCommandListAppendMemoryFill, "zeCommandListAppendMemoryFill");
+  resolve(a.zeCommandListAppendLaunchKernel, "zeCommandListAppendLaunchKernel");
+  resolve(a.zeEventPoolCreate, "zeEventPoolCreate");
+  resolve(a.zeEventPoolDestroy, "zeEventPoolDestroy");
+  resolve(a.zeEventCreate, "zeEventCreate");
+  resolve(a.zeEventDestroy, "zeEventDestroy");
+  resolve(a.zeEventHostSynchronize, "zeEventHostSynchronize");
+  resolve(a.zeEventHostReset, "zeEventHostReset");
+  resolve(a.zeModuleCreate, "zeModuleCreate");
+  resolve(a.zeModuleDestroy, "zeModuleDestroy");
+  resolve(a.zeModuleBuildLogGetString, "zeModuleBuildLogGetString");
+  resolve(a.zeModuleBuildLogDestroy, "zeModuleBuildLogDestroy");
+  resolve(a.zeKernelCreate, "zeKernelCreate");
+  resolve(a.zeKernelDestroy, "zeKernelDestroy");
+  resolve(a.zeKernelSetArgumentValue, "zeKernelSetArgumentValue");
+  resolve(a.zeKernelSetGroupSize, "zeKernelSetGroupSize");
   if (!complete) return;
+  a.zeKernelSetGlobalOffsetExp = reinterpret_cast<decltype(a.zeKernelSetGlobalOffsetExp)>(
+      dlsym(library, "zeKernelSetGlobalOffsetExp"));
   g_api = a;
   g_loaded = &g_api;
 }

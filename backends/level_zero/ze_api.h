@@ -11,6 +11,7 @@ namespace manifold::level_zero {
 
 using ze_result_t = uint32_t;
 inline constexpr ze_result_t ZE_RESULT_SUCCESS = 0;
+inline constexpr ze_result_t ZE_RESULT_NOT_READY = 1;
 inline constexpr ze_result_t ZE_RESULT_ERROR_DEVICE_LOST = 0x70000001;
 inline constexpr ze_result_t ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY = 0x70000002;
 inline constexpr ze_result_t ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY = 0x70000003;
@@ -19,6 +20,13 @@ inline constexpr ze_result_t ZE_RESULT_ERROR_UNINITIALIZED = 0x78000001;
 
 using ze_driver_handle_t = struct _ze_driver_handle_t*;
 using ze_device_handle_t = struct _ze_device_handle_t*;
+using ze_context_handle_t = struct _ze_context_handle_t*;
+using ze_command_list_handle_t = struct _ze_command_list_handle_t*;
+using ze_event_pool_handle_t = struct _ze_event_pool_handle_t*;
+using ze_event_handle_t = struct _ze_event_handle_t*;
+using ze_module_handle_t = struct _ze_module_handle_t*;
+using ze_module_build_log_handle_t = struct _ze_module_build_log_handle_t*;
+using ze_kernel_handle_t = struct _ze_kernel_handle_t*;
 
 using ze_structure_type_t = uint32_t;
 inline constexpr ze_structure_type_t ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES = 0x1;
@@ -28,6 +36,14 @@ inline constexpr ze_structure_type_t ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES 
 inline constexpr ze_structure_type_t ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES = 0x7;
 inline constexpr ze_structure_type_t ZE_STRUCTURE_TYPE_DEVICE_CACHE_PROPERTIES = 0x9;
 inline constexpr ze_structure_type_t ZE_STRUCTURE_TYPE_DEVICE_IMAGE_PROPERTIES = 0xa;
+inline constexpr ze_structure_type_t ZE_STRUCTURE_TYPE_CONTEXT_DESC = 0xd;
+inline constexpr ze_structure_type_t ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC = 0xe;
+inline constexpr ze_structure_type_t ZE_STRUCTURE_TYPE_EVENT_POOL_DESC = 0x10;
+inline constexpr ze_structure_type_t ZE_STRUCTURE_TYPE_EVENT_DESC = 0x11;
+inline constexpr ze_structure_type_t ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC = 0x15;
+inline constexpr ze_structure_type_t ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC = 0x16;
+inline constexpr ze_structure_type_t ZE_STRUCTURE_TYPE_MODULE_DESC = 0x1b;
+inline constexpr ze_structure_type_t ZE_STRUCTURE_TYPE_KERNEL_DESC = 0x1d;
 
 inline constexpr uint32_t ZE_INIT_FLAG_GPU_ONLY = 1u << 0;
 inline constexpr uint32_t ZE_DEVICE_TYPE_GPU = 1;
@@ -45,6 +61,11 @@ inline constexpr uint32_t ZE_DEVICE_FP_FLAG_ROUND_TO_INF = 1u << 4;
 inline constexpr uint32_t ZE_DEVICE_FP_FLAG_FMA = 1u << 5;
 inline constexpr uint32_t ZE_DEVICE_FP_FLAG_ROUNDED_DIVIDE_SQRT = 1u << 6;
 inline constexpr uint32_t ZE_DEVICE_FP_FLAG_SOFT_FLOAT = 1u << 7;
+
+inline constexpr uint32_t ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS = 2;
+inline constexpr uint32_t ZE_EVENT_POOL_FLAG_HOST_VISIBLE = 1u << 0;
+inline constexpr uint32_t ZE_EVENT_SCOPE_FLAG_HOST = 1u << 2;
+inline constexpr uint32_t ZE_MODULE_FORMAT_IL_SPIRV = 0;
 
 inline constexpr size_t ZE_MAX_DEVICE_NAME = 256;
 inline constexpr size_t ZE_SUBGROUPSIZE_COUNT = 8;
@@ -129,6 +150,77 @@ struct ze_device_image_properties_t {
   uint32_t maxReadImageArgs, maxWriteImageArgs;
 };
 
+struct ze_context_desc_t {
+  ze_structure_type_t stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC;
+  const void* pNext = nullptr;
+  uint32_t flags = 0;
+};
+
+struct ze_device_mem_alloc_desc_t {
+  ze_structure_type_t stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC;
+  const void* pNext = nullptr;
+  uint32_t flags = 0;
+  uint32_t ordinal = 0;
+};
+
+struct ze_host_mem_alloc_desc_t {
+  ze_structure_type_t stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC;
+  const void* pNext = nullptr;
+  uint32_t flags = 0;
+};
+
+struct ze_command_queue_desc_t {
+  ze_structure_type_t stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC;
+  const void* pNext = nullptr;
+  uint32_t ordinal = 0;
+  uint32_t index = 0;
+  uint32_t flags = 0;
+  uint32_t mode = 0;
+  uint32_t priority = 0;
+};
+
+struct ze_event_pool_desc_t {
+  ze_structure_type_t stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC;
+  const void* pNext = nullptr;
+  uint32_t flags = 0;
+  uint32_t count = 0;
+};
+
+struct ze_event_desc_t {
+  ze_structure_type_t stype = ZE_STRUCTURE_TYPE_EVENT_DESC;
+  const void* pNext = nullptr;
+  uint32_t index = 0;
+  uint32_t signal = 0;
+  uint32_t wait = 0;
+};
+
+struct ze_module_constants_t {
+  uint32_t numConstants;
+  const uint32_t* pConstantIds;
+  const void** pConstantValues;
+};
+
+struct ze_module_desc_t {
+  ze_structure_type_t stype = ZE_STRUCTURE_TYPE_MODULE_DESC;
+  const void* pNext = nullptr;
+  uint32_t format = ZE_MODULE_FORMAT_IL_SPIRV;
+  size_t inputSize = 0;
+  const uint8_t* pInputModule = nullptr;
+  const char* pBuildFlags = nullptr;
+  const ze_module_constants_t* pConstants = nullptr;
+};
+
+struct ze_kernel_desc_t {
+  ze_structure_type_t stype = ZE_STRUCTURE_TYPE_KERNEL_DESC;
+  const void* pNext = nullptr;
+  uint32_t flags = 0;
+  const char* pKernelName = nullptr;
+};
+
+struct ze_group_count_t {
+  uint32_t groupCountX, groupCountY, groupCountZ;
+};
+
 // The loader's entry points Manifold calls, resolved once (load_api).
 struct Api {
   ze_result_t (*zeInit)(uint32_t flags);
@@ -146,6 +238,54 @@ struct Api {
   ze_result_t (*zeDeviceGetCacheProperties)(ze_device_handle_t, uint32_t* count,
                                             ze_device_cache_properties_t*);
   ze_result_t (*zeDeviceGetImageProperties)(ze_device_handle_t, ze_device_image_properties_t*);
+  // Memory.
+  ze_result_t (*zeContextCreate)(ze_driver_handle_t, const ze_context_desc_t*,
+                                 ze_context_handle_t*);
+  ze_result_t (*zeContextDestroy)(ze_context_handle_t);
+  ze_result_t (*zeMemAllocDevice)(ze_context_handle_t, const ze_device_mem_alloc_desc_t*,
+                                  size_t size, size_t alignment, ze_device_handle_t, void**);
+  ze_result_t (*zeMemAllocHost)(ze_context_handle_t, const ze_host_mem_alloc_desc_t*, size_t size,
+                                size_t alignment, void**);
+  ze_result_t (*zeMemAllocShared)(ze_context_handle_t, const ze_device_mem_alloc_desc_t*,
+                                  const ze_host_mem_alloc_desc_t*, size_t size, size_t alignment,
+                                  ze_device_handle_t, void**);
+  ze_result_t (*zeMemFree)(ze_context_handle_t, void*);
+  // Immediate command lists and their events.
+  ze_result_t (*zeCommandListCreateImmediate)(ze_context_handle_t, ze_device_handle_t,
+                                              const ze_command_queue_desc_t*,
+                                              ze_command_list_handle_t*);
+  ze_result_t (*zeCommandListDestroy)(ze_command_list_handle_t);
+  ze_result_t (*zeCommandListAppendMemoryCopy)(ze_command_list_handle_t, void* dst, const void* src,
+                                               size_t size, ze_event_handle_t, uint32_t wait_count,
+                                               ze_event_handle_t* waits);
+  ze_result_t (*zeCommandListAppendMemoryFill)(ze_command_list_handle_t, void* dst,
+                                               const void* pattern, size_t pattern_size,
+                                               size_t size, ze_event_handle_t, uint32_t wait_count,
+                                               ze_event_handle_t* waits);
+  ze_result_t (*zeCommandListAppendLaunchKernel)(ze_command_list_handle_t, ze_kernel_handle_t,
+                                                 const ze_group_count_t*, ze_event_handle_t,
+                                                 uint32_t wait_count, ze_event_handle_t* waits);
+  ze_result_t (*zeEventPoolCreate)(ze_context_handle_t, const ze_event_pool_desc_t*,
+                                   uint32_t device_count, ze_device_handle_t* devices,
+                                   ze_event_pool_handle_t*);
+  ze_result_t (*zeEventPoolDestroy)(ze_event_pool_handle_t);
+  ze_result_t (*zeEventCreate)(ze_event_pool_handle_t, const ze_event_desc_t*, ze_event_handle_t*);
+  ze_result_t (*zeEventDestroy)(ze_event_handle_t);
+  ze_result_t (*zeEventHostSynchronize)(ze_event_handle_t, uint64_t timeout_ns);
+  ze_result_t (*zeEventHostReset)(ze_event_handle_t);
+  // Modules and kernels.
+  ze_result_t (*zeModuleCreate)(ze_context_handle_t, ze_device_handle_t, const ze_module_desc_t*,
+                                ze_module_handle_t*, ze_module_build_log_handle_t*);
+  ze_result_t (*zeModuleDestroy)(ze_module_handle_t);
+  ze_result_t (*zeModuleBuildLogGetString)(ze_module_build_log_handle_t, size_t* size, char* log);
+  ze_result_t (*zeModuleBuildLogDestroy)(ze_module_build_log_handle_t);
+  ze_result_t (*zeKernelCreate)(ze_module_handle_t, const ze_kernel_desc_t*, ze_kernel_handle_t*);
+  ze_result_t (*zeKernelDestroy)(ze_kernel_handle_t);
+  ze_result_t (*zeKernelSetArgumentValue)(ze_kernel_handle_t, uint32_t index, size_t size,
+                                          const void* value);
+  ze_result_t (*zeKernelSetGroupSize)(ze_kernel_handle_t, uint32_t x, uint32_t y, uint32_t z);
+  // ZE_experimental_global_offset; null where the loader lacks it (offsets are then refused).
+  ze_result_t (*zeKernelSetGlobalOffsetExp)(ze_kernel_handle_t, uint32_t x, uint32_t y, uint32_t z);
 };
 
 // The loader's API, loaded on first use; null with *why when there is no loader or it lacks an

@@ -1,7 +1,11 @@
 #include "backends/level_zero/ze_device.h"
 
+#include "backends/level_zero/ze_program.h"
+#include "backends/level_zero/ze_queue.h"
+
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "core/error.h"
@@ -11,8 +15,7 @@ namespace manifold::level_zero {
 namespace {
 
 void check_ze(ze_result_t result, const char* call) {
-  if (result != ZE_RESULT_SUCCESS)
-    fail(CL_DEVICE_NOT_AVAILABLE, std::string(call) + ": " + result_text(result));
+  level_zero::check_ze(result, CL_DEVICE_NOT_AVAILABLE, call);
 }
 
 cl_device_fp_config fp_config(uint32_t flags) {
@@ -31,7 +34,7 @@ cl_device_fp_config fp_config(uint32_t flags) {
 }  // namespace
 
 LevelZeroDevice::LevelZeroDevice(const Api& a, ze_driver_handle_t driver, ze_device_handle_t device)
-    : device_(device) {
+    : api_(a), device_(device) {
   ze_device_properties_t props{};
   check_ze(a.zeDeviceGetProperties(device, &props), "zeDeviceGetProperties");
   if (props.type != ZE_DEVICE_TYPE_GPU)
@@ -121,23 +124,30 @@ LevelZeroDevice::LevelZeroDevice(const Api& a, ze_driver_handle_t driver, ze_dev
   d.compiler_available = d.linker_available = true;
   std::memcpy(d.device_uuid.data(), props.uuid, sizeof props.uuid);
   std::memcpy(d.driver_uuid.data(), driver_props.uuid, sizeof driver_props.uuid);
-  // Not yet: command submission. Listed with its true properties, refused by contexts.
-  d.available = false;
-  log_debug(
-      "level_zero: device '%s' (0x%04x), %u EUs, %zu MB, %u tile(s), SPIR-V %u.%u, "
-      "not available yet (no command submission)",
-      d.name.c_str(), props.deviceId, d.max_compute_units, size_t(total >> 20), sub_devices,
-      module.spirvVersionSupported >> 16, module.spirvVersionSupported & 0xffff);
+  // One Level Zero context per device: buffers live in one device's memory and move between
+  // devices through the scheduler's transfers.
+  ze_context_desc_t context_desc;
+  check_ze(a.zeContextCreate(driver, &context_desc, &context_), "zeContextCreate");
+  log_debug("level_zero: device '%s' (0x%04x), %u EUs, %zu MB, %u tile(s), SPIR-V %u.%u",
+            d.name.c_str(), props.deviceId, d.max_compute_units, size_t(total >> 20), sub_devices,
+            module.spirvVersionSupported >> 16, module.spirvVersionSupported & 0xffff);
 }
 
-std::shared_ptr<const LoadedProgram> LevelZeroDevice::load_program(std::span<const uint8_t>,
+LevelZeroDevice::~LevelZeroDevice() {
+  copy_list_.reset();
+  if (context_) api_.zeContextDestroy(context_);
+}
+
+std::shared_ptr<const LoadedProgram> LevelZeroDevice::load_program(std::span<const uint8_t> binary,
                                                                    std::string* error) {
-  *error = "Level Zero devices cannot load programs yet";
-  return nullptr;
+  const std::optional<std::vector<uint8_t>> spirv = compiler::spirv_module_of(binary, error);
+  if (!spirv) return nullptr;
+  return ZeProgram::load(*this, *spirv, error);
 }
 
+// Out-of-order queues too get one in-order list: in-order execution is a valid schedule.
 std::shared_ptr<NativeQueue> LevelZeroDevice::create_native_queue_impl(bool) {
-  fail(CL_DEVICE_NOT_AVAILABLE, "Level Zero devices cannot run commands yet");
+  return std::make_shared<ZeQueue>(*this);
 }
 
 }  // namespace manifold::level_zero

@@ -1,32 +1,75 @@
 // An Intel GPU as an OpenCL device, through the Level Zero loader (loaded with dlopen).
 #pragma once
 
+#include <mutex>
 #include <string>
 
 #include "backends/level_zero/ze_api.h"
 #include "compiler/compiler.h"
 #include "core/device.h"
+#include "core/memory.h"
 
 namespace manifold::level_zero {
 
-// A Level Zero device with its true properties (zeDeviceGet*Properties). Command submission
-// (memory, command lists, modules) is not implemented yet: the device reports
-// CL_DEVICE_AVAILABLE false, contexts refuse it with CL_DEVICE_NOT_AVAILABLE, and nothing
-// reaches the queue or program paths below, which fail clearly should they be reached.
+class LevelZeroDevice;
+class ImmediateList;
+
+// A buffer's memory on a Level Zero device (zeMemAllocDevice), freed with the backing.
+class ZeBacking final : public DeviceBacking {
+ public:
+  ZeBacking(LevelZeroDevice& device, void* pointer);
+  ~ZeBacking() override;
+  void read_to_host(void* host, size_t offset, size_t size) override;
+  void* pointer() const { return pointer_; }
+  LevelZeroDevice& device() const { return device_; }
+
+ private:
+  LevelZeroDevice& device_;
+  void* pointer_;
+};
+
+// Throws manifold::Error (`code`, or CL_MEM_OBJECT_ALLOCATION_FAILURE / CL_OUT_OF_HOST_MEMORY
+// for the driver's out-of-memory results) when `result` is not success.
+void check_ze(ze_result_t result, cl_int code, const char* call);
+
+// A Level Zero device with its true properties (zeDeviceGet*Properties), one Level Zero context
+// of its own, buffers in device memory, an immediate command list per queue (ze_queue.cpp) and
+// programs as Level Zero modules of the SPIR-V pipeline's output (ze_program.cpp).
 class LevelZeroDevice final : public Device {
  public:
   LevelZeroDevice(const Api& api, ze_driver_handle_t driver, ze_device_handle_t device);
+  ~LevelZeroDevice() override;
 
   const char* backend_name() const override { return "level_zero"; }
   const compiler::Target& compiler_target() const override { return target_; }
   std::shared_ptr<const LoadedProgram> load_program(std::span<const uint8_t> binary,
                                                     std::string* error) override;
 
+  // DeviceMemory: plain device allocations.
+  uint64_t allocate(size_t size) override;
+  void deallocate(uint64_t address) override;
+
+  // The device address of `mem` (its root's backing plus its origin), made on first use.
+  void* address(MemObject& mem);
+
+  // Copies between any two of host and device memory and waits for the copy (the device's
+  // own command list, not any queue's: DeviceBacking::read_to_host). Thread: any.
+  void copy_and_wait(void* dst, const void* src, size_t size);
+
+  const Api& api() const { return api_; }
+  ze_context_handle_t context() const { return context_; }
+  ze_device_handle_t handle() const { return device_; }
+
  private:
   std::shared_ptr<NativeQueue> create_native_queue_impl(bool out_of_order) override;
 
+  const Api& api_;
   ze_device_handle_t device_;
+  ze_context_handle_t context_ = nullptr;
   compiler::Target target_;
+  // copy_and_wait's command list, made on first use.
+  std::mutex copy_mutex_;
+  std::unique_ptr<ImmediateList> copy_list_;
 };
 
 }  // namespace manifold::level_zero

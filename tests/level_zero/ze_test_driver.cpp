@@ -1,7 +1,8 @@
 // A Level Zero driver for tests, loaded by the real loader (ZE_ENABLE_ALT_DRIVERS, set only by
 // ctest for the Level Zero tests): one simulated GPU with two sub-devices (tiles) on the host
 // CPU. It answers the discovery and property calls the backend makes with fixed, documented
-// values, so tests can check that the backend reports exactly what a driver says.
+// values, so tests can check that the backend reports exactly what a driver says; commands
+// (memory, immediate lists, modules, launches) run on the host (ze_test_driver_commands.cpp).
 //
 // Test infrastructure only: never installed, never found by the loader in normal use.
 #include <level_zero/ze_ddi.h>
@@ -10,6 +11,7 @@
 
 #include <cstring>
 
+#include "ze_test_driver_commands.h"
 #include "ze_test_driver_values.h"
 
 namespace {
@@ -206,6 +208,43 @@ void fill(ze_device_dditable_t& t) {
   t.pfnGetMemoryProperties = memory_properties;
   t.pfnGetCacheProperties = cache_properties;
   t.pfnGetImageProperties = image_properties;
+}
+
+template <>
+void fill(ze_context_dditable_t& t) {
+  ze_test::fill_context(t);
+}
+template <>
+void fill(ze_mem_dditable_t& t) {
+  ze_test::fill_memory(t);
+}
+template <>
+void fill(ze_command_list_dditable_t& t) {
+  ze_test::fill_command_list(t);
+}
+template <>
+void fill(ze_event_pool_dditable_t& t) {
+  ze_test::fill_event_pool(t);
+}
+template <>
+void fill(ze_event_dditable_t& t) {
+  ze_test::fill_event(t);
+}
+template <>
+void fill(ze_module_dditable_t& t) {
+  ze_test::fill_module(t);
+}
+template <>
+void fill(ze_module_build_log_dditable_t& t) {
+  ze_test::fill_build_log(t);
+}
+template <>
+void fill(ze_kernel_dditable_t& t) {
+  ze_test::fill_kernel(t);
+}
+template <>
+void fill(ze_kernel_exp_dditable_t& t) {
+  ze_test::fill_kernel_exp(t);
 }
 
 }  // namespace

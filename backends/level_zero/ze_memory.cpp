@@ -1,0 +1,64 @@
+// Memory on a Level Zero device: buffers and DeviceMemory allocations in device memory
+// (zeMemAllocDevice), freed with zeMemFree; copies the calling thread waits for.
+#include <algorithm>
+
+#include "backends/level_zero/ze_device.h"
+#include "backends/level_zero/ze_queue.h"
+#include "core/error.h"
+#include "core/memory.h"
+
+namespace manifold::level_zero {
+
+namespace {
+// OpenCL's CL_DEVICE_MEM_BASE_ADDR_ALIGN (1024 bits) and the widest type's alignment.
+constexpr size_t kAllocationAlignment = 128;
+}  // namespace
+
+void check_ze(ze_result_t result, cl_int code, const char* call) {
+  if (result == ZE_RESULT_SUCCESS) return;
+  if (result == ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY) code = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+  if (result == ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY) code = CL_OUT_OF_HOST_MEMORY;
+  fail(code, std::string(call) + ": " + result_text(result));
+}
+
+uint64_t LevelZeroDevice::allocate(size_t size) {
+  ze_device_mem_alloc_desc_t desc;
+  void* pointer = nullptr;
+  check_ze(api_.zeMemAllocDevice(context_, &desc, std::max<size_t>(size, 1), kAllocationAlignment,
+                                 device_, &pointer),
+           CL_MEM_OBJECT_ALLOCATION_FAILURE, "zeMemAllocDevice");
+  return reinterpret_cast<uintptr_t>(pointer);
+}
+
+void LevelZeroDevice::deallocate(uint64_t address) {
+  if (address) api_.zeMemFree(context_, reinterpret_cast<void*>(uintptr_t(address)));
+}
+
+void* LevelZeroDevice::address(MemObject& mem) {
+  if (mem.imported())
+    return reinterpret_cast<void*>(mem.imported_address(*this) + mem.root_offset());
+  DeviceBacking& b = mem.backing(memory_place(), [&]() -> std::unique_ptr<DeviceBacking> {
+    const MemObject& root = mem.root();
+    check(!root.svm(), CL_INVALID_OPERATION, "Level Zero devices do not support SVM yet");
+    void* pointer = reinterpret_cast<void*>(uintptr_t(allocate(root.size())));
+    return std::make_unique<ZeBacking>(*this, pointer);
+  });
+  return static_cast<std::byte*>(static_cast<ZeBacking&>(b).pointer()) + mem.root_offset();
+}
+
+void LevelZeroDevice::copy_and_wait(void* dst, const void* src, size_t size) {
+  std::lock_guard lock(copy_mutex_);
+  if (!copy_list_) copy_list_ = std::make_unique<ImmediateList>(*this);
+  copy_list_->copy(dst, src, size);
+}
+
+ZeBacking::ZeBacking(LevelZeroDevice& device, void* pointer)
+    : DeviceBacking(device.memory_place()), device_(device), pointer_(pointer) {}
+
+ZeBacking::~ZeBacking() { device_.deallocate(reinterpret_cast<uintptr_t>(pointer_)); }
+
+void ZeBacking::read_to_host(void* host, size_t offset, size_t size) {
+  device_.copy_and_wait(host, static_cast<std::byte*>(pointer_) + offset, size);
+}
+
+}  // namespace manifold::level_zero

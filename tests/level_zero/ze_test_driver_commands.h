@@ -1,0 +1,19 @@
+// The command parts of the Level Zero test driver (ze_test_driver_commands.cpp): contexts,
+// memory, immediate command lists, events, modules and kernels.
+#pragma once
+
+#include <level_zero/ze_ddi.h>
+
+namespace ze_test {
+
+void fill_context(ze_context_dditable_t& t);
+void fill_memory(ze_mem_dditable_t& t);
+void fill_command_list(ze_command_list_dditable_t& t);
+void fill_event_pool(ze_event_pool_dditable_t& t);
+void fill_event(ze_event_dditable_t& t);
+void fill_module(ze_module_dditable_t& t);
+void fill_build_log(ze_module_build_log_dditable_t& t);
+void fill_kernel(ze_kernel_dditable_t& t);
+void fill_kernel_exp(ze_kernel_exp_dditable_t& t);
+
+}  // namespace ze_test
