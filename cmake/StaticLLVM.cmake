@@ -31,7 +31,7 @@ endif()
 set(MANIFOLD_LLVM_COMPONENTS
     x86 nvptx amdgpu spirv orcjit jitlink passes linker irreader irprinter bitreader bitwriter asmparser
     coverage frontendhlsl frontendopenmp frontenddriver frontendoffloading lto option
-    profiledata windowsdriver extensions instrumentation objcarcopts coroutines ipo vectorize
+    dtlto profiledata windowsdriver extensions instrumentation objcarcopts coroutines ipo vectorize
     scalaropts aggressiveinstcombine instcombine cfguard codegen selectiondag globalisel
     asmprinter mc mcparser mcdisassembler object objectyaml textapi binaryformat remarks
     bitstreamreader debuginfodwarf debuginfodwarflowlevel symbolize targetparser support demangle
