@@ -9,7 +9,7 @@ namespace manifold::compiler {
 namespace {
 
 constexpr char kMagic[8] = {'M', 'N', 'F', 'D', 'C', 'L', 'B', '1'};
-constexpr uint32_t kFormatVersion = 3;
+constexpr uint32_t kFormatVersion = 4;  // 4: kernels carry max_work_group_size
 constexpr size_t kHeaderSize = 8 + 4 + 4 + 8 + 8;
 // Sanity bound for any single count or length: rejects absurd values from corrupt input before
 // they turn into huge allocations.
@@ -104,6 +104,7 @@ void write_kernel(Writer& w, const KernelInfo& k) {
   w.str(k.attributes);
   w.u64(k.local_mem_size);
   w.u64(k.private_mem_size);
+  w.u64(k.max_work_group_size);
   w.u32(k.arg_info_available ? 1 : 0);
 }
 
@@ -130,6 +131,7 @@ KernelInfo read_kernel(Reader& r) {
   k.attributes = r.str();
   k.local_mem_size = r.u64();
   k.private_mem_size = r.u64();
+  k.max_work_group_size = r.u64();
   k.arg_info_available = r.u32() != 0;
   return k;
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "backends/cpu/cpu_executable.h"
+#include "compiler/binary_format.h"
 #include "compiler/compiler.h"
 
 namespace manifold::compiler {
@@ -31,6 +32,41 @@ const Target& host() {
 }
 
 // Each test gets an empty cache folder of its own through MANIFOLD_CACHE_DIR.
+// Everything a kernel's info holds survives the program binary (and so the disk cache): a cached
+// AMDGPU build once lost its work-group limit.
+TEST(ProgramBinaryFormat, KernelInfoRoundTrips) {
+  ProgramBinary program;
+  program.type = BinaryType::Executable;
+  KernelInfo k;
+  k.name = "k";
+  k.args.push_back(KernelArg{});
+  k.reqd_work_group_size[0] = 64;
+  k.work_group_size_hint[1] = 2;
+  k.vec_type_hint = "float4";
+  k.attributes = "reqd_work_group_size(64,1,1)";
+  k.local_mem_size = 512;
+  k.private_mem_size = 96;
+  k.max_work_group_size = 256;
+  k.arg_info_available = true;
+  program.kernels.push_back(k);
+  program.execs.push_back(KernelExec{});
+  std::string error;
+  auto back = deserialize(serialize(program), &error);
+  ASSERT_TRUE(back.has_value()) << error;
+  ASSERT_EQ(back->kernels.size(), 1u);
+  const KernelInfo& r = back->kernels[0];
+  EXPECT_EQ(r.name, "k");
+  EXPECT_EQ(r.args.size(), 1u);
+  EXPECT_EQ(r.reqd_work_group_size[0], 64u);
+  EXPECT_EQ(r.work_group_size_hint[1], 2u);
+  EXPECT_EQ(r.vec_type_hint, "float4");
+  EXPECT_EQ(r.attributes, k.attributes);
+  EXPECT_EQ(r.local_mem_size, 512u);
+  EXPECT_EQ(r.private_mem_size, 96u);
+  EXPECT_EQ(r.max_work_group_size, 256u);
+  EXPECT_TRUE(r.arg_info_available);
+}
+
 class ProgramCache : public ::testing::Test {
  protected:
   void SetUp() override {
