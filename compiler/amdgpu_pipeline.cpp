@@ -54,14 +54,6 @@ void initialize_amdgpu() {
   });
 }
 
-uint64_t static_local_bytes(const llvm::Module& module) {
-  uint64_t bytes = 0;
-  for (const llvm::GlobalVariable& g : module.globals())
-    if (g.getAddressSpace() == kLocalAS && g.getName() != kDynamicLocalSymbol)
-      bytes += module.getDataLayout().getTypeAllocSize(g.getValueType());
-  return bytes;
-}
-
 // The most work-items a group of `kernel` may have: clang's amdgpu-flat-work-group-size
 // ("min,max"; OpenCL kernels default to 256, reqd_work_group_size gives its product), which
 // register allocation assumes.
@@ -173,7 +165,7 @@ bool AmdgpuPipeline::optimize(Build& build) {
 
 bool AmdgpuPipeline::emit(Build& build) {
   ProgramBinary& program = build.program;
-  const uint64_t static_local = static_local_bytes(build.module);
+  const uint64_t static_local = static_local_bytes(build.module, kLocalAS);
   for (KernelInfo& k : program.kernels)
     if (const llvm::Function* f = build.module.getFunction(k.name))
       k.max_work_group_size = flat_work_group_limit(*f);

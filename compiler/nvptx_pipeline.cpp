@@ -275,14 +275,6 @@ bool lower_printf(llvm::Module& module, std::string* log) {
   return true;
 }
 
-uint64_t static_shared_bytes(const llvm::Module& module) {
-  uint64_t bytes = 0;
-  for (const llvm::GlobalVariable& g : module.globals())
-    if (g.getAddressSpace() == kSharedAS && g.getName() != kDynamicLocalSymbol)
-      bytes += module.getDataLayout().getTypeAllocSize(g.getValueType());
-  return bytes;
-}
-
 // Whether every use of `pointer` is a load or an address computed from it (what the shim makes of
 // __manifold_launch), so that the variable can move to another address space.
 bool only_loaded_through(const llvm::Value& pointer) {
@@ -438,7 +430,7 @@ class NvptxPipeline final : public TargetPipeline {
     // An NVPTX executable's payload is PTX.
     if (!emit_code(build.module, machine(), CodeKind::Assembly, &program.bitcode, &build.log))
       return false;
-    const uint64_t shared = static_shared_bytes(build.module);
+    const uint64_t shared = static_local_bytes(build.module, kSharedAS);
     program.execs.clear();
     for (const KernelInfo& k : program.kernels) {
       KernelExec e;

@@ -339,6 +339,14 @@ bool verify(const llvm::Module& module, std::string_view what, std::string* log)
 
 // The kernel keeps its name; its body moves to an internal function the new entry calls (and
 // the optimizer inlines).
+uint64_t static_local_bytes(const llvm::Module& module, unsigned local_address_space) {
+  uint64_t bytes = 0;
+  for (const llvm::GlobalVariable& g : module.globals())
+    if (g.getAddressSpace() == local_address_space && g.getName() != kDynamicLocalSymbol)
+      bytes += module.getDataLayout().getTypeAllocSize(g.getValueType());
+  return bytes;
+}
+
 void rewrite_local_arguments(llvm::Module& module, const std::vector<KernelInfo>& kernels,
                              unsigned local_address_space) {
   llvm::LLVMContext& context = module.getContext();

@@ -105,6 +105,10 @@ inline constexpr const char* kDynamicLocalSymbol = "__manifold_dynamic_shared";
 void rewrite_local_arguments(llvm::Module& module, const std::vector<KernelInfo>& kernels,
                              unsigned local_address_space);
 
+// Bytes of the module's static __local variables (the dynamic block's symbol aside): what a
+// launch of any of its kernels needs before its __local arguments.
+uint64_t static_local_bytes(const llvm::Module& module, unsigned local_address_space);
+
 // ---- Optimization ----
 
 // Runs the passes `populate` adds, with analyses registered for `machine`. tuning: null for
