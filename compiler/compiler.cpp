@@ -63,6 +63,10 @@ std::unique_ptr<llvm::Module> compile_to_module(
     const std::vector<std::pair<std::string, std::string>>& headers, const Target& target,
     std::string* log) {
   initialize_llvm();
+  // Registers the target's code generator, which clang's back end asks for its data layout: a
+  // frontend that ran before another thread's build had registered it crashed (AMDGPU builds on
+  // parallel threads).
+  pipeline_for(target);
   FrontendResult frontend = run_frontend(context, source, options, headers, target);
   *log += frontend.log;
   if (frontend.module) strip_target_attributes(*frontend.module);
@@ -213,12 +217,11 @@ std::unique_ptr<llvm::Module> read_il(llvm::LLVMContext& context, std::span<cons
   std::optional<std::vector<uint32_t>> words = spirv::words_of(il);
   std::string why;
   if (!words || !spirv::validate(*words, &why)) {
-    *log += "error: " + (words ? why : std::string("the IL is not a whole number of words")) +
-            "\n";
+    *log += "error: " + (words ? why : std::string("the IL is not a whole number of words")) + "\n";
     return nullptr;
   }
-  spirv::ReadResult read = spirv::read(context, *words, target, spec_values,
-                                       options.kernel_arg_info);
+  spirv::ReadResult read =
+      spirv::read(context, *words, target, spec_values, options.kernel_arg_info);
   *log += read.log;
   return std::move(read.module);
 }
@@ -251,8 +254,7 @@ BuildOutput build_il(std::span<const uint8_t> il, std::string_view options, cons
   std::string why;
   if (!parse_options(options, OptionsKind::Build, &parsed, &why))
     return failure("error: invalid build options: " + why + "\n");
-  const std::string key =
-      program_cache::build_key(il_key_source(il, spec_values), options, target);
+  const std::string key = program_cache::build_key(il_key_source(il, spec_values), options, target);
   if (std::optional<BuildOutput> cached = program_cache::load(key)) return std::move(*cached);
   llvm::LLVMContext context;
   std::string log;
@@ -263,8 +265,8 @@ BuildOutput build_il(std::span<const uint8_t> il, std::string_view options, cons
   return out;
 }
 
-BuildOutput compile_il(std::span<const uint8_t> il, std::string_view options,
-                       const Target& target, const SpecConstantValues& spec_values) {
+BuildOutput compile_il(std::span<const uint8_t> il, std::string_view options, const Target& target,
+                       const SpecConstantValues& spec_values) {
   ParsedOptions parsed;
   std::string why;
   if (!parse_options(options, OptionsKind::Compile, &parsed, &why))
