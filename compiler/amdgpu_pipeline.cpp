@@ -234,12 +234,9 @@ std::unique_ptr<TargetPipeline> make_amdgpu_pipeline(const Target& target) {
 
 std::optional<std::vector<uint8_t>> amdgpu_code_object_of(std::span<const uint8_t> binary,
                                                           std::string* error) {
-  std::optional<ProgramBinary> program = deserialize(binary, error);
+  std::optional<ProgramBinary> program =
+      deserialize_executable(binary, kTriple, "an AMDGPU executable", error);
   if (!program) return std::nullopt;
-  if (program->type != BinaryType::Executable || program->triple != kTriple) {
-    if (error) *error = "not an AMDGPU executable";
-    return std::nullopt;
-  }
   return std::move(program->object);
 }
 

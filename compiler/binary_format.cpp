@@ -228,4 +228,17 @@ std::optional<ProgramBinary> deserialize(std::span<const uint8_t> bytes, std::st
   return program;
 }
 
+std::optional<ProgramBinary> deserialize_executable(std::span<const uint8_t> bytes,
+                                                    std::string_view triple_prefix,
+                                                    const char* what, std::string* error) {
+  std::optional<ProgramBinary> program = deserialize(bytes, error);
+  if (!program) return std::nullopt;
+  if (program->type != BinaryType::Executable ||
+      std::string_view(program->triple).substr(0, triple_prefix.size()) != triple_prefix) {
+    if (error) *error = std::string("not ") + what;
+    return std::nullopt;
+  }
+  return program;
+}
+
 }  // namespace manifold::compiler

@@ -54,6 +54,11 @@ struct ProgramBinary {
 std::vector<uint8_t> serialize(const ProgramBinary& program);
 // nullopt with *error on a bad magic, version, size or checksum, or a malformed payload.
 std::optional<ProgramBinary> deserialize(std::span<const uint8_t> bytes, std::string* error);
+// An executable binary whose triple starts with `triple_prefix` (any triple when empty); nullopt
+// with *error ("not <what>") for anything else.
+std::optional<ProgramBinary> deserialize_executable(std::span<const uint8_t> bytes,
+                                                    std::string_view triple_prefix,
+                                                    const char* what, std::string* error);
 
 // Identifies this compiler build; binaries from another producer are rejected at load.
 const std::string& producer_id();

@@ -57,16 +57,20 @@ BuildOutput package_object(llvm::Module& module, std::string_view options, const
   return package(std::move(program), std::move(log));
 }
 
+// Registers the target's code generator (making its pipeline does), which clang's back end and the
+// SPIR-V reader ask for the data layout before the pipeline runs: a frontend that ran before
+// another thread's build had registered it crashed (AMDGPU builds on parallel threads).
+void register_code_generator(const Target& target) {
+  initialize_llvm();
+  pipeline_for(target);
+}
+
 // Compiles source to an unoptimized module; the log collects clang's diagnostics.
 std::unique_ptr<llvm::Module> compile_to_module(
     llvm::LLVMContext& context, std::string_view source, const ParsedOptions& options,
     const std::vector<std::pair<std::string, std::string>>& headers, const Target& target,
     std::string* log) {
-  initialize_llvm();
-  // Registers the target's code generator, which clang's back end asks for its data layout: a
-  // frontend that ran before another thread's build had registered it crashed (AMDGPU builds on
-  // parallel threads).
-  pipeline_for(target);
+  register_code_generator(target);
   FrontendResult frontend = run_frontend(context, source, options, headers, target);
   *log += frontend.log;
   if (frontend.module) strip_target_attributes(*frontend.module);
@@ -212,8 +216,7 @@ namespace {
 std::unique_ptr<llvm::Module> read_il(llvm::LLVMContext& context, std::span<const uint8_t> il,
                                       const ParsedOptions& options, const Target& target,
                                       const SpecConstantValues& spec_values, std::string* log) {
-  initialize_llvm();
-  pipeline_for(target);  // registers the target's code generator, whose data layout is needed
+  register_code_generator(target);
   std::optional<std::vector<uint32_t>> words = spirv::words_of(il);
   std::string why;
   if (!words || !spirv::validate(*words, &why)) {

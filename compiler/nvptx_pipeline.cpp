@@ -547,12 +547,9 @@ std::unique_ptr<TargetPipeline> make_nvptx_pipeline(const Target& target) {
 }
 
 std::optional<std::string> nvptx_ptx_of(std::span<const uint8_t> binary, std::string* error) {
-  std::optional<ProgramBinary> program = deserialize(binary, error);
+  std::optional<ProgramBinary> program =
+      deserialize_executable(binary, "nvptx", "an NVPTX executable", error);
   if (!program) return std::nullopt;
-  if (program->type != BinaryType::Executable || program->triple.rfind("nvptx", 0) != 0) {
-    if (error) *error = "not an NVPTX executable";
-    return std::nullopt;
-  }
   return std::string(program->bitcode.begin(), program->bitcode.end());
 }
 

@@ -173,13 +173,9 @@ std::unique_ptr<TargetPipeline> make_spirv_pipeline(const Target& target) {
 
 std::optional<std::vector<uint8_t>> spirv_module_of(std::span<const uint8_t> binary,
                                                     std::string* error) {
-  std::optional<ProgramBinary> program = deserialize(binary, error);
+  std::optional<ProgramBinary> program =
+      deserialize_executable(binary, "spirv", "a SPIR-V executable", error);
   if (!program) return std::nullopt;
-  if (program->type != BinaryType::Executable ||
-      !llvm::StringRef(program->triple).starts_with("spirv")) {
-    if (error) *error = "not a SPIR-V executable";
-    return std::nullopt;
-  }
   return std::move(program->object);
 }
 

@@ -85,12 +85,8 @@ std::vector<std::pair<std::string, std::string>> target_name_forms() {
 
 std::optional<std::vector<uint8_t>> native_code_of(std::span<const uint8_t> binary,
                                                    std::string* error) {
-  std::optional<ProgramBinary> program = deserialize(binary, error);
+  std::optional<ProgramBinary> program = deserialize_executable(binary, "", "an executable", error);
   if (!program) return std::nullopt;
-  if (program->type != BinaryType::Executable) {
-    if (error) *error = "not an executable";
-    return std::nullopt;
-  }
   // Code objects (AMDGPU) and CPU objects are in `object`; PTX text is NVPTX's payload.
   if (!program->object.empty()) return std::move(program->object);
   return std::move(program->bitcode);
