@@ -59,21 +59,9 @@ bool check_emitted_spirv(std::span<const uint8_t> module, const Target& target, 
     *why = "the module is not a whole number of words";
     return false;
   }
-  // SPIRV-Tools' OpenCL environments refuse Float16 and Int64Atomics outright: they are allowed
-  // with OpenCL extensions (cl_khr_fp16, cl_khr_int64_base_atomics) it cannot know the device
-  // has. A module declaring them, for a device that reports them, is validated against SPIR-V's
-  // universal rules instead (its capabilities are checked below).
+  if (!spirv::validate(*words, why)) return false;
   std::optional<spirv::Module> parsed = spirv::parse(*words, why);
   if (!parsed) return false;
-  bool extension_capabilities = false;
-  for (const spirv::Instruction& inst : parsed->instructions)
-    if (inst.opcode == spv::OpCapability && !inst.operands.empty() &&
-        (inst.operands[0] == spv::CapabilityFloat16 ||
-         inst.operands[0] == spv::CapabilityInt64Atomics))
-      extension_capabilities = true;
-  if (!(extension_capabilities ? spirv::validate_universal(*words, why)
-                               : spirv::validate(*words, why)))
-    return false;
   const std::vector<uint32_t> allowed = allowed_spirv_capabilities(target);
   std::map<uint32_t, std::string> names;
   std::map<uint32_t, uint32_t> defining_opcode;

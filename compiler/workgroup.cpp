@@ -1087,10 +1087,11 @@ KernelLowering::RegionEnd KernelLowering::emit_region(Region& region, Function* 
         uniform_stores.push_back(store);
     }
   if (next->getNumIncomingValues() == 0) {
-    // The region never finishes (an infinite loop in the kernel): the latch is unreachable.
+    // The region never finishes (an infinite loop, or `unreachable` after a barrier): the
+    // latches are unreachable.
     next->eraseFromParent();
     next = nullptr;
-    new llvm::UnreachableInst(c, x_latch);
+    for (BasicBlock* latch : {x_latch, y_latch, z_latch}) new llvm::UnreachableInst(c, latch);
   } else {
     Value* x_end = x_loop_bound(region, map, preheader, clones);
     b.SetInsertPoint(x_latch);

@@ -1,6 +1,7 @@
 #include "compiler/spirv/module.h"
 
 #include <spirv-tools/libspirv.h>
+#include <spirv/unified1/spirv.hpp>
 
 #include <cstring>
 #include <memory>
@@ -30,6 +31,21 @@ uint32_t native_word(uint32_t word, bool swapped) {
 uint32_t header_version(std::span<const uint32_t> words) {
   if (words.size() < 5 || (words[0] != kMagic && words[0] != kMagicSwapped)) return 0;
   return native_word(words[1], words[0] == kMagicSwapped);
+}
+
+// Whether the module's OpCapability instructions (they come first, after the header) name a
+// capability that the OpenCL environment grants only with an extension.
+bool declares_extension_capability(std::span<const uint32_t> words) {
+  constexpr size_t kHeaderWords = 5;
+  for (size_t i = kHeaderWords; i < words.size();) {
+    const uint32_t count = words[i] >> 16, opcode = words[i] & 0xffff;
+    if (count == 0 || opcode != spv::OpCapability) return false;
+    if (count >= 2 && i + 1 < words.size() &&
+        (words[i + 1] == spv::CapabilityFloat16 || words[i + 1] == spv::CapabilityInt64Atomics))
+      return true;
+    i += count;
+  }
+  return false;
 }
 
 }  // namespace
@@ -76,6 +92,11 @@ bool validate(std::span<const uint32_t> words, std::string* error) {
              " is not supported (the devices take SPIR-V 1.0 to 1.2)";
     return false;
   }
+  // SPIRV-Tools' OpenCL environments refuse Float16 and Int64Atomics outright, though the
+  // environment spec allows them with cl_khr_fp16 and cl_khr_int64_base_atomics, which SPIRV-Tools
+  // cannot know a device has. A module declaring them is validated against SPIR-V's universal
+  // rules instead; whether the device has them is checked when it is built for one.
+  if (declares_extension_capability(words)) return validate_universal(words, error);
   // SPIR-V 1.0 is the version of OpenCL 2.1's environment, 1.1 and 1.2 of OpenCL 2.2's: the
   // environment whose rules the module was written for (the environment spec's "Consumption").
   const spv_target_env env = minor == 0 ? SPV_ENV_OPENCL_2_1 : SPV_ENV_OPENCL_2_2;

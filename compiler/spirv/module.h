@@ -33,7 +33,9 @@ struct Module {
 inline constexpr unsigned kHighestMinorVersion = 2;
 
 // Checks the header and validates the module with SPIRV-Tools for the OpenCL environment of its
-// version (SPIR-V 1.0: OpenCL 2.1, 1.1 and 1.2: OpenCL 2.2). False with the reason in *error.
+// version (SPIR-V 1.0: OpenCL 2.1, 1.1 and 1.2: OpenCL 2.2); a module declaring Float16 or
+// Int64Atomics (granted by OpenCL extensions) against SPIR-V's universal rules. False with the
+// reason in *error.
 bool validate(std::span<const uint32_t> words, std::string* error);
 
 // Validates the module against SPIR-V's universal rules of its version (no client API's

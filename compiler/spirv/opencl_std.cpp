@@ -1,7 +1,7 @@
 // OpenCL.std extended instructions, conversions with rounding or saturation, and BuiltIn
 // variables, as calls of the OpenCL C builtins the target's libraries define, by the names
 // clang mangles them with for that target (the CPU library: address spaces as CLglobal...;
-// libclc on NVPTX: AS1/AS3/AS4, generic unqualified).
+// libclc on NVPTX: AS1/AS3/AS4, generic unqualified; the SPIR-V target: AS1 to AS4).
 #include <llvm/IR/Constants.h>
 #include <spirv/unified1/OpenCL.std.h>
 
@@ -80,7 +80,7 @@ static std::string mangle_id(const Reader& r, uint32_t type_id, bool is_signed,
   if (t->isPointerTy()) {
     const uint32_t storage = r.storage_class(type_id);
     std::string qualifier;
-    if (r.nvptx_ || r.amdgpu_) {
+    if (r.nvptx_ || r.amdgpu_ || r.spirv_target_) {
       const unsigned as = r.address_space(storage);
       if (as != 0) qualifier = "U3AS" + std::to_string(as);
     } else {

@@ -54,6 +54,7 @@ Reader::Reader(llvm::LLVMContext& context, const Module& spirv, const Target& ta
     : context_(context), spirv_(spirv), target_(target), spec_values_(spec_values) {
   nvptx_ = llvm::Triple(target.triple).isNVPTX();
   amdgpu_ = llvm::Triple(target.triple).isAMDGCN();
+  spirv_target_ = llvm::Triple(target.triple).isSPIRV();
   defs_.assign(spirv.bound, nullptr);
   types_.assign(spirv.bound, nullptr);
   values_.assign(spirv.bound, nullptr);
@@ -151,7 +152,9 @@ bool apply_decoration(Reader& r, Decorations& d, const Instruction& inst, size_t
 
 std::string Reader::target_builtin_name(const std::string& spir_name) const {
   // SPIR mangles address spaces by number (1 global, 2 constant, 3 local, 4 generic); each
-  // target's library spells them its own way (compiler/spirv/opencl_std.cpp).
+  // target's library spells them its own way (compiler/spirv/opencl_std.cpp), the SPIR-V
+  // target's as SPIR does.
+  if (spirv_target_) return spir_name;
   static const char* const kCpu[] = {"U8CLglobal", "U10CLconstant", "U7CLlocal", "U9CLgeneric"};
   static const char* const kNvptx[] = {"U3AS1", "U3AS4", "U3AS3", ""};  // and AMDGPU
   std::string out;
@@ -165,6 +168,19 @@ std::string Reader::target_builtin_name(const std::string& spir_name) const {
     }
   }
   return out;
+}
+
+// The SPIR-V target's libraries (clang's output for spirv64) define every function as spir_func:
+// a call whose convention differs from its callee's is undefined behaviour, which the optimizer
+// turns into `unreachable`.
+void Reader::use_spir_function_convention() {
+  for (llvm::Function& f : *module_) {
+    if (f.isIntrinsic() || f.getCallingConv() == llvm::CallingConv::SPIR_KERNEL) continue;
+    f.setCallingConv(llvm::CallingConv::SPIR_FUNC);
+    for (llvm::User* user : f.users())
+      if (auto* call = llvm::dyn_cast<llvm::CallBase>(user); call && call->getCalledFunction() == &f)
+        call->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+  }
 }
 
 bool Reader::run(bool kernel_arg_info) {
@@ -298,6 +314,7 @@ bool Reader::run(bool kernel_arg_info) {
   for (const auto& [first, end] : bodies)
     if (!translate_function_body(first, end)) return false;
   if (!make_kernels(kernel_arg_info)) return false;
+  if (spirv_target_) use_spir_function_convention();
 
   std::string problems;
   llvm::raw_string_ostream stream(problems);

@@ -87,6 +87,7 @@ class Reader {
 
   // ---- kernels.cpp ----
   bool make_kernels(bool kernel_arg_info);
+  void use_spir_function_convention();
 
   llvm::LLVMContext& context_;
   const Module& spirv_;
@@ -94,6 +95,8 @@ class Reader {
   const SpecValues& spec_values_;
   bool nvptx_ = false;
   bool amdgpu_ = false;  // AMDGPU's address spaces (private 5) and kernel calling convention
+  // SPIR-V out again (Level Zero): clang mangles address spaces by number for this target.
+  bool spirv_target_ = false;
   std::unique_ptr<llvm::Module> module_;
   std::string log_;
 

@@ -596,6 +596,31 @@ TEST(CpuRun, BarrierFirstAndBarrierAfterBarrier) {
   }
 }
 
+// A path that ends in `unreachable` after a barrier (what the optimizer makes of undefined
+// behaviour, e.g. a call with the wrong calling convention) ends its region for good: the build
+// must still succeed, and the paths that do return run as written.
+TEST(CpuRun, UnreachableAfterBarrier) {
+  auto exe = build_and_load(R"(
+    __kernel void never(__global int* out) {
+      barrier(CLK_LOCAL_MEM_FENCE);
+      __builtin_unreachable();
+    }
+    __kernel void sometimes(__global int* out, int poison) {
+      if (poison == 7) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        __builtin_unreachable();
+      }
+      out[get_global_id(0)] = (int)get_global_id(0) * 3;
+    })");
+  ASSERT_NE(exe, nullptr);
+  std::vector<int> out(32, -1);
+  void* p = out.data();
+  const int poison = 0;
+  const void* args[] = {&p, &poison};
+  exe->run("sometimes", range_1d(32, 8), args, nullptr);
+  for (int i = 0; i < 32; ++i) EXPECT_EQ(out[i], i * 3);
+}
+
 // -cl-denorms-are-zero: kernels run with denormals flushed (piglit's amdgcn-f32-inline-immediates
 // adds a denormal to 0 and expects 0); without it they are kept. The thread's floating-point
 // mode is restored afterwards.

@@ -258,6 +258,60 @@ TEST_F(SpirvApi, UnsupportedCapabilityBuildLogNamesIt) {
   EXPECT_NE(text.find("unsupported capability Pipes"), std::string::npos) << text;
 }
 
+// The environment spec allows Int64Atomics with cl_khr_int64_base_atomics (SPIRV-Tools' OpenCL
+// environments refuse it): such a module is taken, built and run where the device has it.
+TEST_F(SpirvApi, Int64AtomicsWhereTheDeviceHasThem) {
+  if (deviceString(device_, CL_DEVICE_IL_VERSION).empty()) GTEST_SKIP() << "no IL";
+  if (deviceString(device_, CL_DEVICE_EXTENSIONS).find("cl_khr_int64_base_atomics") ==
+      std::string::npos)
+    GTEST_SKIP() << "no cl_khr_int64_base_atomics";
+  std::string log;
+  std::vector<uint8_t> il = spirv_test::assemble(R"(
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Int64
+               OpCapability Int64Atomics
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "count"
+       %void = OpTypeVoid
+       %uint = OpTypeInt 32 0
+      %ulong = OpTypeInt 64 0
+        %ptr = OpTypePointer CrossWorkgroup %ulong
+         %fn = OpTypeFunction %void %ptr
+     %device = OpConstant %uint 1
+    %relaxed = OpConstant %uint 0
+       %step = OpConstant %ulong 4294967296
+          %k = OpFunction %void None %fn
+          %p = OpFunctionParameter %ptr
+          %l = OpLabel
+        %old = OpAtomicIAdd %ulong %p %device %relaxed %step
+               OpReturn
+               OpFunctionEnd
+)",
+                                                 &log);
+  ASSERT_FALSE(il.empty()) << log;
+  cl_int err = CL_SUCCESS;
+  Program p(clCreateProgramWithIL(context_, il.data(), il.size(), &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clBuildProgram(p, 1, &device_, nullptr, nullptr, nullptr)))
+      << build_log(p, device_);
+  Kernel k(clCreateKernel(p, "count", &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  Mem buffer = makeBuffer(8);
+  const uint64_t zero = 0;
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueWriteBuffer(queue_, buffer, CL_TRUE, 0, 8, &zero, 0,
+                                                      nullptr, nullptr)));
+  cl_mem m = buffer;
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(k, 0, sizeof(m), &m)));
+  const size_t items = 1000;
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &items, nullptr, 0,
+                                                        nullptr, nullptr)));
+  std::vector<uint8_t> bytes = read(buffer, 8);
+  uint64_t total = 0;
+  std::memcpy(&total, bytes.data(), 8);
+  EXPECT_EQ(total, uint64_t(items) << 32);
+}
+
 TEST_F(SpirvApi, SpecializationConstants) {
   if (deviceString(device_, CL_DEVICE_IL_VERSION).empty()) GTEST_SKIP() << "no IL";
   std::string log;
