@@ -61,6 +61,10 @@ void load_once() {
   resolve(a.zeEventDestroy, "zeEventDestroy");
   resolve(a.zeEventHostSynchronize, "zeEventHostSynchronize");
   resolve(a.zeEventHostReset, "zeEventHostReset");
+  resolve(a.zeEventQueryStatus, "zeEventQueryStatus");
+  resolve(a.zeEventQueryKernelTimestamp, "zeEventQueryKernelTimestamp");
+  resolve(a.zeCommandListAppendWaitOnEvents, "zeCommandListAppendWaitOnEvents");
+  resolve(a.zeCommandListAppendBarrier, "zeCommandListAppendBarrier");
   resolve(a.zeModuleCreate, "zeModuleCreate");
   resolve(a.zeModuleDestroy, "zeModuleDestroy");
   resolve(a.zeModuleBuildLogGetString, "zeModuleBuildLogGetString");
@@ -70,6 +74,10 @@ void load_once() {
   resolve(a.zeKernelSetArgumentValue, "zeKernelSetArgumentValue");
   resolve(a.zeKernelSetGroupSize, "zeKernelSetGroupSize");
   if (!complete) return;
+  a.zeDevicePciGetPropertiesExt = reinterpret_cast<decltype(a.zeDevicePciGetPropertiesExt)>(
+      dlsym(library, "zeDevicePciGetPropertiesExt"));
+  a.zeDeviceGetGlobalTimestamps = reinterpret_cast<decltype(a.zeDeviceGetGlobalTimestamps)>(
+      dlsym(library, "zeDeviceGetGlobalTimestamps"));
   a.zeKernelSetGlobalOffsetExp = reinterpret_cast<decltype(a.zeKernelSetGlobalOffsetExp)>(
       dlsym(library, "zeKernelSetGlobalOffsetExp"));
   g_api = a;

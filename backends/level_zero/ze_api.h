@@ -44,6 +44,7 @@ inline constexpr ze_structure_type_t ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC = 0
 inline constexpr ze_structure_type_t ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC = 0x16;
 inline constexpr ze_structure_type_t ZE_STRUCTURE_TYPE_MODULE_DESC = 0x1b;
 inline constexpr ze_structure_type_t ZE_STRUCTURE_TYPE_KERNEL_DESC = 0x1d;
+inline constexpr ze_structure_type_t ZE_STRUCTURE_TYPE_PCI_EXT_PROPERTIES = 0x10008;
 
 inline constexpr uint32_t ZE_INIT_FLAG_GPU_ONLY = 1u << 0;
 inline constexpr uint32_t ZE_DEVICE_TYPE_GPU = 1;
@@ -64,6 +65,7 @@ inline constexpr uint32_t ZE_DEVICE_FP_FLAG_SOFT_FLOAT = 1u << 7;
 
 inline constexpr uint32_t ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS = 2;
 inline constexpr uint32_t ZE_EVENT_POOL_FLAG_HOST_VISIBLE = 1u << 0;
+inline constexpr uint32_t ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP = 1u << 2;
 inline constexpr uint32_t ZE_EVENT_SCOPE_FLAG_HOST = 1u << 2;
 inline constexpr uint32_t ZE_MODULE_FORMAT_IL_SPIRV = 0;
 
@@ -221,6 +223,26 @@ struct ze_group_count_t {
   uint32_t groupCountX, groupCountY, groupCountZ;
 };
 
+// ZE_extension_pci_properties.
+struct ze_pci_ext_properties_t {
+  ze_structure_type_t stype = ZE_STRUCTURE_TYPE_PCI_EXT_PROPERTIES;
+  void* pNext = nullptr;
+  struct {
+    uint32_t domain, bus, device, function;
+  } address;
+  struct {
+    int32_t genVersion, width;
+    int64_t maxBandwidth;
+  } maxSpeed;
+};
+
+struct ze_kernel_timestamp_data_t {
+  uint64_t kernelStart, kernelEnd;
+};
+struct ze_kernel_timestamp_result_t {
+  ze_kernel_timestamp_data_t global, context;
+};
+
 // The loader's entry points Manifold calls, resolved once (load_api).
 struct Api {
   ze_result_t (*zeInit)(uint32_t flags);
@@ -273,6 +295,12 @@ struct Api {
   ze_result_t (*zeEventDestroy)(ze_event_handle_t);
   ze_result_t (*zeEventHostSynchronize)(ze_event_handle_t, uint64_t timeout_ns);
   ze_result_t (*zeEventHostReset)(ze_event_handle_t);
+  ze_result_t (*zeEventQueryStatus)(ze_event_handle_t);
+  ze_result_t (*zeEventQueryKernelTimestamp)(ze_event_handle_t, ze_kernel_timestamp_result_t*);
+  ze_result_t (*zeCommandListAppendWaitOnEvents)(ze_command_list_handle_t, uint32_t count,
+                                                 ze_event_handle_t* events);
+  ze_result_t (*zeCommandListAppendBarrier)(ze_command_list_handle_t, ze_event_handle_t signal,
+                                            uint32_t wait_count, ze_event_handle_t* waits);
   // Modules and kernels.
   ze_result_t (*zeModuleCreate)(ze_context_handle_t, ze_device_handle_t, const ze_module_desc_t*,
                                 ze_module_handle_t*, ze_module_build_log_handle_t*);
@@ -284,6 +312,11 @@ struct Api {
   ze_result_t (*zeKernelSetArgumentValue)(ze_kernel_handle_t, uint32_t index, size_t size,
                                           const void* value);
   ze_result_t (*zeKernelSetGroupSize)(ze_kernel_handle_t, uint32_t x, uint32_t y, uint32_t z);
+  // ZE_extension_pci_properties; null where the loader lacks it.
+  ze_result_t (*zeDevicePciGetPropertiesExt)(ze_device_handle_t, ze_pci_ext_properties_t*);
+  // API 1.1; null where the loader lacks it (profiling times are then the host's).
+  ze_result_t (*zeDeviceGetGlobalTimestamps)(ze_device_handle_t, uint64_t* host_timestamp,
+                                             uint64_t* device_timestamp);
   // ZE_experimental_global_offset; null where the loader lacks it (offsets are then refused).
   ze_result_t (*zeKernelSetGlobalOffsetExp)(ze_kernel_handle_t, uint32_t x, uint32_t y, uint32_t z);
 };

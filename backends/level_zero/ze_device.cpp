@@ -1,5 +1,6 @@
 #include "backends/level_zero/ze_device.h"
 
+#include "backends/level_zero/ze_events.h"
 #include "backends/level_zero/ze_program.h"
 #include "backends/level_zero/ze_queue.h"
 
@@ -10,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/log.h"
+#include "core/platform.h"
 
 namespace manifold::level_zero {
 namespace {
@@ -106,10 +108,15 @@ LevelZeroDevice::LevelZeroDevice(const Api& a, ze_driver_handle_t driver, ze_dev
   // zeDeviceProperties' timerResolution: nanoseconds per tick up to API 1.1, ticks per second
   // from 1.2 on.
   if (api_version >= ((1u << 16) | 2u))
-    d.profiling_timer_resolution =
-        props.timerResolution ? std::max<size_t>(1, 1000000000ull / props.timerResolution) : 1;
+    ns_per_tick_ = props.timerResolution ? 1e9 / double(props.timerResolution) : 1;
   else
-    d.profiling_timer_resolution = std::max<size_t>(1, props.timerResolution);
+    ns_per_tick_ = props.timerResolution ? double(props.timerResolution) : 1;
+  d.profiling_timer_resolution = std::max<size_t>(1, size_t(ns_per_tick_));
+  if (props.kernelTimestampValidBits && props.kernelTimestampValidBits < 64)
+    kernel_timestamp_mask_ = (uint64_t(1) << props.kernelTimestampValidBits) - 1;
+  // Out-of-order queues run in order on one list (a valid schedule); profiling times come from
+  // the commands' timestamp events.
+  d.queue_on_host_properties = CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
   d.single_fp_config = fp_config(module.fp32flags);
   d.double_fp_config = features.fp64 ? fp_config(module.fp64flags) : 0;
   d.half_fp_config = features.fp16 ? fp_config(module.fp16flags) : 0;
@@ -121,20 +128,33 @@ LevelZeroDevice::LevelZeroDevice(const Api& a, ze_driver_handle_t driver, ze_dev
         compute.subGroupSizes,
         compute.subGroupSizes + std::min<size_t>(compute.numSubGroupSizes, ZE_SUBGROUPSIZE_COUNT));
   fill_from_target(d, target_);
+  // Program-scope variables live in the module's global memory (the driver lays them out).
+  d.max_global_variable_size = 64 * 1024;
+  d.global_variable_preferred_total_size = d.max_global_variable_size;
   d.compiler_available = d.linker_available = true;
+  ze_pci_ext_properties_t pci;
+  if (a.zeDevicePciGetPropertiesExt &&
+      a.zeDevicePciGetPropertiesExt(device, &pci) == ZE_RESULT_SUCCESS) {
+    d.has_pci_bus_info = true;
+    d.pci_bus_info = {pci.address.domain, pci.address.bus, pci.address.device,
+                      pci.address.function};
+    d.extensions.push_back(name_version("cl_khr_pci_bus_info", CL_MAKE_VERSION(1, 0, 0)));
+  }
   std::memcpy(d.device_uuid.data(), props.uuid, sizeof props.uuid);
   std::memcpy(d.driver_uuid.data(), driver_props.uuid, sizeof driver_props.uuid);
   // One Level Zero context per device: buffers live in one device's memory and move between
   // devices through the scheduler's transfers.
   ze_context_desc_t context_desc;
   check_ze(a.zeContextCreate(driver, &context_desc, &context_), "zeContextCreate");
+  events_ = std::make_unique<EventPool>(*this);
   log_debug("level_zero: device '%s' (0x%04x), %u EUs, %zu MB, %u tile(s), SPIR-V %u.%u",
             d.name.c_str(), props.deviceId, d.max_compute_units, size_t(total >> 20), sub_devices,
             module.spirvVersionSupported >> 16, module.spirvVersionSupported & 0xffff);
 }
 
 LevelZeroDevice::~LevelZeroDevice() {
-  copy_list_.reset();
+  copy_stream_.reset();
+  events_.reset();
   if (context_) api_.zeContextDestroy(context_);
 }
 
@@ -143,6 +163,37 @@ std::shared_ptr<const LoadedProgram> LevelZeroDevice::load_program(std::span<con
   const std::optional<std::vector<uint8_t>> spirv = compiler::spirv_module_of(binary, error);
   if (!spirv) return nullptr;
   return ZeProgram::load(*this, *spirv, error);
+}
+
+void LevelZeroDevice::mark_lost(const char* call) {
+  if (!lost_.exchange(true))
+    log_debug("level_zero: device '%s' lost (%s): its commands fail from now on",
+              info_.name.c_str(), call);
+}
+
+void LevelZeroDevice::stamp_device_times(Event& event, const ZeEvent& first, const ZeEvent& last) {
+  if (!api_.zeDeviceGetGlobalTimestamps || !first.timestamped || !last.timestamped) return;
+  ze_kernel_timestamp_result_t start{}, end{};
+  if (api_.zeEventQueryKernelTimestamp(first.handle, &start) != ZE_RESULT_SUCCESS ||
+      api_.zeEventQueryKernelTimestamp(last.handle, &end) != ZE_RESULT_SUCCESS)
+    return;
+  // The device's clock read now against the host's: kernel timestamps are the device clock's
+  // low bits, so they are taken as ticks before now.
+  const uint64_t before = host_time_ns();
+  uint64_t driver_host = 0, device_now = 0;
+  if (api_.zeDeviceGetGlobalTimestamps(device_, &driver_host, &device_now) != ZE_RESULT_SUCCESS)
+    return;
+  const uint64_t host_now = before + (host_time_ns() - before) / 2;
+  auto to_host = [&](uint64_t ticks) {
+    const uint64_t ago =
+        uint64_t(double((device_now - ticks) & kernel_timestamp_mask_) * ns_per_tick_);
+    return ago < host_now ? host_now - ago : 0;
+  };
+  const uint64_t submitted = event.stamp(Event::kSubmit);
+  const uint64_t started = std::max(to_host(start.global.kernelStart), submitted);
+  const uint64_t ended = std::min(std::max(to_host(end.global.kernelEnd), started), host_now);
+  event.set_stamp(Event::kStart, started);
+  event.set_stamp(Event::kEnd, std::max(ended, started));
 }
 
 // Out-of-order queues too get one in-order list: in-order execution is a valid schedule.

@@ -1,18 +1,23 @@
 // An Intel GPU as an OpenCL device, through the Level Zero loader (loaded with dlopen).
 #pragma once
 
+#include <atomic>
+#include <memory>
 #include <mutex>
 #include <string>
 
 #include "backends/level_zero/ze_api.h"
 #include "compiler/compiler.h"
 #include "core/device.h"
+#include "core/event.h"
 #include "core/memory.h"
 
 namespace manifold::level_zero {
 
 class LevelZeroDevice;
-class ImmediateList;
+class CommandStream;
+class EventPool;
+struct ZeEvent;
 
 // A buffer's memory on a Level Zero device (zeMemAllocDevice), freed with the backing.
 class ZeBacking final : public DeviceBacking {
@@ -59,6 +64,15 @@ class LevelZeroDevice final : public Device {
   const Api& api() const { return api_; }
   ze_context_handle_t context() const { return context_; }
   ze_device_handle_t handle() const { return device_; }
+  EventPool& events() { return *events_; }
+
+  // The driver reported the device lost (`call` said so): every later command fails at once.
+  void mark_lost(const char* call);
+  bool lost() const { return lost_.load(std::memory_order_acquire); }
+
+  // Profiling: the start of `first`'s command and the end of `last`'s (timestamped events of
+  // completed commands), in the host clock, become `event`'s START and END.
+  void stamp_device_times(Event& event, const ZeEvent& first, const ZeEvent& last);
 
  private:
   std::shared_ptr<NativeQueue> create_native_queue_impl(bool out_of_order) override;
@@ -67,9 +81,14 @@ class LevelZeroDevice final : public Device {
   ze_device_handle_t device_;
   ze_context_handle_t context_ = nullptr;
   compiler::Target target_;
+  std::unique_ptr<EventPool> events_;
+  std::atomic<bool> lost_{false};
+  // Device timestamps: nanoseconds per tick, and the bits a kernel timestamp keeps.
+  double ns_per_tick_ = 1;
+  uint64_t kernel_timestamp_mask_ = ~uint64_t(0);
   // copy_and_wait's command list, made on first use.
   std::mutex copy_mutex_;
-  std::unique_ptr<ImmediateList> copy_list_;
+  std::unique_ptr<CommandStream> copy_stream_;
 };
 
 }  // namespace manifold::level_zero

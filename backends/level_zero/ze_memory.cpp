@@ -48,8 +48,12 @@ void* LevelZeroDevice::address(MemObject& mem) {
 
 void LevelZeroDevice::copy_and_wait(void* dst, const void* src, size_t size) {
   std::lock_guard lock(copy_mutex_);
-  if (!copy_list_) copy_list_ = std::make_unique<ImmediateList>(*this);
-  copy_list_->copy(dst, src, size);
+  if (!copy_stream_) copy_stream_ = std::make_unique<CommandStream>(*this, *events_);
+  copy_stream_->begin({}, false);
+  copy_stream_->copy(dst, src, size);
+  copy_stream_->drain();
+  size_t own = 0;
+  copy_stream_->end(&own);
 }
 
 ZeBacking::ZeBacking(LevelZeroDevice& device, void* pointer)

@@ -60,7 +60,7 @@ const void* ZeProgram::kernel_handle(std::string_view name) const {
   return kernels_.emplace(key, std::move(kernel)).first->second.get();
 }
 
-void launch_kernel(LevelZeroDevice& device, ImmediateList& list, const KernelOp& op) {
+void launch_kernel(LevelZeroDevice& device, CommandStream& stream, const KernelOp& op) {
   const Api& a = device.api();
   const compiler::KernelInfo& info = op.launch->info;
   auto* kernel = static_cast<ZeKernel*>(const_cast<void*>(op.launch->handle));
@@ -113,7 +113,7 @@ void launch_kernel(LevelZeroDevice& device, ImmediateList& list, const KernelOp&
   else
     check(!(offset[0] | offset[1] | offset[2]), CL_INVALID_OPERATION,
           "the Level Zero loader has no global offsets (zeKernelSetGlobalOffsetExp)");
-  list.launch(kernel->handle, groups, lock);
+  stream.launch(kernel->handle, groups, lock);
 }
 
 }  // namespace manifold::level_zero

@@ -16,7 +16,7 @@ struct KernelOp;
 
 namespace manifold::level_zero {
 
-class ImmediateList;
+class CommandStream;
 
 // A Level Zero kernel. Its arguments and group size are state of the kernel object, so each
 // launch sets them and appends under `mutex` (the driver copies them at the append).
@@ -46,6 +46,6 @@ class ZeProgram final : public LoadedProgram {
 // Sets `op`'s arguments and group size on its kernel and runs it on `list`. Throws what cannot
 // launch (images, non-uniform work-groups, partial NDRanges: not yet
 // supported; global offsets where the loader lacks zeKernelSetGlobalOffsetExp).
-void launch_kernel(LevelZeroDevice& device, ImmediateList& list, const KernelOp& op);
+void launch_kernel(LevelZeroDevice& device, CommandStream& stream, const KernelOp& op);
 
 }  // namespace manifold::level_zero

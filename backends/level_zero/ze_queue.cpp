@@ -1,78 +1,114 @@
 #include "backends/level_zero/ze_queue.h"
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 
 #include "backends/level_zero/ze_program.h"
 #include "core/error.h"
+#include "core/event.h"
 #include "core/operations.h"
 
 namespace manifold::level_zero {
 
-ImmediateList::ImmediateList(LevelZeroDevice& device) : api_(device.api()) {
-  ze_command_queue_desc_t queue_desc;
-  queue_desc.mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS;
-  ze_event_pool_desc_t pool_desc;
-  pool_desc.flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE;
-  pool_desc.count = 1;
-  ze_device_handle_t handle = device.handle();
-  ze_event_desc_t event_desc;
-  event_desc.signal = event_desc.wait = ZE_EVENT_SCOPE_FLAG_HOST;
+CommandStream::CommandStream(LevelZeroDevice& device, EventPool& events)
+    : device_(device), events_(events) {
+  ze_command_queue_desc_t desc;
+  desc.mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS;
+  check_ze(
+      device.api().zeCommandListCreateImmediate(device.context(), device.handle(), &desc, &list_),
+      CL_OUT_OF_RESOURCES, "zeCommandListCreateImmediate");
+}
+
+CommandStream::~CommandStream() {
+  // Nothing may still run on the list when it goes (a queue's jobs have all completed).
   try {
-    check_ze(api_.zeCommandListCreateImmediate(device.context(), handle, &queue_desc, &list_),
-             CL_OUT_OF_RESOURCES, "zeCommandListCreateImmediate");
-    check_ze(api_.zeEventPoolCreate(device.context(), &pool_desc, 1, &handle, &pool_),
-             CL_OUT_OF_RESOURCES, "zeEventPoolCreate");
-    check_ze(api_.zeEventCreate(pool_, &event_desc, &event_), CL_OUT_OF_RESOURCES, "zeEventCreate");
-  } catch (...) {
-    destroy();
-    throw;
+    drain();
+  } catch (const Error&) {
   }
+  last_.reset();
+  device_.api().zeCommandListDestroy(list_);
 }
 
-ImmediateList::~ImmediateList() { destroy(); }
-
-void ImmediateList::destroy() {
-  if (event_) api_.zeEventDestroy(event_);
-  if (pool_) api_.zeEventPoolDestroy(pool_);
-  if (list_) api_.zeCommandListDestroy(list_);
-  event_ = nullptr, pool_ = nullptr, list_ = nullptr;
+void CommandStream::begin(std::vector<SignalEvent> waits, bool timed) {
+  waits_ = std::move(waits);
+  job_.clear();
+  own_events_ = 0;
+  timed_ = timed;
 }
 
-void ImmediateList::finish(ze_result_t appended, const char* call) {
-  check_ze(appended, CL_OUT_OF_RESOURCES, call);
-  check_ze(api_.zeEventHostSynchronize(event_, UINT64_MAX), CL_OUT_OF_RESOURCES,
-           "zeEventHostSynchronize");
-  check_ze(api_.zeEventHostReset(event_), CL_OUT_OF_RESOURCES, "zeEventHostReset");
+template <class Append>
+void CommandStream::append(const char* call, Append&& append_with) {
+  SignalEvent signal = events_.take(timed_);
+  std::vector<ze_event_handle_t> waits;
+  for (const SignalEvent& w : waits_) waits.push_back(w->handle);
+  const ze_result_t result =
+      append_with(signal->handle, static_cast<uint32_t>(waits.size()), waits.data());
+  if (result != ZE_RESULT_SUCCESS) {
+    if (result == ZE_RESULT_ERROR_DEVICE_LOST) device_.mark_lost(call);
+    check_ze(result, CL_OUT_OF_RESOURCES, call);
+  }
+  // The waits were appended: from here they only need to stay alive until the job completes.
+  job_.insert(job_.end(), waits_.begin(), waits_.end());
+  waits_.clear();
+  job_.insert(job_.begin() + own_events_, signal);
+  ++own_events_;
+  last_ = std::move(signal);
 }
 
-void ImmediateList::copy(void* dst, const void* src, size_t size) {
+void CommandStream::copy(void* dst, const void* src, size_t size) {
   if (!size) return;
-  finish(api_.zeCommandListAppendMemoryCopy(list_, dst, src, size, event_, 0, nullptr),
-         "zeCommandListAppendMemoryCopy");
+  append("zeCommandListAppendMemoryCopy", [&](ze_event_handle_t signal, uint32_t n,
+                                              ze_event_handle_t* waits) {
+    return device_.api().zeCommandListAppendMemoryCopy(list_, dst, src, size, signal, n, waits);
+  });
 }
 
-void ImmediateList::fill(void* dst, const void* pattern, size_t pattern_size, size_t size) {
+void CommandStream::fill(void* dst, const void* pattern, size_t pattern_size, size_t size) {
   if (!size) return;
-  finish(api_.zeCommandListAppendMemoryFill(list_, dst, pattern, pattern_size, size, event_, 0,
-                                            nullptr),
-         "zeCommandListAppendMemoryFill");
+  append("zeCommandListAppendMemoryFill",
+         [&](ze_event_handle_t signal, uint32_t n, ze_event_handle_t* waits) {
+           return device_.api().zeCommandListAppendMemoryFill(list_, dst, pattern, pattern_size,
+                                                              size, signal, n, waits);
+         });
 }
 
-void ImmediateList::launch(ze_kernel_handle_t kernel, const ze_group_count_t& groups,
+void CommandStream::launch(ze_kernel_handle_t kernel, const ze_group_count_t& groups,
                            std::unique_lock<std::mutex>& kernel_state) {
-  const ze_result_t appended =
-      api_.zeCommandListAppendLaunchKernel(list_, kernel, &groups, event_, 0, nullptr);
-  kernel_state.unlock();
-  finish(appended, "zeCommandListAppendLaunchKernel");
+  append("zeCommandListAppendLaunchKernel",
+         [&](ze_event_handle_t signal, uint32_t n, ze_event_handle_t* waits) {
+           const ze_result_t result = device_.api().zeCommandListAppendLaunchKernel(
+               list_, kernel, &groups, signal, n, waits);
+           kernel_state.unlock();
+           return result;
+         });
+}
+
+void CommandStream::drain() {
+  if (!last_) return;
+  const ze_result_t result = device_.api().zeEventHostSynchronize(last_->handle, UINT64_MAX);
+  if (result == ZE_RESULT_ERROR_DEVICE_LOST) device_.mark_lost("zeEventHostSynchronize");
+  check_ze(result, CL_OUT_OF_RESOURCES, "zeEventHostSynchronize");
+}
+
+std::vector<SignalEvent> CommandStream::end(size_t* own) {
+  if (!waits_.empty())
+    append("zeCommandListAppendBarrier",
+           [&](ze_event_handle_t signal, uint32_t n, ze_event_handle_t* waits) {
+             return device_.api().zeCommandListAppendBarrier(list_, signal, n, waits);
+           });
+  *own = own_events_;
+  own_events_ = 0;
+  return std::move(job_);
 }
 
 namespace {
 
-// The device operations of one job, each complete before the next begins.
+// The device operations of one job, appended to the queue's list; host-side steps first wait
+// for what was appended before them.
 class ZeOps final : public DeviceOps {
  public:
-  ZeOps(LevelZeroDevice& device, ImmediateList& list) : device_(device), list_(list) {}
+  ZeOps(LevelZeroDevice& device, CommandStream& stream) : device_(device), stream_(stream) {}
 
   void transfer(const Transfer& t) override {
     MemObject& root = *t.root;
@@ -80,102 +116,226 @@ class ZeOps final : public DeviceOps {
     DeviceBacking* source = t.source();
     auto* from = dynamic_cast<ZeBacking*>(source);
     const bool same_device = from && &from->device() == &device_;
-    if (t.to == kHostPlace) {  // for a mapping
-      if (same_device)
-        list_.copy(host, static_cast<std::byte*>(from->pointer()) + t.offset, t.size);
-      else if (source)
-        source->read_to_host(host, t.offset, t.size);
-      return;
-    }
-    std::byte* dst = static_cast<std::byte*>(device_.address(root)) + t.offset;
     if (same_device) {
-      list_.copy(dst, static_cast<std::byte*>(from->pointer()) + t.offset, t.size);
+      std::byte* src = static_cast<std::byte*>(from->pointer()) + t.offset;
+      stream_.copy(t.to == kHostPlace ? host : at(root, t.offset), src, t.size);
       return;
     }
-    if (source) source->read_to_host(host, t.offset, t.size);
-    list_.copy(dst, host, t.size);
+    // Through the buffer's host memory: earlier copies out of it must have run first.
+    if (source) {
+      stream_.drain();
+      source->read_to_host(host, t.offset, t.size);
+    }
+    if (t.to != kHostPlace) stream_.copy(at(root, t.offset), host, t.size);
   }
   void copy(const CopyOp& op) override {
-    if (!op.src.mem && !op.dst.mem)
+    if (!op.src.mem && !op.dst.mem) {
+      stream_.drain();
       std::memmove(host_address(op.dst), host_address(op.src), op.size);
-    else
-      list_.copy(at(op.dst), at(op.src), op.size);
+    } else {
+      stream_.copy(at(op.dst), at(op.src), op.size);
+    }
   }
   void copy_rect(const CopyRectOp& op) override {
     // One copy per row (no region copies yet).
     const Rect& r = op.rect;
     std::byte* dst = at(op.dst);
     const std::byte* src = at(op.src);
+    const bool host_only = !op.src.mem && !op.dst.mem;
+    if (host_only) stream_.drain();
     for (size_t z = 0; z < r.region[2]; ++z)
       for (size_t y = 0; y < r.region[1]; ++y) {
         std::byte* d = dst + z * r.dst_slice_pitch + y * r.dst_row_pitch;
         const std::byte* s = src + z * r.src_slice_pitch + y * r.src_row_pitch;
-        if (!op.src.mem && !op.dst.mem)
+        if (host_only)
           std::memmove(d, s, r.region[0]);
         else
-          list_.copy(d, s, r.region[0]);
+          stream_.copy(d, s, r.region[0]);
       }
   }
   void fill(const FillOp& op) override {
-    list_.fill(at(op.dst), op.pattern.data(), op.pattern_size, op.size);
+    stream_.fill(at(op.dst), op.pattern.data(), op.pattern_size, op.size);
   }
   // A mapping is the buffer's host memory: the transfer before it brought the bytes there.
   void map(const MapOp& op) override { device_.address(*op.mem); }
   void make_resident(MemObject& mem) override { device_.address(mem); }
-  void launch(const KernelOp& op) override { launch_kernel(device_, list_, op); }
+  void launch(const KernelOp& op) override { launch_kernel(device_, stream_, op); }
   void native_kernel(const NativeKernelOp&) override {
     fail(CL_INVALID_OPERATION, "native kernels do not run on Level Zero devices");
   }
-  // Everything appended before has completed (each command is waited for).
-  void host_function(const HostFunctionOp& op) override { op.fn(); }
+  void host_function(const HostFunctionOp& op) override {
+    stream_.drain();
+    op.fn();
+  }
 
  private:
+  std::byte* at(MemObject& root, size_t offset) {
+    return static_cast<std::byte*>(device_.address(root)) + offset;
+  }
   std::byte* at(const Location& l) {
     return l.mem ? static_cast<std::byte*>(device_.address(*l.mem)) + l.offset : host_address(l);
   }
 
   LevelZeroDevice& device_;
-  ImmediateList& list_;
+  CommandStream& stream_;
 };
 
 }  // namespace
 
+struct ZeQueue::State {
+  explicit State(LevelZeroDevice& d) : device(d), stream(d, d.events()) {}
+
+  struct Waited {
+    std::shared_ptr<State> queue;
+    uint64_t number;  // its jobs through this one
+  };
+  struct Pending {
+    Ref<Job> job;
+    uint64_t number;
+    std::vector<Waited> waits;
+  };
+  struct InFlight {
+    Ref<Job> job;
+    uint64_t number;
+    cl_int status;
+    // The job's own events in append order (`own` of them), then those it waited for.
+    std::vector<SignalEvent> events;
+    size_t own;
+  };
+
+  LevelZeroDevice& device;
+  CommandStream stream;  // the worker's
+  std::mutex mutex;
+  std::condition_variable work_ready, appended_changed, in_flight_ready;
+  std::deque<Pending> fifo;
+  std::deque<InFlight> in_flight;
+  std::atomic<uint64_t> submitted{0};
+  uint64_t appended = 0;  // the newest job whose commands are on the list (or that failed)
+  bool stopping = false, worker_done = false;
+};
+
 ZeQueue::ZeQueue(LevelZeroDevice& device)
-    : state_(std::make_shared<State>(device)), worker_([state = state_] { work(state); }) {}
+    : state_(std::make_shared<State>(device)),
+      worker_([state = state_] { work(state); }),
+      completer_([state = state_] { complete(state); }) {}
 
 ZeQueue::~ZeQueue() {
   {
     std::lock_guard lock(state_->mutex);
     state_->stopping = true;
   }
-  state_->wake.notify_one();
-  if (worker_.get_id() == std::this_thread::get_id())
-    worker_.detach();
-  else
-    worker_.join();
+  state_->work_ready.notify_one();
+  // The last reference may go on either thread of the queue (a job's end): that thread then
+  // finishes what is queued and ends on its own.
+  for (std::thread* t : {&worker_, &completer_}) {
+    if (t->get_id() == std::this_thread::get_id())
+      t->detach();
+    else
+      t->join();
+  }
+}
+
+bool ZeQueue::waits_natively_for(const NativeQueue& source) const {
+  const auto* other = dynamic_cast<const ZeQueue*>(&source);
+  return other && &other->state_->device == &state_->device;
 }
 
 void ZeQueue::submit(Ref<Job> job) {
+  std::vector<State::Waited> waits;
+  for (const std::shared_ptr<NativeQueue>& queue : job->native_waits()) {
+    auto& source = static_cast<ZeQueue&>(*queue);
+    waits.push_back({source.state_, source.state_->submitted.load(std::memory_order_acquire)});
+  }
   {
     std::lock_guard lock(state_->mutex);
-    state_->fifo.push_back(std::move(job));
+    const uint64_t number = state_->submitted.load(std::memory_order_relaxed) + 1;
+    state_->fifo.push_back({std::move(job), number, std::move(waits)});
+    state_->submitted.store(number, std::memory_order_release);
   }
-  state_->wake.notify_one();
+  state_->work_ready.notify_one();
+}
+
+SignalEvent ZeQueue::signal_through(State& state, uint64_t number) {
+  std::unique_lock lock(state.mutex);
+  state.appended_changed.wait(lock, [&] { return state.appended >= number; });
+  for (auto it = state.in_flight.rbegin(); it != state.in_flight.rend(); ++it)
+    if (it->number <= number && it->own) return it->events[it->own - 1];
+  return nullptr;
 }
 
 void ZeQueue::work(const std::shared_ptr<State>& state) {
   for (;;) {
-    Ref<Job> job;
+    State::Pending p;
     {
       std::unique_lock lock(state->mutex);
-      state->wake.wait(lock, [&] { return state->stopping || !state->fifo.empty(); });
-      if (state->fifo.empty()) return;  // stopping, nothing left
-      job = std::move(state->fifo.front());
+      state->work_ready.wait(lock, [&] { return state->stopping || !state->fifo.empty(); });
+      if (state->fifo.empty()) break;  // stopping, nothing left
+      p = std::move(state->fifo.front());
       state->fifo.pop_front();
     }
-    ZeOps ops(state->device, state->list);
-    job->running();
-    job->finish(job->run(ops));  // CL_SUCCESS is CL_COMPLETE
+    std::vector<SignalEvent> waits;
+    for (const State::Waited& w : p.waits)
+      if (SignalEvent e = signal_through(*w.queue, w.number)) waits.push_back(std::move(e));
+    cl_int status = CL_SUCCESS;
+    std::vector<SignalEvent> events;
+    size_t own = 0;
+    if (state->device.lost()) {
+      status = CL_OUT_OF_RESOURCES;
+    } else {
+      state->stream.begin(std::move(waits), p.job->profiling());
+      ZeOps ops(state->device, state->stream);
+      p.job->running();
+      status = p.job->run(ops);
+      try {
+        events = state->stream.end(&own);
+      } catch (const Error& e) {
+        if (status == CL_SUCCESS) status = e.code();
+      }
+    }
+    {
+      std::lock_guard lock(state->mutex);
+      state->in_flight.push_back({std::move(p.job), p.number, status, std::move(events), own});
+      state->appended = p.number;
+    }
+    state->appended_changed.notify_all();
+    state->in_flight_ready.notify_one();
+  }
+  {
+    std::lock_guard lock(state->mutex);
+    state->worker_done = true;
+  }
+  state->in_flight_ready.notify_one();
+}
+
+void ZeQueue::complete(const std::shared_ptr<State>& state) {
+  const Api& api = state->device.api();
+  for (;;) {
+    State::InFlight* job;
+    {
+      std::unique_lock lock(state->mutex);
+      state->in_flight_ready.wait(lock,
+                                  [&] { return !state->in_flight.empty() || state->worker_done; });
+      if (state->in_flight.empty()) return;  // the worker has ended: nothing more comes
+      job = &state->in_flight.front();       // stays in place while the worker appends more
+    }
+    cl_int status = job->status;
+    if (job->own) {
+      // In order: the job's last event signalled means all its commands have completed.
+      const ze_result_t result =
+          api.zeEventHostSynchronize(job->events[job->own - 1]->handle, UINT64_MAX);
+      if (result == ZE_RESULT_ERROR_DEVICE_LOST) state->device.mark_lost("zeEventHostSynchronize");
+      if (result != ZE_RESULT_SUCCESS && status == CL_SUCCESS) status = CL_OUT_OF_RESOURCES;
+      if (status == CL_SUCCESS && job->job->profiling())
+        state->device.stamp_device_times(job->job->event(), *job->events.front(),
+                                         *job->events[job->own - 1]);
+    }
+    State::InFlight done;
+    {
+      std::lock_guard lock(state->mutex);
+      done = std::move(state->in_flight.front());
+      state->in_flight.pop_front();
+    }
+    done.job->finish(status == CL_SUCCESS ? CL_COMPLETE : status);
   }
 }
 

@@ -1,71 +1,80 @@
-// Command submission on a Level Zero device: an in-order immediate command list per queue,
-// each appended command signalling one event that the submitting thread waits for (and resets
-// before its next use), and the native queue whose worker thread runs the jobs in order.
+// Command submission on a Level Zero device: an in-order immediate command list per queue. A
+// queue's worker thread appends each job's commands without waiting for them (each signals an
+// event from the device's pool); its completion thread waits for the jobs' last events in order
+// and finishes them. Jobs wait for other queues of the device on the device (append-wait).
 #pragma once
 
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "backends/level_zero/ze_device.h"
+#include "backends/level_zero/ze_events.h"
 #include "core/backend.h"
 
 namespace manifold::level_zero {
 
-// An immediate command list (ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, in order) with the event its
-// commands signal. Each call appends one command and returns when it has completed. Thread:
-// one at a time (the owner serializes).
-class ImmediateList {
+// An immediate command list (ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, in order). Commands are
+// appended for one job at a time: each signals an event of its own, and the job's first
+// command waits for the events it was given. Thread: one at a time (the owner serializes).
+class CommandStream {
  public:
-  explicit ImmediateList(LevelZeroDevice& device);
-  ~ImmediateList();
-  ImmediateList(const ImmediateList&) = delete;
-  ImmediateList& operator=(const ImmediateList&) = delete;
+  CommandStream(LevelZeroDevice& device, EventPool& events);
+  ~CommandStream();
+  CommandStream(const CommandStream&) = delete;
+  CommandStream& operator=(const CommandStream&) = delete;
 
+  // Starts a job's commands: the first waits for `waits`; `timed`: events with timestamps.
+  void begin(std::vector<SignalEvent> waits, bool timed);
   void copy(void* dst, const void* src, size_t size);
   void fill(void* dst, const void* pattern, size_t pattern_size, size_t size);
   // `kernel_state` (the lock of the kernel's arguments) is released once the launch is appended:
   // the driver has copied the arguments by then.
   void launch(ze_kernel_handle_t kernel, const ze_group_count_t& groups,
               std::unique_lock<std::mutex>& kernel_state);
+  // Blocks until every command appended so far has completed (for steps done on the host).
+  void drain();
+  // Ends the job: its events (in append order, `*own` of them; the last one signals its
+  // completion), then the events it waited for, held until it completes. A job that waited for
+  // others but appended nothing gets a barrier, so that whoever waits for it waits for those too.
+  std::vector<SignalEvent> end(size_t* own);
 
  private:
-  // Waits for the command just appended (`appended`: its append's result), then resets the
-  // event for the next one.
-  void finish(ze_result_t appended, const char* call);
-  void destroy();
+  template <class Append>
+  void append(const char* call, Append&& append_with);
 
-  const Api& api_;
+  LevelZeroDevice& device_;
+  EventPool& events_;
   ze_command_list_handle_t list_ = nullptr;
-  ze_event_pool_handle_t pool_ = nullptr;
-  ze_event_handle_t event_ = nullptr;
+  std::vector<SignalEvent> waits_;  // not yet passed to a command
+  std::vector<SignalEvent> job_;    // the job's events, then its waits
+  size_t own_events_ = 0;
+  bool timed_ = false;
+  SignalEvent last_;  // the last command appended (for drain)
 };
 
-// A command queue's native queue: jobs run in submission order on a worker thread of the
-// queue (submit() never waits for the device).
+// A command queue's native queue.
 class ZeQueue final : public NativeQueue {
  public:
   explicit ZeQueue(LevelZeroDevice& device);
   ~ZeQueue() override;
   void submit(Ref<Job> job) override;
+  // Another queue of the same device: its events can be waited for on this list.
+  bool waits_natively_for(const NativeQueue& source) const override;
 
  private:
-  // Shared with the worker: a job's end may drop the queue's last reference on the worker
-  // itself, which then finishes what is queued and ends on its own.
-  struct State {
-    explicit State(LevelZeroDevice& device) : device(device), list(device) {}
-    LevelZeroDevice& device;
-    ImmediateList list;
-    std::mutex mutex;
-    std::condition_variable wake;
-    std::deque<Ref<Job>> fifo;
-    bool stopping = false;
-  };
+  struct State;
+  // The last event of the newest job of `state` numbered `number` or lower that is still in
+  // flight (null when all have completed); waits until that job's commands were appended.
+  static SignalEvent signal_through(State& state, uint64_t number);
   static void work(const std::shared_ptr<State>& state);
+  static void complete(const std::shared_ptr<State>& state);
 
   std::shared_ptr<State> state_;
-  std::thread worker_;
+  std::thread worker_, completer_;
 };
 
 }  // namespace manifold::level_zero

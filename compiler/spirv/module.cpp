@@ -1,10 +1,12 @@
 #include "compiler/spirv/module.h"
 
 #include <spirv-tools/libspirv.h>
-#include <spirv/unified1/spirv.hpp>
 
+#include <algorithm>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <spirv/unified1/spirv.hpp>
 
 namespace manifold::compiler::spirv {
 namespace {
@@ -166,6 +168,73 @@ std::optional<Module> parse(std::span<const uint32_t> words, std::string* error)
   }
   spvDiagnosticDestroy(diagnostic);
   return module;
+}
+
+size_t global_variable_bytes(const Module& module) {
+  struct Layout {
+    size_t size = 0, align = 1;
+  };
+  std::map<uint32_t, const Instruction*> defs;
+  for (const Instruction& inst : module.instructions)
+    if (inst.id) defs[inst.id] = &inst;
+  std::map<uint32_t, Layout> known;
+  auto layout = [&](auto& self, uint32_t type) -> Layout {
+    if (auto found = known.find(type); found != known.end()) return found->second;
+    Layout l;
+    auto def = defs.find(type);
+    if (def == defs.end()) return l;
+    const Instruction& t = *def->second;
+    switch (t.opcode) {
+      case spv::OpTypeInt:
+      case spv::OpTypeFloat:
+        l.size = l.align = t.operands.at(0) / 8;
+        break;
+      case spv::OpTypeBool:
+        l.size = l.align = 1;
+        break;
+      case spv::OpTypePointer:
+        l.size = l.align = 8;  // Physical64 addressing
+        break;
+      case spv::OpTypeVector: {
+        const Layout element = self(self, t.operands.at(0));
+        const uint32_t count = t.operands.at(1);
+        l.size = l.align = element.size * (count == 3 ? 4 : count);
+        break;
+      }
+      case spv::OpTypeArray: {
+        const Layout element = self(self, t.operands.at(0));
+        auto length = defs.find(t.operands.at(1));
+        const uint64_t count = length != defs.end() && !length->second->operands.empty()
+                                   ? length->second->operands[0]
+                                   : 0;
+        l.size = element.size * count;
+        l.align = element.align;
+        break;
+      }
+      case spv::OpTypeStruct:
+        for (uint32_t member : t.operands) {
+          const Layout m = self(self, member);
+          l.size = (l.size + m.align - 1) / m.align * m.align + m.size;
+          l.align = std::max(l.align, m.align);
+        }
+        l.size = (l.size + l.align - 1) / l.align * l.align;
+        break;
+      default:
+        break;
+    }
+    known[type] = l;
+    return l;
+  };
+  size_t total = 0;
+  for (const Instruction& inst : module.instructions) {
+    if (inst.opcode != spv::OpVariable || inst.operands.empty() ||
+        inst.operands[0] != spv::StorageClassCrossWorkgroup)
+      continue;
+    auto pointer = defs.find(inst.type);
+    if (pointer != defs.end() && pointer->second->operands.size() >= 2)
+      total += layout(layout, pointer->second->operands[1]).size;
+  }
+  return total;
 }
 
 }  // namespace manifold::compiler::spirv

@@ -98,7 +98,7 @@ ze_result_t ZE_APICALL device_properties(ze_device_handle_t device, ze_device_pr
   p->numSlices = d.sub_device ? ze_test::kSlices / ze_test::kSubDevices : ze_test::kSlices;
   p->timerResolution = ze_test::kTimerTicksPerSecond;
   p->timestampValidBits = 64;
-  p->kernelTimestampValidBits = 64;
+  p->kernelTimestampValidBits = ze_test::kKernelTimestampBits;
   std::memset(p->uuid.id, 0, sizeof p->uuid.id);
   p->uuid.id[0] = 0xa5;
   p->uuid.id[1] = static_cast<uint8_t>(d.sub_device ? 1 + d.sub_id : 0);
@@ -208,6 +208,8 @@ void fill(ze_device_dditable_t& t) {
   t.pfnGetMemoryProperties = memory_properties;
   t.pfnGetCacheProperties = cache_properties;
   t.pfnGetImageProperties = image_properties;
+  t.pfnGetGlobalTimestamps = ze_test::device_global_timestamps;
+  t.pfnPciGetPropertiesExt = ze_test::device_pci_properties;
 }
 
 template <>

@@ -1,33 +1,100 @@
 // The test driver's command execution on the host CPU. Memory of every kind is host memory
-// (aligned_alloc); immediate command lists run each command at once on the calling thread and
-// then signal its event; a module's SPIR-V goes through Manifold's SPIR-V reader and CPU
-// pipeline (compiler::build_il for the host CPU) to a CpuExecutable, whose run() executes a
-// launch's NDRange.
+// (aligned_alloc). An immediate command list runs its commands in order on a thread of its own,
+// as a GPU would, after the events each waits for are signalled; each command records its start
+// and end on the host's monotonic clock (the device clock: 1 tick = 1 ns) and signals its event.
+// A module's SPIR-V goes through Manifold's SPIR-V reader and CPU pipeline (compiler::build_il for
+// the host CPU) to a CpuExecutable, whose run() executes a launch's NDRange. Faults can be
+// injected (zeTestInjectFault, ze_test_driver_faults.h): a rejected module, out of device memory,
+// a lost device.
 #include "ze_test_driver_commands.h"
+
+#include <time.h>
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backends/cpu/cpu_executable.h"
 #include "compiler/compiler.h"
+#include "ze_test_driver_faults.h"
+#include "ze_test_driver_values.h"
 
 namespace ze_test {
 namespace {
 
 struct Context {};
-struct CommandList {};
 struct EventPool {
   uint32_t count;
+  bool timestamped;
 };
 struct Event {
-  std::atomic<bool> signalled{false};
+  bool timestamped;
+  bool signalled = false;       // under g_events
+  uint64_t start = 0, end = 0;  // the command's times (device clock), once signalled
+};
+
+// Every event's state changes under one lock; waiters (lists, host synchronizations) sleep on
+// one condition.
+std::mutex g_events;
+std::condition_variable g_signalled;
+
+uint64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+std::atomic<bool> g_device_lost{false};
+std::atomic<int> g_failing_allocations{0};
+std::atomic<int> g_rejected_modules{0};
+
+// An immediate list's commands, run in order on its own thread.
+struct CommandList {
+  std::mutex mutex;
+  std::condition_variable ready;
+  std::deque<std::function<void()>> commands;
+  bool stopping = false;
+  std::thread runner;
+
+  CommandList() : runner([this] { run(); }) {}
+  ~CommandList() {
+    {
+      std::lock_guard lock(mutex);
+      stopping = true;
+    }
+    ready.notify_one();
+    runner.join();
+  }
+  void push(std::function<void()> command) {
+    {
+      std::lock_guard lock(mutex);
+      commands.push_back(std::move(command));
+    }
+    ready.notify_one();
+  }
+  void run() {
+    for (;;) {
+      std::function<void()> command;
+      {
+        std::unique_lock lock(mutex);
+        ready.wait(lock, [&] { return stopping || !commands.empty(); });
+        if (commands.empty()) return;
+        command = std::move(commands.front());
+        commands.pop_front();
+      }
+      command();
+    }
+  }
 };
 struct BuildLog {
   std::string text;
@@ -54,19 +121,25 @@ H handle(T* object) {
   return reinterpret_cast<H>(object);
 }
 
-// Every live allocation, so that zeMemFree rejects what it did not give out.
+// Every live allocation with its size in device memory (0: host memory), so that zeMemFree
+// rejects what it did not give out and device memory runs out where the device's would.
 std::mutex g_memory_mutex;
-std::set<void*> g_allocations;
+std::map<void*, size_t> g_allocations;
+uint64_t g_device_bytes = 0;
 
-ze_result_t allocate(size_t size, size_t alignment, void** out) {
+ze_result_t allocate(size_t size, size_t alignment, bool device_memory, void** out) {
   if (!out) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
   if (size == 0) return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
   if (alignment & (alignment - 1)) return ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT;
+  if (device_memory && size > ze_test::kMaxAlloc) return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
   alignment = std::max<size_t>(alignment, 64);
-  void* p = std::aligned_alloc(alignment, (size + alignment - 1) / alignment * alignment);
-  if (!p) return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
   std::lock_guard lock(g_memory_mutex);
-  g_allocations.insert(p);
+  if (device_memory && g_device_bytes + size > ze_test::kMemory)
+    return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+  void* p = std::aligned_alloc(alignment, (size + alignment - 1) / alignment * alignment);
+  if (!p) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  g_allocations.emplace(p, device_memory ? size : 0);
+  if (device_memory) g_device_bytes += size;
   *out = p;
   return ZE_RESULT_SUCCESS;
 }
@@ -88,23 +161,30 @@ ze_result_t ZE_APICALL alloc_device(ze_context_handle_t context, const ze_device
                                     size_t size, size_t alignment, ze_device_handle_t device,
                                     void** out) {
   if (!context || !device) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  return allocate(size, alignment, out);
+  if (g_device_lost) return ZE_RESULT_ERROR_DEVICE_LOST;
+  for (int left = g_failing_allocations.load(); left > 0;)
+    if (g_failing_allocations.compare_exchange_weak(left, left - 1))
+      return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+  return allocate(size, alignment, true, out);
 }
 ze_result_t ZE_APICALL alloc_host(ze_context_handle_t context, const ze_host_mem_alloc_desc_t*,
                                   size_t size, size_t alignment, void** out) {
   if (!context) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  return allocate(size, alignment, out);
+  return allocate(size, alignment, false, out);
 }
 ze_result_t ZE_APICALL alloc_shared(ze_context_handle_t context, const ze_device_mem_alloc_desc_t*,
                                     const ze_host_mem_alloc_desc_t*, size_t size, size_t alignment,
                                     ze_device_handle_t, void** out) {
   if (!context) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  return allocate(size, alignment, out);
+  return allocate(size, alignment, false, out);
 }
 ze_result_t ZE_APICALL mem_free(ze_context_handle_t context, void* p) {
   if (!context) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   std::lock_guard lock(g_memory_mutex);
-  if (!g_allocations.erase(p)) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+  auto found = g_allocations.find(p);
+  if (found == g_allocations.end()) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+  g_device_bytes -= found->second;
+  g_allocations.erase(found);
   std::free(p);
   return ZE_RESULT_SUCCESS;
 }
@@ -114,68 +194,87 @@ ze_result_t ZE_APICALL list_create_immediate(ze_context_handle_t context, ze_dev
                                              ze_command_list_handle_t* out) {
   if (!context || !device) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!desc || !out) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (g_device_lost) return ZE_RESULT_ERROR_DEVICE_LOST;
   *out = handle<ze_command_list_handle_t>(new CommandList);
   return ZE_RESULT_SUCCESS;
 }
 ze_result_t ZE_APICALL list_destroy(ze_command_list_handle_t list) {
   if (!list) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  delete of<CommandList>(list);
+  delete of<CommandList>(list);  // runs what is queued first
   return ZE_RESULT_SUCCESS;
 }
 
-// What every append checks and does after its command ran: the waits (already complete: every
-// command completes within its append) and the signal.
-ze_result_t waits_valid(uint32_t count, ze_event_handle_t* waits) {
-  if (count && !waits) return ZE_RESULT_ERROR_INVALID_SIZE;
-  for (uint32_t i = 0; i < count; ++i)
-    if (!of<Event>(waits[i])->signalled.load()) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+// Appends `work` to `list`: it runs after the events in `waits` are signalled and then signals
+// `signal` with its start and end times. A lost device runs nothing more.
+ze_result_t append(ze_command_list_handle_t list, ze_event_handle_t signal, uint32_t wait_count,
+                   ze_event_handle_t* waits, std::function<void()> work) {
+  if (!list) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (wait_count && !waits) return ZE_RESULT_ERROR_INVALID_SIZE;
+  if (g_device_lost) return ZE_RESULT_ERROR_DEVICE_LOST;
+  std::vector<Event*> wait_events;
+  for (uint32_t i = 0; i < wait_count; ++i) {
+    if (!waits[i]) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    wait_events.push_back(of<Event>(waits[i]));
+  }
+  of<CommandList>(list)->push(
+      [wait_events = std::move(wait_events), work = std::move(work), event = of<Event>(signal)] {
+        {
+          std::unique_lock lock(g_events);
+          g_signalled.wait(lock, [&] {
+            return g_device_lost || std::all_of(wait_events.begin(), wait_events.end(),
+                                                [](const Event* e) { return e->signalled; });
+          });
+        }
+        if (g_device_lost) return;
+        const uint64_t start = now_ns();
+        if (work) work();
+        const uint64_t end = now_ns();
+        if (!event) return;
+        {
+          std::lock_guard lock(g_events);
+          event->start = start;
+          event->end = end;
+          event->signalled = true;
+        }
+        g_signalled.notify_all();
+      });
   return ZE_RESULT_SUCCESS;
-}
-void signal(ze_event_handle_t event) {
-  if (event) of<Event>(event)->signalled.store(true);
 }
 
 ze_result_t ZE_APICALL append_copy(ze_command_list_handle_t list, void* dst, const void* src,
                                    size_t size, ze_event_handle_t event, uint32_t wait_count,
                                    ze_event_handle_t* waits) {
-  if (!list) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!dst || !src) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (ze_result_t r = waits_valid(wait_count, waits)) return r;
-  std::memmove(dst, src, size);
-  signal(event);
-  return ZE_RESULT_SUCCESS;
+  return append(list, event, wait_count, waits, [=] { std::memmove(dst, src, size); });
 }
 
 ze_result_t ZE_APICALL append_fill(ze_command_list_handle_t list, void* dst, const void* pattern,
                                    size_t pattern_size, size_t size, ze_event_handle_t event,
                                    uint32_t wait_count, ze_event_handle_t* waits) {
-  if (!list) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!dst || !pattern) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
   // The specification: a power of two no larger than the engine's maximum (128 here).
   if (!pattern_size || (pattern_size & (pattern_size - 1)) || pattern_size > 128 ||
       size % pattern_size)
     return ZE_RESULT_ERROR_INVALID_SIZE;
-  if (ze_result_t r = waits_valid(wait_count, waits)) return r;
-  for (size_t done = 0; done < size; done += pattern_size)
-    std::memcpy(static_cast<uint8_t*>(dst) + done, pattern, pattern_size);
-  signal(event);
-  return ZE_RESULT_SUCCESS;
+  // The pattern is read at the append (the application may reuse its memory at once).
+  std::vector<uint8_t> bytes(static_cast<const uint8_t*>(pattern),
+                             static_cast<const uint8_t*>(pattern) + pattern_size);
+  return append(list, event, wait_count, waits, [=, bytes = std::move(bytes)] {
+    for (size_t done = 0; done < size; done += bytes.size())
+      std::memcpy(static_cast<uint8_t*>(dst) + done, bytes.data(), bytes.size());
+  });
 }
 
 ze_result_t ZE_APICALL append_launch(ze_command_list_handle_t list, ze_kernel_handle_t handle,
                                      const ze_group_count_t* groups, ze_event_handle_t event,
                                      uint32_t wait_count, ze_event_handle_t* waits) {
-  if (!list || !handle) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (!handle) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!groups) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-  if (ze_result_t r = waits_valid(wait_count, waits)) return r;
   const Kernel& k = *of<Kernel>(handle);
   const size_t n = k.info->args.size();
-  std::vector<const void*> values(n);
-  for (size_t i = 0; i < n; ++i) {
-    if (k.local_sizes[i]) continue;
-    if (k.values[i].empty()) return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;  // never set
-    values[i] = k.values[i].data();
-  }
+  for (size_t i = 0; i < n; ++i)
+    if (!k.local_sizes[i] && k.values[i].empty())
+      return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;  // never set
   manifold::compiler::NDRange range;
   range.work_dim = 3;
   const uint32_t counts[3] = {groups->groupCountX, groups->groupCountY, groups->groupCountZ};
@@ -184,9 +283,26 @@ ze_result_t ZE_APICALL append_launch(ze_command_list_handle_t list, ze_kernel_ha
     range.global_size[d] = size_t(k.group[d]) * counts[d];
     range.global_offset[d] = k.offset[d];
   }
-  k.module->executable->run(k.name, range, values.data(), k.local_sizes.data());
-  signal(event);
-  return ZE_RESULT_SUCCESS;
+  // The arguments are taken at the append, as the specification says.
+  return append(
+      list, event, wait_count, waits,
+      [module = k.module, name = k.name, values = k.values, local_sizes = k.local_sizes, range] {
+        std::vector<const void*> pointers(values.size());
+        for (size_t i = 0; i < values.size(); ++i)
+          if (!local_sizes[i]) pointers[i] = values[i].data();
+        module->executable->run(name, range, pointers.data(), local_sizes.data());
+      });
+}
+
+ze_result_t ZE_APICALL append_wait(ze_command_list_handle_t list, uint32_t count,
+                                   ze_event_handle_t* events) {
+  if (!count || !events) return ZE_RESULT_ERROR_INVALID_SIZE;
+  return append(list, nullptr, count, events, nullptr);
+}
+
+ze_result_t ZE_APICALL append_barrier(ze_command_list_handle_t list, ze_event_handle_t event,
+                                      uint32_t wait_count, ze_event_handle_t* waits) {
+  return append(list, event, wait_count, waits, nullptr);
 }
 
 ze_result_t ZE_APICALL pool_create(ze_context_handle_t context, const ze_event_pool_desc_t* desc,
@@ -194,7 +310,8 @@ ze_result_t ZE_APICALL pool_create(ze_context_handle_t context, const ze_event_p
   if (!context) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!desc || !out) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
   if (desc->count == 0) return ZE_RESULT_ERROR_INVALID_SIZE;
-  *out = handle<ze_event_pool_handle_t>(new EventPool{desc->count});
+  *out = handle<ze_event_pool_handle_t>(
+      new EventPool{desc->count, (desc->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP) != 0});
   return ZE_RESULT_SUCCESS;
 }
 ze_result_t ZE_APICALL pool_destroy(ze_event_pool_handle_t pool) {
@@ -208,7 +325,7 @@ ze_result_t ZE_APICALL event_create(ze_event_pool_handle_t pool, const ze_event_
   if (!pool) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!desc || !out) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
   if (desc->index >= of<EventPool>(pool)->count) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-  *out = handle<ze_event_handle_t>(new Event);
+  *out = handle<ze_event_handle_t>(new Event{of<EventPool>(pool)->timestamped});
   return ZE_RESULT_SUCCESS;
 }
 ze_result_t ZE_APICALL event_destroy(ze_event_handle_t event) {
@@ -216,14 +333,39 @@ ze_result_t ZE_APICALL event_destroy(ze_event_handle_t event) {
   delete of<Event>(event);
   return ZE_RESULT_SUCCESS;
 }
-// Nothing runs later: an event not signalled by now never will be (a backend bug the tests see).
-ze_result_t ZE_APICALL event_synchronize(ze_event_handle_t event, uint64_t) {
-  if (!event) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  return of<Event>(event)->signalled.load() ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
+ze_result_t ZE_APICALL event_synchronize(ze_event_handle_t handle, uint64_t timeout_ns) {
+  if (!handle) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  Event& e = *of<Event>(handle);
+  std::unique_lock lock(g_events);
+  auto done = [&] { return e.signalled || g_device_lost; };
+  if (timeout_ns == UINT64_MAX)
+    g_signalled.wait(lock, done);
+  else
+    g_signalled.wait_for(lock, std::chrono::nanoseconds(timeout_ns), done);
+  if (e.signalled) return ZE_RESULT_SUCCESS;
+  return g_device_lost ? ZE_RESULT_ERROR_DEVICE_LOST : ZE_RESULT_NOT_READY;
+}
+ze_result_t ZE_APICALL event_query(ze_event_handle_t handle) {
+  return event_synchronize(handle, 0);
 }
 ze_result_t ZE_APICALL event_reset(ze_event_handle_t event) {
   if (!event) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-  of<Event>(event)->signalled.store(false);
+  std::lock_guard lock(g_events);
+  of<Event>(event)->signalled = false;
+  return ZE_RESULT_SUCCESS;
+}
+ze_result_t ZE_APICALL event_timestamp(ze_event_handle_t handle,
+                                       ze_kernel_timestamp_result_t* out) {
+  if (!handle) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (!out) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  const Event& e = *of<Event>(handle);
+  std::lock_guard lock(g_events);
+  if (!e.timestamped) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+  if (!e.signalled) return ZE_RESULT_NOT_READY;
+  // The kernel timestamp counter keeps the low kKernelTimestampBits of the device clock.
+  const uint64_t mask = (uint64_t(1) << kKernelTimestampBits) - 1;
+  out->global.kernelStart = out->context.kernelStart = e.start & mask;
+  out->global.kernelEnd = out->context.kernelEnd = e.end & mask;
   return ZE_RESULT_SUCCESS;
 }
 
@@ -238,7 +380,12 @@ ze_result_t ZE_APICALL module_create(ze_context_handle_t context, ze_device_hand
   const manifold::compiler::Target target = manifold::compiler::host_cpu_target();
   ze_result_t result = ZE_RESULT_SUCCESS;
   auto module = std::make_unique<Module>();
-  if (std::string why; !manifold::compiler::il_valid(il, &why)) {
+  if (g_device_lost) return ZE_RESULT_ERROR_DEVICE_LOST;
+  if (int left = g_rejected_modules.load();
+      left > 0 && g_rejected_modules.compare_exchange_strong(left, left - 1)) {
+    log->text = "test driver: module rejected (injected fault): unsupported on this device";
+    result = ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+  } else if (std::string why; !manifold::compiler::il_valid(il, &why)) {
     log->text = "invalid SPIR-V: " + why;
     result = ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
   } else {
@@ -356,6 +503,8 @@ void fill_command_list(ze_command_list_dditable_t& t) {
   t.pfnAppendMemoryCopy = append_copy;
   t.pfnAppendMemoryFill = append_fill;
   t.pfnAppendLaunchKernel = append_launch;
+  t.pfnAppendWaitOnEvents = append_wait;
+  t.pfnAppendBarrier = append_barrier;
 }
 void fill_event_pool(ze_event_pool_dditable_t& t) {
   t.pfnCreate = pool_create;
@@ -366,6 +515,8 @@ void fill_event(ze_event_dditable_t& t) {
   t.pfnDestroy = event_destroy;
   t.pfnHostSynchronize = event_synchronize;
   t.pfnHostReset = event_reset;
+  t.pfnQueryStatus = event_query;
+  t.pfnQueryKernelTimestamp = event_timestamp;
 }
 void fill_module(ze_module_dditable_t& t) {
   t.pfnCreate = module_create;
@@ -382,8 +533,48 @@ void fill_kernel(ze_kernel_dditable_t& t) {
   t.pfnSetGroupSize = set_group_size;
 }
 
+void fill_kernel_exp(ze_kernel_exp_dditable_t& t) { t.pfnSetGlobalOffsetExp = set_global_offset; }
+
+ze_result_t ZE_APICALL device_pci_properties(ze_device_handle_t device,
+                                             ze_pci_ext_properties_t* p) {
+  if (!device) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (!p) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  p->address = {0, kPciBus, 0, 0};
+  p->maxSpeed = {4, 16, int64_t(32) << 30};
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL device_global_timestamps(ze_device_handle_t device, uint64_t* host,
+                                                uint64_t* device_timestamp) {
+  if (!device) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (!host || !device_timestamp) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (g_device_lost) return ZE_RESULT_ERROR_DEVICE_LOST;
+  *host = *device_timestamp = now_ns();
+  return ZE_RESULT_SUCCESS;
+}
+
+void inject_fault(int fault, int count) {
+  switch (fault) {
+    case ze_test::kFaultRejectModules:
+      g_rejected_modules = count;
+      break;
+    case ze_test::kFaultOutOfDeviceMemory:
+      g_failing_allocations = count;
+      break;
+    case ze_test::kFaultDeviceLost: {
+      {
+        std::lock_guard lock(g_events);
+        g_device_lost = true;
+      }
+      g_signalled.notify_all();
+      break;
+    }
+    default:
+      break;
+  }
+}
 }  // namespace ze_test
 
-namespace ze_test {
-void fill_kernel_exp(ze_kernel_exp_dditable_t& t) { t.pfnSetGlobalOffsetExp = set_global_offset; }
-}  // namespace ze_test
+extern "C" ZE_DLLEXPORT void zeTestInjectFault(int fault, int count) {
+  ze_test::inject_fault(fault, count);
+}

@@ -6,6 +6,9 @@
 
 namespace ze_test {
 
+ze_result_t ZE_APICALL device_pci_properties(ze_device_handle_t device, ze_pci_ext_properties_t* p);
+ze_result_t ZE_APICALL device_global_timestamps(ze_device_handle_t device, uint64_t* host,
+                                                uint64_t* device_timestamp);
 void fill_context(ze_context_dditable_t& t);
 void fill_memory(ze_mem_dditable_t& t);
 void fill_command_list(ze_command_list_dditable_t& t);

@@ -17,13 +17,16 @@ inline constexpr uint32_t kSlices = 2;
 inline constexpr uint32_t kSubslicesPerSlice = 4;
 inline constexpr uint32_t kEusPerSubslice = 8;
 inline constexpr uint32_t kThreadsPerEu = 8;
-inline constexpr uint64_t kMemory = 1ull << 30;
-inline constexpr uint64_t kMaxAlloc = 256ull << 20;
+inline constexpr uint64_t kMemory = 4ull << 30;
+inline constexpr uint64_t kMaxAlloc = 1ull << 30;  // the spec's minimum: a quarter of kMemory
 inline constexpr uint64_t kCacheSize = 4ull << 20;
 inline constexpr uint32_t kMaxGroupSize = 1024;
 inline constexpr uint32_t kSharedLocalMemory = 64 * 1024;
 inline constexpr uint32_t kMaxArgumentsSize = 2048;
 inline constexpr uint32_t kPrintfBufferSize = 4 << 20;
 inline constexpr uint64_t kTimerTicksPerSecond = 1000000000;
+// Kernel timestamps keep the low bits of the device clock only (real devices: 32 or so).
+inline constexpr uint32_t kKernelTimestampBits = 32;
+inline constexpr uint32_t kPciBus = 0x3a;
 
 }  // namespace ze_test

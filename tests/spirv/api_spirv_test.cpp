@@ -299,8 +299,8 @@ TEST_F(SpirvApi, Int64AtomicsWhereTheDeviceHasThem) {
   ASSERT_EQ(Err(CL_SUCCESS), Err(err));
   Mem buffer = makeBuffer(8);
   const uint64_t zero = 0;
-  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueWriteBuffer(queue_, buffer, CL_TRUE, 0, 8, &zero, 0,
-                                                      nullptr, nullptr)));
+  ASSERT_EQ(Err(CL_SUCCESS),
+            Err(clEnqueueWriteBuffer(queue_, buffer, CL_TRUE, 0, 8, &zero, 0, nullptr, nullptr)));
   cl_mem m = buffer;
   ASSERT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(k, 0, sizeof(m), &m)));
   const size_t items = 1000;
