@@ -1,6 +1,7 @@
 // Platform and device entry points.
 #include <algorithm>
 #include <numeric>
+#include <vector>
 
 #include "api/common.h"
 #include "api/impl.h"
@@ -27,6 +28,56 @@ Platform& platform_or_default(cl_platform_id id) {
 }
 
 Device* root_or_sub_device(cl_device_id id) { return resolve<Device>(id); }
+
+bool supports_scheme(const DeviceInfo& info, cl_device_partition_property kind) {
+  return std::find(info.partition_properties.begin(), info.partition_properties.end(), kind) !=
+         info.partition_properties.end();
+}
+
+// Makes `count` sub-devices with make(i) into `out`; a failure releases those already made, so
+// that a failed clCreateSubDevices leaves nothing behind.
+template <class Make>
+void create_sub_devices(size_t count, cl_device_id* out, Make make) {
+  std::vector<Device*> made;
+  try {
+    for (size_t i = 0; i < count; ++i) made.push_back(make(i));
+  } catch (...) {
+    for (Device* d : made) d->release_api();
+    throw;
+  }
+  for (size_t i = 0; i < count; ++i) out[i] = made[i]->handle();
+}
+
+// clCreateSubDevices with CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN, which the device supports.
+void partition_by_affinity(Device& device, const cl_device_partition_property* properties,
+                           cl_uint num_devices, cl_device_id* out_devices,
+                           cl_uint* num_devices_ret) {
+  constexpr cl_device_affinity_domain known =
+      CL_DEVICE_AFFINITY_DOMAIN_NUMA | CL_DEVICE_AFFINITY_DOMAIN_L4_CACHE |
+      CL_DEVICE_AFFINITY_DOMAIN_L3_CACHE | CL_DEVICE_AFFINITY_DOMAIN_L2_CACHE |
+      CL_DEVICE_AFFINITY_DOMAIN_L1_CACHE | CL_DEVICE_AFFINITY_DOMAIN_NEXT_PARTITIONABLE;
+  const auto requested = static_cast<cl_device_affinity_domain>(properties[1]);
+  check(requested != 0 && (requested & (requested - 1)) == 0 && (requested & ~known) == 0,
+        CL_INVALID_VALUE, "CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN needs one affinity domain");
+  check(properties[2] == 0, CL_INVALID_VALUE,
+        "only one partition scheme may be given (the list must end after the affinity domain)");
+  check(requested & device.info().partition_affinity_domain, CL_INVALID_VALUE,
+        "the device does not support this affinity domain (CL_DEVICE_PARTITION_AFFINITY_DOMAIN)");
+  const Device::AffinityPartition split = device.affinity_partition(requested);
+  check(split.count > 0, CL_DEVICE_PARTITION_FAILED,
+        "the device cannot be split along this affinity domain");
+  // The spec: for NEXT_PARTITIONABLE, CL_DEVICE_PARTITION_TYPE names the domain used.
+  const std::vector<cl_device_partition_property> partition_type{
+      CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN, cl_device_partition_property(split.domain), 0};
+  // The spec: CL_INVALID_VALUE if out_devices is not NULL and num_devices is less than the
+  // number of sub-devices created by the partition scheme.
+  check(!out_devices || num_devices >= split.count, CL_INVALID_VALUE, "out_devices is too small");
+  if (out_devices)
+    create_sub_devices(split.count, out_devices, [&](size_t i) {
+      return device.create_affinity_sub_device(cl_uint(i), partition_type);
+    });
+  if (num_devices_ret) *num_devices_ret = split.count;
+}
 
 }  // namespace
 
@@ -105,13 +156,23 @@ void clCreateSubDevices(cl_device_id in_device, const cl_device_partition_proper
   const DeviceInfo& info = device.info();
   check(properties && properties[0] != 0, CL_INVALID_VALUE, "no partition scheme given");
   const cl_device_partition_property kind = properties[0];
-  check(std::find(info.partition_properties.begin(), info.partition_properties.end(), kind) !=
-            info.partition_properties.end(),
-        CL_INVALID_VALUE, "the device does not support this partition scheme");
+  check(kind == CL_DEVICE_PARTITION_EQUALLY || kind == CL_DEVICE_PARTITION_BY_COUNTS ||
+            kind == CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN,
+        CL_INVALID_VALUE, "unknown partition scheme");
+  if (!supports_scheme(info, kind)) {
+    // The spec: CL_DEVICE_PARTITION_FAILED if the partition name is supported by the
+    // implementation but in_device could not be further partitioned (a sub-device made by a
+    // scheme of its parent that cannot be split again, e.g. one Level Zero tile).
+    check(!(device.parent() && supports_scheme(device.parent()->info(), kind)),
+          CL_DEVICE_PARTITION_FAILED, "the sub-device cannot be partitioned further");
+    fail(CL_INVALID_VALUE, "the device does not support this partition scheme");
+  }
   // The spec: CL_DEVICE_PARTITION_FAILED if the partition name is supported by the
   // implementation but in_device could not be further partitioned.
   check(info.max_compute_units > 1, CL_DEVICE_PARTITION_FAILED,
         "the device has one compute unit: it cannot be partitioned further");
+  if (kind == CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN)
+    return partition_by_affinity(device, properties, num_devices, out_devices, num_devices_ret);
   std::vector<cl_uint> units;
   std::vector<cl_device_partition_property> partition_type{kind};
   if (kind == CL_DEVICE_PARTITION_EQUALLY) {
@@ -127,7 +188,7 @@ void clCreateSubDevices(cl_device_id in_device, const cl_device_partition_proper
     check(count > 0, CL_DEVICE_PARTITION_FAILED, "not enough compute units for one sub-device");
     units.assign(count, n);
     partition_type.push_back(properties[1]);
-  } else if (kind == CL_DEVICE_PARTITION_BY_COUNTS) {
+  } else {
     const cl_device_partition_property* p = properties + 1;
     for (; *p != CL_DEVICE_PARTITION_BY_COUNTS_LIST_END; ++p) {
       check(*p > 0, CL_INVALID_DEVICE_PARTITION_COUNT, "a partition count is zero or negative");
@@ -141,16 +202,15 @@ void clCreateSubDevices(cl_device_id in_device, const cl_device_partition_proper
     check(std::accumulate(units.begin(), units.end(), 0ull) <= info.max_compute_units,
           CL_INVALID_DEVICE_PARTITION_COUNT,
           "the counts add up to more compute units than the device has");
-  } else {
-    fail(CL_INVALID_VALUE, "unknown partition scheme");
   }
   partition_type.push_back(0);
   // The spec: CL_INVALID_VALUE if out_devices is not NULL and num_devices is less than the
   // number of sub-devices created by the partition scheme.
   check(!out_devices || num_devices >= units.size(), CL_INVALID_VALUE, "out_devices is too small");
   if (out_devices)
-    for (size_t i = 0; i < units.size(); ++i)
-      out_devices[i] = device.create_sub_device(units[i], kind, partition_type)->handle();
+    create_sub_devices(units.size(), out_devices, [&](size_t i) {
+      return device.create_sub_device(units[i], kind, partition_type);
+    });
   if (num_devices_ret) *num_devices_ret = static_cast<cl_uint>(units.size());
 }
 

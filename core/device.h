@@ -143,6 +143,22 @@ class Device : public ApiObject<_cl_device_id, ObjectKind::Device, CL_INVALID_DE
     fail(CL_DEVICE_PARTITION_FAILED, "this device cannot be partitioned");
   }
 
+  // CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN: the domain that `requested` (one bit of
+  // DeviceInfo::partition_affinity_domain) splits this device along (NEXT_PARTITIONABLE
+  // resolved) and into how many sub-devices; count 0 when it cannot be split that way.
+  struct AffinityPartition {
+    cl_device_affinity_domain domain = 0;
+    cl_uint count = 0;
+  };
+  virtual AffinityPartition affinity_partition(cl_device_affinity_domain /*requested*/) const {
+    return {};
+  }
+  // Sub-device `index` (< affinity_partition().count) of that split. Thread: application.
+  virtual Device* create_affinity_sub_device(
+      cl_uint /*index*/, std::vector<cl_device_partition_property> /*partition_type*/) {
+    fail(CL_DEVICE_PARTITION_FAILED, "this device cannot be partitioned by affinity domain");
+  }
+
   // Host memory is directly usable by the device (CPU): buffers need no device copy.
   virtual bool shares_host_memory() const { return false; }
 

@@ -35,8 +35,9 @@ cl_device_fp_config fp_config(uint32_t flags) {
 
 }  // namespace
 
-LevelZeroDevice::LevelZeroDevice(const Api& a, ze_driver_handle_t driver, ze_device_handle_t device)
-    : api_(a), device_(device) {
+LevelZeroDevice::LevelZeroDevice(const Api& a, ze_driver_handle_t driver, ze_device_handle_t device,
+                                 LevelZeroDevice* parent)
+    : api_(a), driver_(driver), device_(device) {
   ze_device_properties_t props{};
   check_ze(a.zeDeviceGetProperties(device, &props), "zeDeviceGetProperties");
   if (props.type != ZE_DEVICE_TYPE_GPU)
@@ -142,10 +143,8 @@ LevelZeroDevice::LevelZeroDevice(const Api& a, ze_driver_handle_t driver, ze_dev
   }
   std::memcpy(d.device_uuid.data(), props.uuid, sizeof props.uuid);
   std::memcpy(d.driver_uuid.data(), driver_props.uuid, sizeof driver_props.uuid);
-  // One Level Zero context per device: buffers live in one device's memory and move between
-  // devices through the scheduler's transfers.
-  ze_context_desc_t context_desc;
-  check_ze(a.zeContextCreate(driver, &context_desc, &context_), "zeContextCreate");
+  init_context(parent);
+  init_partitions();
   events_ = std::make_unique<EventPool>(*this);
   log_debug("level_zero: device '%s' (0x%04x), %u EUs, %zu MB, %u tile(s), SPIR-V %u.%u",
             d.name.c_str(), props.deviceId, d.max_compute_units, size_t(total >> 20), sub_devices,
@@ -155,7 +154,7 @@ LevelZeroDevice::LevelZeroDevice(const Api& a, ze_driver_handle_t driver, ze_dev
 LevelZeroDevice::~LevelZeroDevice() {
   copy_stream_.reset();
   events_.reset();
-  if (context_) api_.zeContextDestroy(context_);
+  if (context_ && is_root()) api_.zeContextDestroy(context_);
 }
 
 std::shared_ptr<const LoadedProgram> LevelZeroDevice::load_program(std::span<const uint8_t> binary,

@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "backends/level_zero/ze_api.h"
 #include "compiler/compiler.h"
@@ -39,16 +40,25 @@ void check_ze(ze_result_t result, cl_int code, const char* call);
 
 // A Level Zero device with its true properties (zeDeviceGet*Properties), one Level Zero context
 // of its own, buffers in device memory, an immediate command list per queue (ze_queue.cpp) and
-// programs as Level Zero modules of the SPIR-V pipeline's output (ze_program.cpp).
+// programs as Level Zero modules of the SPIR-V pipeline's output (ze_program.cpp). A device with
+// several tiles (zeDeviceGetSubDevices) splits by affinity domain into one sub-device per tile,
+// which shares its root's context and memory (ze_sub_devices.cpp).
 class LevelZeroDevice final : public Device {
  public:
-  LevelZeroDevice(const Api& api, ze_driver_handle_t driver, ze_device_handle_t device);
+  // `parent`: the device whose tile `device` is (null for a root device).
+  LevelZeroDevice(const Api& api, ze_driver_handle_t driver, ze_device_handle_t device,
+                  LevelZeroDevice* parent = nullptr);
   ~LevelZeroDevice() override;
 
   const char* backend_name() const override { return "level_zero"; }
   const compiler::Target& compiler_target() const override { return target_; }
   std::shared_ptr<const LoadedProgram> load_program(std::span<const uint8_t> binary,
                                                     std::string* error) override;
+
+  // One sub-device per tile (CL_DEVICE_AFFINITY_DOMAIN_NUMA or NEXT_PARTITIONABLE).
+  AffinityPartition affinity_partition(cl_device_affinity_domain requested) const override;
+  Device* create_affinity_sub_device(
+      cl_uint index, std::vector<cl_device_partition_property> partition_type) override;
 
   // DeviceMemory: plain device allocations.
   uint64_t allocate(size_t size) override;
@@ -76,10 +86,19 @@ class LevelZeroDevice final : public Device {
 
  private:
   std::shared_ptr<NativeQueue> create_native_queue_impl(bool out_of_order) override;
+  // A root device makes its own context; a tile takes its parent's, so that one allocation
+  // serves the root and every tile (ze_sub_devices.cpp).
+  void init_context(LevelZeroDevice* parent);
+  // Finds the tiles and fills the partition properties from them.
+  void init_partitions();
+  // The root device: it allocates the buffers its tiles share, and outlives them.
+  LevelZeroDevice& root_device();
 
   const Api& api_;
+  ze_driver_handle_t driver_;
   ze_device_handle_t device_;
   ze_context_handle_t context_ = nullptr;
+  std::vector<ze_device_handle_t> tiles_;
   compiler::Target target_;
   std::unique_ptr<EventPool> events_;
   std::atomic<bool> lost_{false};

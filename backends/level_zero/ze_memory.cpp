@@ -40,8 +40,11 @@ void* LevelZeroDevice::address(MemObject& mem) {
   DeviceBacking& b = mem.backing(memory_place(), [&]() -> std::unique_ptr<DeviceBacking> {
     const MemObject& root = mem.root();
     check(!root.svm(), CL_INVALID_OPERATION, "Level Zero devices do not support SVM yet");
-    void* pointer = reinterpret_cast<void*>(uintptr_t(allocate(root.size())));
-    return std::make_unique<ZeBacking>(*this, pointer);
+    // The root allocates for its tiles too (they share its memory place): its allocation is
+    // usable by each tile in the shared context, and the root outlives the backing.
+    LevelZeroDevice& owner = root_device();
+    void* pointer = reinterpret_cast<void*>(uintptr_t(owner.allocate(root.size())));
+    return std::make_unique<ZeBacking>(owner, pointer);
   });
   return static_cast<std::byte*>(static_cast<ZeBacking&>(b).pointer()) + mem.root_offset();
 }

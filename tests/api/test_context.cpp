@@ -1,5 +1,8 @@
 // clCreateContext, clCreateContextFromType (properties, notify callback), clGetContextInfo,
 // clRetainContext / clReleaseContext, clSetContextDestructorCallback.
+#include <algorithm>
+#include <vector>
+
 #include "cl_test.h"
 
 using namespace cltest;
@@ -266,14 +269,32 @@ TEST_F(ContextApi, DestructorCallbackInvalidArguments) {
   EXPECT_CL(CL_INVALID_CONTEXT, clSetContextDestructorCallback(nullptr, contextDestroyed, nullptr));
 }
 
+bool supportsScheme(cl_device_id d, cl_device_partition_property scheme) {
+  const auto schemes =
+      infoVector<cl_device_partition_property>(clGetDeviceInfo, d, CL_DEVICE_PARTITION_PROPERTIES);
+  return std::find(schemes.begin(), schemes.end(), scheme) != schemes.end();
+}
+
+// A partition the device supports: one sub-device of one compute unit by counts (the CPU), else
+// by affinity domain along the next partitionable one (Level Zero tiles); empty when neither.
+std::vector<cl_device_partition_property> someSplit(cl_device_id d) {
+  if (supportsScheme(d, CL_DEVICE_PARTITION_BY_COUNTS))
+    return {CL_DEVICE_PARTITION_BY_COUNTS, 1, CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0};
+  if (supportsScheme(d, CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN))
+    return {CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN, CL_DEVICE_AFFINITY_DOMAIN_NEXT_PARTITIONABLE,
+            0};
+  return {};
+}
+
 TEST_F(ContextApi, ContextOfSubDevice) {
   if (caps_.maxSubDevices < 2) GTEST_SKIP() << "the device cannot be partitioned";
-  cl_device_partition_property props[] = {CL_DEVICE_PARTITION_BY_COUNTS, 1,
-                                          CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0};
-  cl_device_id sub[1] = {};
+  const std::vector<cl_device_partition_property> props = someSplit(device_);
+  if (props.empty()) GTEST_SKIP() << "no partition by counts or affinity domain";
   cl_uint n = 0;
-  ASSERT_CL(CL_SUCCESS, clCreateSubDevices(device_, props, 1, sub, &n));
-  ASSERT_EQ(1u, n);
+  ASSERT_CL(CL_SUCCESS, clCreateSubDevices(device_, props.data(), 0, nullptr, &n));
+  ASSERT_GE(n, 1u);
+  std::vector<cl_device_id> sub(n);
+  ASSERT_CL(CL_SUCCESS, clCreateSubDevices(device_, props.data(), n, sub.data(), nullptr));
   cl_int err = -1;
   {
     Context c(clCreateContext(nullptr, 1, &sub[0], nullptr, nullptr, &err));
@@ -285,37 +306,47 @@ TEST_F(ContextApi, ContextOfSubDevice) {
     EXPECT_EQ(nullptr, clCreateCommandQueueWithProperties(c, device_, nullptr, &err));
     EXPECT_ERR(CL_INVALID_DEVICE, err);
   }
-  EXPECT_CL_OK(clReleaseDevice(sub[0]));
+  for (cl_device_id d : sub) EXPECT_CL_OK(clReleaseDevice(d));
 }
 
 // CTS device_partition: a program built for the parent device only serves the context's
 // sub-devices too (the spec: a program binary built for a parent device can be used by all its
-// sub-devices), in its build queries as in its launches; a device of one compute unit cannot be
-// partitioned further.
+// sub-devices), in its build queries as in its launches; a device of one compute unit (or one
+// tile) cannot be partitioned further.
 TEST_F(ContextApi, ProgramBuiltForTheParentServesItsSubDevices) {
   if (caps_.maxSubDevices < 2) GTEST_SKIP() << "the device cannot be partitioned";
-  cl_device_partition_property props[] = {CL_DEVICE_PARTITION_EQUALLY, 1, 0};
+  const bool equally = supportsScheme(device_, CL_DEVICE_PARTITION_EQUALLY);
+  std::vector<cl_device_partition_property> props{CL_DEVICE_PARTITION_EQUALLY, 1, 0};
+  if (!equally) {
+    if (!supportsScheme(device_, CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN))
+      GTEST_SKIP() << "no partition equally or by affinity domain";
+    props = {CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN, CL_DEVICE_AFFINITY_DOMAIN_NEXT_PARTITIONABLE,
+             0};
+  }
   cl_uint n = 0;
-  ASSERT_CL(CL_SUCCESS, clCreateSubDevices(device_, props, 0, nullptr, &n));
+  ASSERT_CL(CL_SUCCESS, clCreateSubDevices(device_, props.data(), 0, nullptr, &n));
   ASSERT_GE(n, 2u);
   std::vector<cl_device_id> devices(n);
-  ASSERT_CL(CL_SUCCESS, clCreateSubDevices(device_, props, n, devices.data(), nullptr));
-  cl_uint units = 0;
-  ASSERT_CL(CL_SUCCESS, clGetDeviceInfo(devices[0], CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units,
-                                        &units, nullptr));
-  EXPECT_EQ(1u, units);
+  ASSERT_CL(CL_SUCCESS, clCreateSubDevices(device_, props.data(), n, devices.data(), nullptr));
   cl_uint none = 0;
-  EXPECT_CL(CL_DEVICE_PARTITION_FAILED, clCreateSubDevices(devices[0], props, 0, nullptr, &none));
-  // CTS api negative_create_sub_devices: equally by every unit would give the device itself.
-  cl_uint all_units = 0;
-  ASSERT_CL(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof all_units,
-                                        &all_units, nullptr));
-  cl_device_partition_property whole[] = {CL_DEVICE_PARTITION_EQUALLY, all_units, 0};
-  EXPECT_CL(CL_DEVICE_PARTITION_FAILED, clCreateSubDevices(device_, whole, 0, nullptr, &none));
-  // ... and by more units than it has is an invalid count.
-  cl_device_partition_property more[] = {CL_DEVICE_PARTITION_EQUALLY, all_units + 1, 0};
-  EXPECT_CL(CL_INVALID_DEVICE_PARTITION_COUNT,
-            clCreateSubDevices(device_, more, 0, nullptr, &none));
+  EXPECT_CL(CL_DEVICE_PARTITION_FAILED,
+            clCreateSubDevices(devices[0], props.data(), 0, nullptr, &none));
+  if (equally) {
+    cl_uint units = 0;
+    ASSERT_CL(CL_SUCCESS, clGetDeviceInfo(devices[0], CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units,
+                                          &units, nullptr));
+    EXPECT_EQ(1u, units);
+    // CTS api negative_create_sub_devices: equally by every unit would give the device itself.
+    cl_uint all_units = 0;
+    ASSERT_CL(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof all_units,
+                                          &all_units, nullptr));
+    cl_device_partition_property whole[] = {CL_DEVICE_PARTITION_EQUALLY, all_units, 0};
+    EXPECT_CL(CL_DEVICE_PARTITION_FAILED, clCreateSubDevices(device_, whole, 0, nullptr, &none));
+    // ... and by more units than it has is an invalid count.
+    cl_device_partition_property more[] = {CL_DEVICE_PARTITION_EQUALLY, all_units + 1, 0};
+    EXPECT_CL(CL_INVALID_DEVICE_PARTITION_COUNT,
+              clCreateSubDevices(device_, more, 0, nullptr, &none));
+  }
   devices.push_back(device_);
   cl_int err = -1;
   {

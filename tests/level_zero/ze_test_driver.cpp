@@ -1,14 +1,17 @@
 // A Level Zero driver for tests, loaded by the real loader (ZE_ENABLE_ALT_DRIVERS, set only by
-// ctest for the Level Zero tests): one simulated GPU with two sub-devices (tiles) on the host
-// CPU. It answers the discovery and property calls the backend makes with fixed, documented
-// values, so tests can check that the backend reports exactly what a driver says; commands
-// (memory, immediate lists, modules, launches) run on the host (ze_test_driver_commands.cpp).
+// ctest for the Level Zero tests): one simulated GPU with two sub-devices (tiles: each a device
+// of its own for memory, lists and modules, with its share of the slices and memory; the
+// ze_test_driver_one_tile build has one) on the host CPU. It answers the discovery and property
+// calls the backend makes with fixed, documented values, so tests can check that the backend
+// reports exactly what a driver says; commands (memory, immediate lists, modules, launches) run
+// on the host (ze_test_driver_commands.cpp).
 //
 // Test infrastructure only: never installed, never found by the loader in normal use.
 #include <level_zero/ze_ddi.h>
 #include <level_zero/zes_ddi.h>
 #include <level_zero/zet_ddi.h>
 
+#include <array>
 #include <cstring>
 
 #include "ze_test_driver_commands.h"
@@ -24,11 +27,18 @@ struct Device {
 
 Driver g_driver;
 Device g_root{false, 0};
-Device g_tiles[ze_test::kSubDevices] = {{true, 0}, {true, 1}};
+// Tile i has sub-device id i.
+const auto g_tiles = [] {
+  std::array<Device, ze_test::kSubDevices> tiles;
+  for (uint32_t i = 0; i < ze_test::kSubDevices; ++i) tiles[i] = {true, i};
+  return tiles;
+}();
 
 ze_driver_handle_t driver_handle() { return reinterpret_cast<ze_driver_handle_t>(&g_driver); }
-ze_device_handle_t device_handle(Device& d) { return reinterpret_cast<ze_device_handle_t>(&d); }
-Device* device_of(ze_device_handle_t h) { return reinterpret_cast<Device*>(h); }
+ze_device_handle_t device_handle(const Device& d) {
+  return reinterpret_cast<ze_device_handle_t>(const_cast<Device*>(&d));
+}
+const Device* device_of(ze_device_handle_t h) { return reinterpret_cast<const Device*>(h); }
 
 // The count/array protocol of zeDriverGet, zeDeviceGet and friends.
 template <class T>

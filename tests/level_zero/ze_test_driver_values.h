@@ -4,6 +4,12 @@
 
 #include <cstdint>
 
+// The number of tiles (sub-devices) of the simulated GPU: 2, or what the build of the driver
+// sets (ze_test_driver_one_tile: 1, a tile count that allows no partition).
+#ifndef ZE_TEST_DRIVER_TILES
+#define ZE_TEST_DRIVER_TILES 2
+#endif
+
 namespace ze_test {
 
 inline constexpr const char* kName = "Manifold Level Zero test device";
@@ -12,8 +18,9 @@ inline constexpr uint32_t kVendorId = 0x8086;
 inline constexpr uint32_t kDeviceId = 0x0bd5;
 inline constexpr uint32_t kDriverVersion = 0x01020304;
 inline constexpr uint32_t kClockMhz = 1550;
-inline constexpr uint32_t kSubDevices = 2;
+inline constexpr uint32_t kSubDevices = ZE_TEST_DRIVER_TILES;
 inline constexpr uint32_t kSlices = 2;
+static_assert(kSubDevices >= 1 && kSlices % kSubDevices == 0, "each tile has whole slices");
 inline constexpr uint32_t kSubslicesPerSlice = 4;
 inline constexpr uint32_t kEusPerSubslice = 8;
 inline constexpr uint32_t kThreadsPerEu = 8;
