@@ -17,6 +17,8 @@
 
 #include "backends/cpu/cpu_executable.h"
 #include "compiler/compiler.h"
+#include "compiler/printf_buffer.h"
+#include "ze_test_driver_values.h"
 
 namespace ze_test {
 namespace {
@@ -184,7 +186,11 @@ ze_result_t ZE_APICALL append_launch(ze_command_list_handle_t list, ze_kernel_ha
     range.global_size[d] = size_t(k.group[d]) * counts[d];
     range.global_offset[d] = k.offset[d];
   }
-  k.module->executable->run(k.name, range, values.data(), k.local_sizes.data());
+  // As Intel's driver: a launch's printf output fills a buffer of the size the device reports
+  // and is printed when the launch completes.
+  manifold::compiler::PrintfBuffer printed(ze_test::kPrintfBufferSize);
+  k.module->executable->run(k.name, range, values.data(), k.local_sizes.data(), &printed);
+  printed.print(stdout);
   signal(event);
   return ZE_RESULT_SUCCESS;
 }
