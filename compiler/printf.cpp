@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "compiler/cpu_pipeline.h"
+#include "compiler/printf_buffer.h"
 #include "compiler/printf_format.h"
 
 namespace manifold::compiler {
@@ -287,7 +288,33 @@ void format_element(std::string& out, const std::string& spec_prefix, const std:
   append_format(out, (spec + conversion).c_str(), value);
 }
 
+thread_local PrintfBuffer* current_printf_buffer = nullptr;
+
 }  // namespace
+
+bool PrintfBuffer::append(std::string_view text) {
+  std::lock_guard<std::mutex> guard(lock_);
+  if (text.size() > capacity_ - text_.size()) return false;
+  text_.append(text);
+  return true;
+}
+
+void PrintfBuffer::print(std::FILE* out) {
+  std::string text;
+  {
+    std::lock_guard<std::mutex> guard(lock_);
+    text.swap(text_);
+  }
+  if (text.empty()) return;
+  std::fwrite(text.data(), 1, text.size(), out);
+  std::fflush(out);
+}
+
+PrintfBufferScope::PrintfBufferScope(PrintfBuffer* buffer) : previous_(current_printf_buffer) {
+  current_printf_buffer = buffer;
+}
+
+PrintfBufferScope::~PrintfBufferScope() { current_printf_buffer = previous_; }
 
 }  // namespace manifold::compiler
 
@@ -345,6 +372,7 @@ extern "C" int __manifold_printf(const char* format, const char* descriptor, con
       format_element(out, prefix, length, conversion, slot, data);
     }
   }
+  if (PrintfBuffer* buffer = current_printf_buffer) return buffer->append(out) ? status : -1;
   static std::mutex output_lock;
   std::lock_guard<std::mutex> guard(output_lock);
   std::fwrite(out.data(), 1, out.size(), stdout);

@@ -40,23 +40,31 @@ void initialize_spirv() {
   });
 }
 
+// LLVM's SPIR-V backend types a call's pointer operands from the callee's mangled name. Called
+// as the plain C `printf`, the format goes out as a pointer to the string's array, which
+// OpenCL.std printf forbids; as SPIR's `printf(constant char*, ...)` the backend casts it to a
+// pointer to i8. Done after the optimizer, which leaves the call alone under either name.
+// Arguments printed with %s keep their array type: OpenCL.std printf allows it and drivers
+// find the string through the variable.
+void give_printf_its_spir_name(llvm::Module& module) {
+  static constexpr const char* kSpirPrintf = "_Z6printfPU3AS2Kcz";
+  llvm::Function* printf = module.getFunction("printf");
+  if (!printf) return;
+  if (llvm::Function* existing = module.getFunction(kSpirPrintf)) {
+    printf->replaceAllUsesWith(existing);
+    printf->eraseFromParent();
+    return;
+  }
+  printf->setName(kSpirPrintf);
+}
+
 class SpirvPipeline final : public TargetPipeline {
  public:
   explicit SpirvPipeline(const Target& target) : TargetPipeline(target, CodeDestination::Driver) {}
 
  private:
   // Kernels take __local arguments as Workgroup pointers: the driver lays them out.
-  bool lower(Build& build) override {
-    // LLVM 22's SPIR-V backend types printf's format operand as a pointer to the string's
-    // array, which SPIR-V forbids (the format must point to 8-bit ints): refused here, clearly,
-    // rather than as invalid SPIR-V.
-    if (llvm::Function* printf = build.module.getFunction("printf");
-        printf && !printf->use_empty()) {
-      build.log += "error: printf is not supported on Level Zero devices yet\n";
-      return false;
-    }
-    return true;
-  }
+  bool lower(Build&) override { return true; }
 
   bool link_builtins(Build& build) override {
     return link_lazily(build.module,
@@ -66,12 +74,12 @@ class SpirvPipeline final : public TargetPipeline {
                        &build.log);
   }
 
-  // OpenCL builtins (mangled names) and SPIR-V instructions written as __spirv_* calls become
-  // instructions in the backend; what it cannot lower stays an import, which emit
+  // OpenCL builtins (mangled names, printf) and SPIR-V instructions written as __spirv_* calls
+  // become instructions in the backend; what it cannot lower stays an import, which emit
   // reports. Any other undefined function is the program's own error.
   bool resolved_later(const llvm::Function& function) const override {
     const llvm::StringRef name = function.getName();
-    return name.starts_with("_Z") || name.starts_with("__spirv_");
+    return name.starts_with("_Z") || name.starts_with("__spirv_") || name == "printf";
   }
 
   bool optimize(Build& build) override {
@@ -108,6 +116,7 @@ class SpirvPipeline final : public TargetPipeline {
   bool emit(Build& build) override {
     ProgramBinary& program = build.program;
     std::vector<uint8_t> code;
+    give_printf_its_spir_name(build.module);
     if (!emit_spirv(build.module, machine(), &code, &build.log)) return false;
     // The emitted module is checked as any application's SPIR-V would be, so that a backend
     // defect becomes a build error rather than a driver's crash.

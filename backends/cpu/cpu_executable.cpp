@@ -217,7 +217,8 @@ const KernelInfo* CpuExecutable::find(std::string_view name) const {
 const std::vector<KernelInfo>& CpuExecutable::kernels() const { return impl_->kernels; }
 
 void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
-                        const void* const* arg_values, const size_t* local_sizes) const {
+                        const void* const* arg_values, const size_t* local_sizes,
+                        compiler::PrintfBuffer* printf_buffer) const {
   size_t index = 0;
   while (index < impl_->kernels.size() && impl_->kernels[index].name != kernel_name) ++index;
   if (index == impl_->kernels.size()) return;
@@ -274,6 +275,7 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
   const uint64_t buffer_bytes = collective_offset + 8 * (items_per_group + 2);
 
   auto run_groups = [&](const tbb::blocked_range<size_t>& groups) {
+    const compiler::PrintfBufferScope printf_scope(printf_buffer);
     thread_local ThreadBuffer buffer;
     char* memory = static_cast<char*>(buffer.get(buffer_bytes));
     SmallArray<const void*> args(arg_count);

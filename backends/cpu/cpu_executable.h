@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "compiler/compiler.h"
+#include "compiler/printf_buffer.h"
 
 namespace manifold::cpu {
 
@@ -33,10 +34,11 @@ class CpuExecutable {
   // tbb::task_arena). Thread-safe; several runs may overlap.
   // arg_values[i]: pointer to the argument's bytes (for Buffer args: pointer to the void*
   // device address; NULL buffer = pointer to nullptr). local_sizes[i]: bytes for Local args
-  // (ignored for the others). printf output goes to stdout, flushed before return.
+  // (ignored for the others). printf output goes to `printf_buffer` where given, else to
+  // stdout, flushed before return.
   // An unknown kernel name does nothing (callers validate with find()).
   void run(std::string_view kernel, const compiler::NDRange&, const void* const* arg_values,
-           const size_t* local_sizes) const;
+           const size_t* local_sizes, compiler::PrintfBuffer* printf_buffer = nullptr) const;
 
   class Impl;
 

@@ -198,6 +198,23 @@ llvm::Value* Reader::builtin_variable_value(uint32_t builtin, llvm::Type* t) {
   return v;
 }
 
+// OpenCL.std printf is a call of OpenCL C's printf, which each target pipeline lowers as it
+// lowers the frontend's (the CPU: a call into the runtime; NVPTX: vprintf). The format is a
+// pointer to the UniformConstant string, possibly through a cast or an access chain; the other
+// operands are passed as they come, vectors whole.
+llvm::Value* Reader::printf_call(llvm::ArrayRef<llvm::Value*> args, llvm::Type* result) {
+  if (args.empty() || !args[0]->getType()->isPointerTy())
+    throw ReaderError("OpenCL.std printf without a format pointer");
+  if (!result->isIntegerTy(32)) throw ReaderError("OpenCL.std printf must return a 32-bit int");
+  auto* type = llvm::FunctionType::get(result, {args[0]->getType()}, /*isVarArg=*/true);
+  llvm::FunctionCallee callee = module_->getOrInsertFunction("printf", type);
+  auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee());
+  if (!f || f->getFunctionType() != type)
+    throw ReaderError("OpenCL.std printf with formats in two address spaces");
+  f->addFnAttr(llvm::Attribute::NoUnwind);
+  return builder_->CreateCall(callee, args);
+}
+
 llvm::Value* Reader::extended_instruction(const Instruction& inst) {
   llvm::IRBuilder<>& b = *builder_;
   const auto& ops = inst.operands;
@@ -242,7 +259,7 @@ llvm::Value* Reader::extended_instruction(const Instruction& inst) {
     case OpenCLLIB::Prefetch:
       return nullptr;  // a hint
     case OpenCLLIB::Printf:
-      throw ReaderError("unsupported OpenCL.std instruction printf");
+      return printf_call(args, result);
     default:
       break;
   }

@@ -82,6 +82,7 @@ class Reader {
   // A call of an OpenCL C builtin by its mangled name (declared on first use).
   llvm::CallInst* call_builtin(const std::string& mangled, llvm::Type* result,
                                llvm::ArrayRef<llvm::Value*> args, bool pure);
+  llvm::Value* printf_call(llvm::ArrayRef<llvm::Value*> args, llvm::Type* result);
   llvm::Value* conversion_call(const Instruction& inst, const Decorations& d, bool dst_signed,
                                bool src_signed);
 

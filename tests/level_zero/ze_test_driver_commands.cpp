@@ -26,6 +26,7 @@
 
 #include "backends/cpu/cpu_executable.h"
 #include "compiler/compiler.h"
+#include "compiler/printf_buffer.h"
 #include "ze_test_driver_faults.h"
 #include "ze_test_driver_values.h"
 
@@ -283,14 +284,18 @@ ze_result_t ZE_APICALL append_launch(ze_command_list_handle_t list, ze_kernel_ha
     range.global_size[d] = size_t(k.group[d]) * counts[d];
     range.global_offset[d] = k.offset[d];
   }
-  // The arguments are taken at the append, as the specification says.
+  // The arguments are taken at the append, as the specification says. As Intel's driver: a
+  // launch's printf output fills a buffer of the size the device reports and is printed when
+  // the launch completes.
   return append(
       list, event, wait_count, waits,
       [module = k.module, name = k.name, values = k.values, local_sizes = k.local_sizes, range] {
         std::vector<const void*> pointers(values.size());
         for (size_t i = 0; i < values.size(); ++i)
           if (!local_sizes[i]) pointers[i] = values[i].data();
-        module->executable->run(name, range, pointers.data(), local_sizes.data());
+        manifold::compiler::PrintfBuffer printed(ze_test::kPrintfBufferSize);
+        module->executable->run(name, range, pointers.data(), local_sizes.data(), &printed);
+        printed.print(stdout);
       });
 }
 

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <functional>
 #include <random>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -375,6 +377,145 @@ TEST_F(SpirvApi, SpecializationConstants) {
   EXPECT_EQ(Err(CL_INVALID_VALUE), Err(clSetProgramSpecializationConstant(p, 7, 8, &number)));
   EXPECT_EQ(Err(CL_INVALID_VALUE), Err(clSetProgramSpecializationConstant(p, 7, 4, nullptr)));
   EXPECT_EQ(run_spec(), (std::vector<uint32_t>{42, 1}));
+}
+
+// printf through OpenCL.std's extended instruction: the module's kernel runs once on one
+// work-item; what it printed (stdout, flushed when the launch completes) and the values it
+// wrote to its `status` buffer (printf's results).
+class SpirvPrintf : public SpirvApi {
+ protected:
+  std::string run_once(const std::vector<uint8_t>& il, const char* name,
+                       const std::vector<Arg>& values, std::vector<int32_t>* status) {
+    cl_int err = CL_SUCCESS;
+    Program p(clCreateProgramWithIL(context_, il.data(), il.size(), &err));
+    EXPECT_EQ(Err(CL_SUCCESS), Err(err));
+    if (err != CL_SUCCESS) return {};
+    err = clBuildProgram(p, 1, &device_, "", nullptr, nullptr);
+    EXPECT_EQ(Err(CL_SUCCESS), Err(err)) << build_log(p, device_);
+    if (err != CL_SUCCESS) return {};
+    Kernel k(clCreateKernel(p, name, &err));
+    EXPECT_EQ(Err(CL_SUCCESS), Err(err));
+    Mem buffer = makeBuffer(status->size() * 4);
+    cl_mem m = buffer;
+    EXPECT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(k, 0, sizeof(m), &m)));
+    for (cl_uint i = 0; i < values.size(); ++i)
+      EXPECT_EQ(Err(CL_SUCCESS),
+                Err(clSetKernelArg(k, i + 1, values[i].value.size(), values[i].value.data())));
+    const size_t one = 1;
+    testing::internal::CaptureStdout();
+    EXPECT_EQ(Err(CL_SUCCESS), Err(clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &one, nullptr, 0,
+                                                          nullptr, nullptr)));
+    EXPECT_EQ(Err(CL_SUCCESS), Err(clFinish(queue_)));
+    const std::string printed = testing::internal::GetCapturedStdout();
+    std::vector<uint8_t> bytes = read(buffer, status->size() * 4);
+    std::memcpy(status->data(), bytes.data(), bytes.size());
+    return printed;
+  }
+
+  void SetUp() override {
+    SpirvApi::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    if (deviceString(device_, CL_DEVICE_IL_VERSION).empty()) GTEST_SKIP() << "no IL";
+  }
+};
+
+// clang's SPIR-V target emits valid OpenCL.std printf only for SPIR's mangled printf (as the
+// SPIR-V pipeline calls it): float arguments promoted to double, vectors whole, %s strings as
+// pointers to their arrays.
+TEST_F(SpirvPrintf, ScalarsStringsAndVectorsFromClang) {
+  std::string log;
+  const std::vector<uint8_t> il = spirv_test::clang_spirv(R"CL(
+int __attribute__((overloadable)) __spirv_ocl_printf(constant char* format, ...);
+kernel void say(global int* status, int v, float f) {
+  status[0] = __spirv_ocl_printf("v=%d f=%.2f s=%s\n", v, f, "text");
+  status[1] = __spirv_ocl_printf("%v4hlu|%v2hlf|%v3hhd|%c|%ld\n", (uint4)(5, 6, 7, 8),
+                                 (float2)(0.5f, f), (char3)(-1, 0, 1), 'x', -123456789012L);
+  status[2] = __spirv_ocl_printf("100%%\n");
+})CL",
+                                                          &log);
+  ASSERT_FALSE(il.empty()) << log;
+  std::vector<int32_t> status(3, 7);
+  const std::string printed = run_once(il, "say", {value(42), value(2.25f)}, &status);
+  EXPECT_EQ(printed,
+            "v=42 f=2.25 s=text\n"
+            "5,6,7,8|0.500000,2.250000|-1,0,1|x|-123456789012\n"
+            "100%\n");
+  EXPECT_EQ(status, (std::vector<int32_t>{0, 0, 0}));
+}
+
+// A UniformConstant string of `text` (and its terminating zero) named %name, with the types
+// and constants it needs (%uchar, %uint, %_ptr_uchar and the %cN characters are shared).
+std::string string_variable(const std::string& name, const std::string& text,
+                            std::set<int>* characters) {
+  const std::string length = std::to_string(text.size() + 1);
+  std::ostringstream out;
+  out << "%" << name << "_n = OpConstant %uint " << length << "\n";
+  out << "%" << name << "_t = OpTypeArray %uchar %" << name << "_n\n";
+  out << "%" << name << "_p = OpTypePointer UniformConstant %" << name << "_t\n";
+  std::string elements;
+  for (const char c : text + '\0') {
+    const int code = static_cast<unsigned char>(c);
+    if (characters->insert(code).second)
+      out << "%c" << code << " = OpConstant %uchar " << code << "\n";
+    elements += " %c" + std::to_string(code);
+  }
+  out << "%" << name << "_v = OpConstantComposite %" << name << "_t" << elements << "\n";
+  out << "%" << name << " = OpVariable %" << name << "_p UniformConstant %" << name << "_v\n";
+  return out.str();
+}
+
+// Written as SPIRV-LLVM-Translator writes printf (the format and %s through access chains to
+// their first character), with arguments no OpenCL C call passes: an unpromoted float and char.
+TEST_F(SpirvPrintf, HandWrittenExtendedInstruction) {
+  std::set<int> characters;
+  // In order: each character constant is defined where it is first used.
+  std::string strings = string_variable("format", "%s:%d:%c:%ld:%v4hhu:%.1f|\n", &characters);
+  strings += string_variable("word", "hi", &characters);
+  std::string log;
+  const std::vector<uint8_t> il = spirv_test::assemble(R"(
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Int8
+               OpCapability Int64
+        %std = OpExtInstImport "OpenCL.std"
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "say"
+       %void = OpTypeVoid
+      %uchar = OpTypeInt 8 0
+       %uint = OpTypeInt 32 0
+      %ulong = OpTypeInt 64 0
+      %float = OpTypeFloat 32
+     %uchar4 = OpTypeVector %uchar 4
+  %_ptr_uchar = OpTypePointer UniformConstant %uchar
+   %ptr_uint = OpTypePointer CrossWorkgroup %uint
+         %fn = OpTypeFunction %void %ptr_uint %uint
+      %zero = OpConstant %ulong 0
+      %big = OpConstant %ulong 123456789012
+      %half = OpConstant %float 2.5
+    %letter = OpConstant %uchar 90
+       %one = OpConstant %uchar 1
+       %two = OpConstant %uchar 2
+     %three = OpConstant %uchar 3
+      %four = OpConstant %uchar 4
+    %vector = OpConstantComposite %uchar4 %one %two %three %four
+)" + strings + R"(
+          %k = OpFunction %void None %fn
+     %status = OpFunctionParameter %ptr_uint
+          %v = OpFunctionParameter %uint
+          %l = OpLabel
+     %format_0 = OpInBoundsPtrAccessChain %_ptr_uchar %format %zero %zero
+       %word_0 = OpInBoundsPtrAccessChain %_ptr_uchar %word %zero %zero
+     %result = OpExtInst %uint %std printf %format_0 %word_0 %v %letter %big %vector %half
+               OpStore %status %result Aligned 4
+               OpReturn
+               OpFunctionEnd
+)",
+                                                       &log);
+  ASSERT_FALSE(il.empty()) << log;
+  std::vector<int32_t> status(1, 7);
+  const std::string printed = run_once(il, "say", {value(uint32_t(7))}, &status);
+  EXPECT_EQ(printed, "hi:7:Z:123456789012:1,2,3,4:2.5|\n");
+  EXPECT_EQ(status[0], 0);
 }
 
 }  // namespace

@@ -82,6 +82,23 @@ TEST(SpirvReader, BuildsForNvptx) {
   EXPECT_TRUE(contains(*ptx, "bar.sync") || contains(*ptx, "barrier.sync")) << *ptx;
 }
 
+// OpenCL.std printf becomes OpenCL C's printf, which each pipeline lowers as its own: on NVPTX,
+// CUDA's vprintf with the format string in the PTX.
+TEST(SpirvReader, PrintfBuildsForNvptx) {
+  std::string log;
+  const std::vector<uint8_t> il = spirv_test::clang_spirv(R"(
+int __attribute__((overloadable)) __spirv_ocl_printf(constant char* format, ...);
+kernel void say(int v) { __spirv_ocl_printf("v=%d %s %v2hld\n", v, "text", (int2)(v, 1)); })",
+                                                          &log);
+  ASSERT_FALSE(il.empty()) << log;
+  BuildOutput out = build_il(il, "", nvptx_target(9, 0), {});
+  ASSERT_TRUE(out.success) << out.log;
+  std::string error;
+  std::optional<std::string> ptx = nvptx_ptx_of(out.binary, &error);
+  ASSERT_TRUE(ptx) << error;
+  EXPECT_TRUE(contains(*ptx, "vprintf")) << *ptx;
+}
+
 TEST(SpirvReader, CompiledObjectsLinkWithOpenClC) {
   // An IL object and an OpenCL C object in one link: the IL kernel calls a function the
   // OpenCL C program defines (Import linkage).

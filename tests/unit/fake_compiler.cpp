@@ -358,7 +358,8 @@ const compiler::KernelInfo* CpuExecutable::find(std::string_view name) const {
 const std::vector<compiler::KernelInfo>& CpuExecutable::kernels() const { return impl_->kernels; }
 
 void CpuExecutable::run(std::string_view kernel, const compiler::NDRange& range,
-                        const void* const* arg_values, const size_t* local_sizes) const {
+                        const void* const* arg_values, const size_t* local_sizes,
+                        compiler::PrintfBuffer*) const {
   fake_compiler::KernelBody body;
   {
     std::lock_guard lock(compiler::registry_mutex());
