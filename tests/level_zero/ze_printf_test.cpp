@@ -9,29 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "ze_test_driver_values.h"
+#include "ze_test_devices.h"
 
 namespace {
 
-// The test driver's device, found by name on the Manifold platform.
-cl_device_id test_driver_device() {
-  cl_uint platforms = 0;
-  clGetPlatformIDs(0, nullptr, &platforms);
-  std::vector<cl_platform_id> ids(platforms);
-  clGetPlatformIDs(platforms, ids.data(), nullptr);
-  for (cl_platform_id platform : ids) {
-    cl_uint count = 0;
-    if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_GPU, 0, nullptr, &count) != CL_SUCCESS) continue;
-    std::vector<cl_device_id> devices(count);
-    clGetDeviceIDs(platform, CL_DEVICE_TYPE_GPU, count, devices.data(), nullptr);
-    for (cl_device_id d : devices) {
-      char name[256] = {};
-      clGetDeviceInfo(d, CL_DEVICE_NAME, sizeof name, name, nullptr);
-      if (std::string(name) == ze_test::kName) return d;
-    }
-  }
-  return nullptr;
-}
+cl_device_id test_driver_device() { return ze_test::find_device(true); }
 
 class LevelZeroPrintf : public ::testing::Test {
  protected:

@@ -11,31 +11,11 @@
 #include <thread>
 #include <vector>
 
-#include "ze_test_driver_values.h"
+#include "ze_test_devices.h"
 
 namespace {
 
-cl_platform_id manifold_platform() {
-  cl_uint count = 0;
-  clGetPlatformIDs(0, nullptr, &count);
-  std::vector<cl_platform_id> platforms(count);
-  clGetPlatformIDs(count, platforms.data(), nullptr);
-  for (cl_platform_id p : platforms) {
-    char name[256] = {};
-    clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof name, name, nullptr);
-    if (std::string(name).find("Manifold") != std::string::npos) return p;
-  }
-  return nullptr;
-}
-
-std::string device_text(cl_device_id device, cl_device_info what) {
-  size_t size = 0;
-  clGetDeviceInfo(device, what, 0, nullptr, &size);
-  std::string s(size, '\0');
-  clGetDeviceInfo(device, what, size, s.data(), nullptr);
-  if (!s.empty() && s.back() == '\0') s.pop_back();
-  return s;
-}
+using ze_test::device_text;
 
 template <class T>
 T info(cl_device_id device, cl_device_info what) {
@@ -55,17 +35,7 @@ std::vector<cl_device_partition_property> partition_info(cl_device_id device, cl
 }
 
 // The test driver's root device.
-cl_device_id test_gpu() {
-  cl_platform_id platform = manifold_platform();
-  if (!platform) return nullptr;
-  cl_uint count = 0;
-  clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &count);
-  std::vector<cl_device_id> devices(count);
-  clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, count, devices.data(), nullptr);
-  for (cl_device_id d : devices)
-    if (device_text(d, CL_DEVICE_NAME) == ze_test::kName) return d;
-  return nullptr;
-}
+cl_device_id test_gpu() { return ze_test::find_device(true); }
 
 constexpr cl_uint kRootUnits =
     ze_test::kSlices * ze_test::kSubslicesPerSlice * ze_test::kEusPerSubslice;

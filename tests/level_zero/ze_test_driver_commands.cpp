@@ -4,7 +4,7 @@
 // and end on the host's monotonic clock (the device clock: 1 tick = 1 ns) and signals its event.
 // A module's SPIR-V goes through Manifold's SPIR-V reader and CPU pipeline (compiler::build_il for
 // the host CPU) to a CpuExecutable, whose run() executes a launch's NDRange. Faults can be
-// injected (zeTestInjectFault, ze_test_driver_faults.h): a rejected module, out of device memory,
+// injected (zeTestInjectFault, ze_test_driver_controls.h): a rejected module, out of device memory,
 // a lost device.
 #include "ze_test_driver_commands.h"
 
@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -27,7 +28,7 @@
 #include "backends/cpu/cpu_executable.h"
 #include "compiler/compiler.h"
 #include "compiler/printf_buffer.h"
-#include "ze_test_driver_faults.h"
+#include "ze_test_driver_controls.h"
 #include "ze_test_driver_values.h"
 
 namespace ze_test {
@@ -56,8 +57,14 @@ uint64_t now_ns() {
 }
 
 std::atomic<bool> g_device_lost{false};
+// A device being lost: the commands running now end without signalling. Commands run under a
+// shared lock of g_running, so that the loss takes effect once none runs (their memory and
+// modules may go as soon as the backend sees the loss).
+std::atomic<bool> g_device_losing{false};
+std::shared_mutex g_running;
 std::atomic<int> g_failing_allocations{0};
 std::atomic<int> g_rejected_modules{0};
+std::atomic<unsigned long> g_waits_appended{0};
 
 // An immediate list's commands, run in order on its own thread.
 struct CommandList {
@@ -217,6 +224,7 @@ ze_result_t append(ze_command_list_handle_t list, ze_event_handle_t signal, uint
     if (!waits[i]) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     wait_events.push_back(of<Event>(waits[i]));
   }
+  g_waits_appended += wait_count;
   of<CommandList>(list)->push(
       [wait_events = std::move(wait_events), work = std::move(work), event = of<Event>(signal)] {
         {
@@ -226,11 +234,13 @@ ze_result_t append(ze_command_list_handle_t list, ze_event_handle_t signal, uint
                                                 [](const Event* e) { return e->signalled; });
           });
         }
-        if (g_device_lost) return;
+        std::shared_lock running(g_running);
+        if (g_device_losing) return;
         const uint64_t start = now_ns();
         if (work) work();
         const uint64_t end = now_ns();
-        if (!event) return;
+        // A device lost while the command ran never signals it.
+        if (!event || g_device_losing) return;
         {
           std::lock_guard lock(g_events);
           event->start = start;
@@ -558,6 +568,8 @@ ze_result_t ZE_APICALL device_global_timestamps(ze_device_handle_t device, uint6
   return ZE_RESULT_SUCCESS;
 }
 
+unsigned long waits_appended() { return g_waits_appended.load(); }
+
 void inject_fault(int fault, int count) {
   switch (fault) {
     case ze_test::kFaultRejectModules:
@@ -567,6 +579,8 @@ void inject_fault(int fault, int count) {
       g_failing_allocations = count;
       break;
     case ze_test::kFaultDeviceLost: {
+      g_device_losing = true;
+      std::unique_lock none_running(g_running);
       {
         std::lock_guard lock(g_events);
         g_device_lost = true;
@@ -583,3 +597,5 @@ void inject_fault(int fault, int count) {
 extern "C" ZE_DLLEXPORT void zeTestInjectFault(int fault, int count) {
   ze_test::inject_fault(fault, count);
 }
+
+extern "C" ZE_DLLEXPORT unsigned long zeTestWaitsAppended() { return ze_test::waits_appended(); }
