@@ -38,7 +38,7 @@ configure_and_build build-asan -DCMAKE_BUILD_TYPE=Debug -DMANIFOLD_SANITIZE_ADDR
 ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   run_suite build-asan -LE 'gpu|e2e'
 
-echo "== TSan build (multi-threaded tests, the API suites over the simulated CUDA driver and HIP shim)"
+echo "== TSan build (multi-threaded tests, the API suites over the simulated CUDA driver, the HIP shim and the Level Zero test driver)"
 configure_and_build build-tsan -DCMAKE_BUILD_TYPE=Debug -DMANIFOLD_SANITIZE_THREAD=ON -DMANIFOLD_BUILD_BENCH=OFF
-TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/tests/tsan.supp" run_suite build-tsan -L 'threads|null_cuda|null_hip'
+TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/tests/tsan.supp" run_suite build-tsan -L 'threads|null_cuda|null_hip|level_zero'
 echo "All test stages passed."
