@@ -20,6 +20,7 @@
 #include "compiler/options.h"
 #include "compiler/program_cache.h"
 #include "compiler/spirv/module.h"
+#include "compiler/spirv_capabilities.h"
 #include "compiler/spirv/reader.h"
 #include "compiler/stages.h"
 #include "compiler/target_pipeline.h"
@@ -86,8 +87,11 @@ void merge_link_options(ParsedOptions& into, const std::string& library_options)
       into.math_flags.push_back(flag);
 }
 
+// `driver_il`: for a SPIR-V target, the application's own module, which the driver compiles in
+// place of the pipeline's where it keeps to the device's capabilities.
 BuildOutput finish_executable(std::unique_ptr<llvm::Module> module, const ParsedOptions& options,
-                              std::string_view option_text, const Target& target, std::string log) {
+                              std::string_view option_text, const Target& target, std::string log,
+                              std::span<const uint8_t> driver_il = {}) {
   ProgramBinary program;
   program.type = BinaryType::Executable;
   program.triple = target.triple;
@@ -96,6 +100,8 @@ BuildOutput finish_executable(std::unique_ptr<llvm::Module> module, const Parsed
   program.kernels = read_kernel_infos(*module);
   if (!pipeline_for(target)->finalize(*module, program, options, &log))
     return failure(std::move(log));
+  if (std::string why; !driver_il.empty() && check_emitted_spirv(driver_il, target, &why))
+    program.object.assign(driver_il.begin(), driver_il.end());
   return package(std::move(program), std::move(log));
 }
 
@@ -263,7 +269,12 @@ BuildOutput build_il(std::span<const uint8_t> il, std::string_view options, cons
   std::string log;
   auto module = read_il(context, il, parsed, target, spec_values, &log);
   if (!module) return failure(std::move(log));
-  BuildOutput out = finish_executable(std::move(module), parsed, options, target, std::move(log));
+  // A Level Zero driver takes the application's SPIR-V as it is (the environment spec's consumer)
+  // once Manifold's reader has taken it too (kernel metadata, and what the device can run);
+  // specialization constants are applied by the reader, so such a module goes as re-emitted.
+  const bool to_driver = llvm::Triple(target.triple).isSPIRV() && spec_values.empty();
+  BuildOutput out = finish_executable(std::move(module), parsed, options, target, std::move(log),
+                                      to_driver ? il : std::span<const uint8_t>());
   if (out.success) program_cache::store(key, out);
   return out;
 }

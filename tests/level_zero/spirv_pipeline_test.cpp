@@ -151,6 +151,33 @@ kernel void twice(global double* d) { d[get_global_id(0)] *= 2.0; })CL";
   EXPECT_FALSE(without.success);
 }
 
+// An application's SPIR-V that keeps to the device's capabilities goes to the driver as it is
+// (Manifold's reader still takes it: kernel metadata); one that needs what the device lacks is
+// refused with the capability named, before any driver sees it.
+TEST(SpirvCapabilities, ApplicationModulesGoToTheDriverAsTheyAre) {
+  const char* source = R"CL(
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+kernel void twice(global double* d, global int* n) {
+  d[get_global_id(0)] *= 2.0;
+  n[get_global_id(0)] += 1;
+})CL";
+  const BuildOutput built = build(source, "", spirv_target({false, true, false}));
+  ASSERT_TRUE(built.success) << built.log;
+  std::string error;
+  const auto il = spirv_module_of(built.binary, &error);
+  ASSERT_TRUE(il) << error;
+  const BuildOutput from_il = build_il(*il, "", spirv_target({false, true, false}), {});
+  ASSERT_TRUE(from_il.success) << from_il.log;
+  const auto given = spirv_module_of(from_il.binary, &error);
+  ASSERT_TRUE(given) << error;
+  EXPECT_EQ(*given, *il);
+  ASSERT_EQ(from_il.kernels.size(), 1u);
+  EXPECT_EQ(from_il.kernels[0].args.size(), 2u);
+  const BuildOutput no_fp64 = build_il(*il, "", spirv_target({}), {});
+  EXPECT_FALSE(no_fp64.success);
+  EXPECT_NE(no_fp64.log.find("Float64"), std::string::npos) << no_fp64.log;
+}
+
 // The legacy atomics and fences LLVM's backend leaves as imports are resolved by the shim.
 TEST(SpirvCapabilities, LegacyAtomicsAndFencesResolve) {
   const char* source = R"CL(
