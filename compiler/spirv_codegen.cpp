@@ -3,12 +3,14 @@
 #include <llvm/CodeGen/MachineFunction.h>
 #include <llvm/CodeGen/MachineModuleInfo.h>
 #include <llvm/CodeGen/TargetSubtargetInfo.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Pass.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <unordered_set>
@@ -81,6 +83,42 @@ class FreshMachineFunctions final : public llvm::ModulePass {
 
 char FreshMachineFunctions::ID = 0;
 
+// LLVM 22's SPIR-V backend carries an alloca's alignment as an 8-bit integer, sign-extended into
+// the Alignment decoration: 128 becomes 0xffffff80 (and 256 or more wraps to nonsense). Allocas are
+// kept at 128 bytes at most (OpenCL C's widest type, long16/double16, needs no more) and the
+// decoration is repaired after emission: a driver would otherwise align the variable to 4 GiB.
+constexpr uint64_t kWidestAlignment = 128;
+
+void cap_alloca_alignments(llvm::Module& module) {
+  for (llvm::Function& f : module)
+    for (llvm::BasicBlock& block : f)
+      for (llvm::Instruction& inst : block)
+        if (auto* alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst);
+            alloca && alloca->getAlign().value() > kWidestAlignment)
+          alloca->setAlignment(llvm::Align(kWidestAlignment));
+}
+
+void repair_alignment_decorations(std::vector<uint8_t>& code) {
+  constexpr uint32_t kOpDecorate = 71, kAlignment = 44, kHeaderWords = 5;
+  const size_t count = code.size() / 4;
+  for (size_t i = kHeaderWords; i < count;) {
+    uint32_t word;
+    std::memcpy(&word, code.data() + 4 * i, 4);
+    const uint32_t words = word >> 16;
+    if (words == 0) return;
+    if ((word & 0xffff) == kOpDecorate && words == 4 && i + 3 < count) {
+      uint32_t decoration, value;
+      std::memcpy(&decoration, code.data() + 4 * (i + 2), 4);
+      std::memcpy(&value, code.data() + 4 * (i + 3), 4);
+      if (decoration == kAlignment && value > 0x7fffffffu) {
+        value = static_cast<uint32_t>(-static_cast<int32_t>(value));  // 0xffffff80 -> 128
+        std::memcpy(code.data() + 4 * (i + 3), &value, 4);
+      }
+    }
+    i += words;
+  }
+}
+
 }  // namespace
 
 bool emit_spirv(llvm::Module& module, llvm::TargetMachine& machine, std::vector<uint8_t>* code,
@@ -88,6 +126,7 @@ bool emit_spirv(llvm::Module& module, llvm::TargetMachine& machine, std::vector<
   static std::mutex codegen;
   std::lock_guard lock(codegen);
   module.setDataLayout(machine.createDataLayout());
+  cap_alloca_alignments(module);
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream stream(buffer);
   llvm::legacy::PassManager passes;
@@ -101,6 +140,7 @@ bool emit_spirv(llvm::Module& module, llvm::TargetMachine& machine, std::vector<
   }
   passes.run(module);
   code->assign(buffer.begin(), buffer.end());
+  repair_alignment_decorations(*code);
   return true;
 }
 

@@ -21,7 +21,8 @@ Access memory_access(const std::vector<uint32_t>& ops, size_t at) {
   if (at >= ops.size()) return a;
   const uint32_t mask = ops[at];
   a.is_volatile = mask & spv::MemoryAccessVolatileMask;
-  if ((mask & spv::MemoryAccessAlignedMask) && at + 1 < ops.size()) a.alignment = ops[at + 1];
+  if ((mask & spv::MemoryAccessAlignedMask) && at + 1 < ops.size())
+    a.alignment = valid_alignment(ops[at + 1]);
   return a;
 }
 

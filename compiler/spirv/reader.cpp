@@ -91,7 +91,7 @@ bool apply_decoration(Reader& r, Decorations& d, const Instruction& inst, size_t
   };
   switch (decoration) {
     case spv::DecorationAlignment:
-      d.alignment = literal(1);
+      d.alignment = valid_alignment(literal(1));
       return true;
     case spv::DecorationBuiltIn:
       d.builtin = static_cast<int>(literal(1));

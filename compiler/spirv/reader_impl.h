@@ -18,6 +18,14 @@
 
 namespace manifold::compiler::spirv {
 
+// An Alignment decoration's or Aligned operand's value as an alignment: a power of two, or 0
+// (none: the type's own) for anything else. LLVM's SPIR-V backends write 128 as 0xffffff80 (an
+// 8-bit value sign-extended), which is taken as the 128 it was.
+inline uint32_t valid_alignment(uint32_t value) {
+  if (value > 0x7fffffffu) value = 0u - value;
+  return value && !(value & (value - 1)) ? value : 0;
+}
+
 // What decorations say about one id (or one struct member, for packing only).
 struct Decorations {
   uint32_t alignment = 0;

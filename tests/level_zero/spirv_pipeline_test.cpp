@@ -178,6 +178,37 @@ kernel void twice(global double* d, global int* n) {
   EXPECT_NE(no_fp64.log.find("Float64"), std::string::npos) << no_fp64.log;
 }
 
+// LLVM 22's backend writes an alloca's 128-byte alignment as 0xffffff80 (an 8-bit value,
+// sign-extended): a driver would align the private array to 4 GiB. Every Alignment the pipeline
+// emits is a power of two no larger than 128.
+TEST(SpirvCapabilities, AlignmentDecorationsArePowersOfTwo) {
+  const char* source = R"CL(
+kernel void k(global const double16* in, global double16* out, global const uint* at) {
+  __private double16 copy[64];
+  __attribute__((aligned(256))) __private int wide[8];
+  for (int i = 0; i < 64; ++i) copy[i] = in[i];
+  for (int i = 0; i < 8; ++i) wide[i] = i;
+  out[get_global_id(0)] = copy[at[get_global_id(0)] & 63] + (double)wide[at[0] & 7];
+})CL";
+  const BuildOutput out = build(source, "", spirv_target({false, true, false}));
+  ASSERT_TRUE(out.success) << out.log;
+  std::string error;
+  const auto module = spirv_module_of(out.binary, &error);
+  ASSERT_TRUE(module) << error;
+  const std::vector<uint32_t> w = words(*module);
+  int alignments = 0;
+  for (size_t i = 5; i < w.size() && (w[i] >> 16);) {
+    const uint32_t count = w[i] >> 16;
+    if ((w[i] & 0xffff) == spv::OpDecorate && count == 4 && w[i + 2] == spv::DecorationAlignment) {
+      const uint32_t a = w[i + 3];
+      EXPECT_TRUE(a && !(a & (a - 1)) && a <= 128) << "Alignment " << a;
+      ++alignments;
+    }
+    i += count;
+  }
+  EXPECT_GT(alignments, 0);
+}
+
 // The legacy atomics and fences LLVM's backend leaves as imports are resolved by the shim.
 TEST(SpirvCapabilities, LegacyAtomicsAndFencesResolve) {
   const char* source = R"CL(

@@ -3,6 +3,7 @@
 // specialization constants and the spec's error codes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -258,6 +259,80 @@ TEST_F(SpirvApi, UnsupportedCapabilityBuildLogNamesIt) {
             Err(clBuildProgram(p, 1, &device_, nullptr, nullptr, nullptr)));
   const std::string text = build_log(p, device_);
   EXPECT_NE(text.find("unsupported capability Pipes"), std::string::npos) << text;
+}
+
+// Alignment decorations that are not powers of two: LLVM's SPIR-V backends write 128 as
+// 0xffffff80 (taken as 128), and other values mean no alignment beyond the type's. The private
+// array is large and the work-group too: a 4 GiB alignment would end the process.
+TEST_F(SpirvApi, AlignmentThatIsNotAPowerOfTwo) {
+  if (deviceString(device_, CL_DEVICE_IL_VERSION).empty()) GTEST_SKIP() << "no IL";
+  std::string log;
+  std::vector<uint8_t> il = spirv_test::assemble(R"(
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Int64
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "copy" %gid
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %gid Constant
+               OpDecorate %array Alignment 4294967168
+               OpDecorate %other Alignment 24
+       %void = OpTypeVoid
+       %uint = OpTypeInt 32 0
+      %ulong = OpTypeInt 64 0
+    %v3ulong = OpTypeVector %ulong 3
+   %gid_type = OpTypePointer Input %v3ulong
+        %gid = OpVariable %gid_type Input
+       %size = OpConstant %uint 2048
+    %arr_t   = OpTypeArray %uint %size
+  %arr_ptr   = OpTypePointer Function %arr_t
+  %uint_fptr = OpTypePointer Function %uint
+        %ptr = OpTypePointer CrossWorkgroup %uint
+         %fn = OpTypeFunction %void %ptr
+       %zero = OpConstant %ulong 0
+       %mask = OpConstant %ulong 2047
+          %k = OpFunction %void None %fn
+          %p = OpFunctionParameter %ptr
+          %l = OpLabel
+      %array = OpVariable %arr_ptr Function
+      %other = OpVariable %uint_fptr Function
+         %ids = OpLoad %v3ulong %gid
+          %i = OpCompositeExtract %ulong %ids 0
+          %j = OpBitwiseAnd %ulong %i %mask
+       %slot = OpInBoundsPtrAccessChain %uint_fptr %array %zero %j
+          %v = OpUConvert %uint %i
+               OpStore %slot %v Aligned 4
+               OpStore %other %v Aligned 3
+          %w = OpLoad %uint %slot Aligned 4
+          %x = OpLoad %uint %other
+          %y = OpIAdd %uint %w %x
+          %q = OpInBoundsPtrAccessChain %ptr %p %i
+               OpStore %q %y Aligned 4
+               OpReturn
+               OpFunctionEnd
+)",
+                                                 &log);
+  ASSERT_FALSE(il.empty()) << log;
+  cl_int err = CL_SUCCESS;
+  Program p(clCreateProgramWithIL(context_, il.data(), il.size(), &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clBuildProgram(p, 1, &device_, nullptr, nullptr, nullptr)))
+      << build_log(p, device_);
+  Kernel k(clCreateKernel(p, "copy", &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  const size_t items = 4096;
+  Mem buffer = makeBuffer(items * 4);
+  cl_mem m = buffer;
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(k, 0, sizeof(m), &m)));
+  size_t local = 0;
+  clGetKernelWorkGroupInfo(k, device_, CL_KERNEL_WORK_GROUP_SIZE, sizeof local, &local, nullptr);
+  local = std::min<size_t>(local, 1024);
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &items, &local, 0,
+                                                        nullptr, nullptr)));
+  std::vector<uint8_t> bytes = read(buffer, items * 4);
+  std::vector<uint32_t> values(items);
+  std::memcpy(values.data(), bytes.data(), bytes.size());
+  for (size_t i = 0; i < items; ++i) ASSERT_EQ(values[i], 2 * uint32_t(i)) << i;
 }
 
 // The environment spec allows Int64Atomics with cl_khr_int64_base_atomics (SPIRV-Tools' OpenCL
