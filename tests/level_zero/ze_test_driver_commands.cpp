@@ -1,12 +1,13 @@
 // The test driver's command execution on the host CPU. Memory of every kind is host memory
-// (aligned_alloc); kernels and fills touch only memory the device reaches (its allocations and
-// imported host ranges), copies at least on one side, as on a GPU. An immediate command list runs
-// its commands in order on a thread of its own, as a GPU would, after the events each waits for are
-// signalled; each command records its start and end on the host's monotonic clock (the device
-// clock: 1 tick = 1 ns) and signals its event. A module's SPIR-V goes through Manifold's SPIR-V
-// reader and CPU pipeline (compiler::build_il for the host CPU) to a CpuExecutable, whose run()
-// executes a launch's NDRange. Faults can be injected (zeTestInjectFault, ze_test_driver_faults.h):
-// a rejected module, out of device memory, a lost device.
+// (aligned_alloc). An immediate command list runs its commands in order on a thread of its own,
+// as a GPU would, after the events each waits for are signalled; each command records its start
+// and end on the host's monotonic clock (the device clock: 1 tick = 1 ns) and signals its event.
+// A module's SPIR-V goes through Manifold's SPIR-V reader and CPU pipeline (compiler::build_il for
+// the host CPU) to a CpuExecutable, whose run() executes a launch's NDRange. Faults can be
+// injected (zeTestInjectFault, ze_test_driver_faults.h): a rejected module, out of device memory,
+// a lost device.
+// As on a GPU, kernels and fills touch only memory the device reaches (the driver's allocations,
+// imported host ranges), copies at least on one side.
 #include "ze_test_driver_commands.h"
 
 #include <time.h>
