@@ -80,6 +80,9 @@ void load_once() {
       dlsym(library, "zeDeviceGetGlobalTimestamps"));
   a.zeKernelSetGlobalOffsetExp = reinterpret_cast<decltype(a.zeKernelSetGlobalOffsetExp)>(
       dlsym(library, "zeKernelSetGlobalOffsetExp"));
+  a.zeDriverGetExtensionFunctionAddress =
+      reinterpret_cast<decltype(a.zeDriverGetExtensionFunctionAddress)>(
+          dlsym(library, "zeDriverGetExtensionFunctionAddress"));
   g_api = a;
   g_loaded = &g_api;
 }

@@ -319,7 +319,16 @@ struct Api {
                                              uint64_t* device_timestamp);
   // ZE_experimental_global_offset; null where the loader lacks it (offsets are then refused).
   ze_result_t (*zeKernelSetGlobalOffsetExp)(ze_kernel_handle_t, uint32_t x, uint32_t y, uint32_t z);
+  // A driver's own extension functions by name (core API 1.0); null where the loader lacks it.
+  ze_result_t (*zeDriverGetExtensionFunctionAddress)(ze_driver_handle_t, const char* name,
+                                                     void** function);
 };
+
+// Intel's host pointer import (zex_driver.h, reached through zeDriverGetExtensionFunctionAddress):
+// the pages of [ptr, ptr + size) become usable, at their own address, by kernels and copies of
+// every device of the driver, until released (by any pointer inside the range).
+using zex_import_external_pointer_t = ze_result_t (*)(ze_driver_handle_t, void* ptr, size_t size);
+using zex_release_imported_pointer_t = ze_result_t (*)(ze_driver_handle_t, void* ptr);
 
 // The loader's API, loaded on first use; null with *why when there is no loader or it lacks an
 // entry point. zeInit is not called here. Thread-safe.

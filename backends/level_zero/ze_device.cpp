@@ -1,6 +1,7 @@
 #include "backends/level_zero/ze_device.h"
 
 #include "backends/level_zero/ze_events.h"
+#include "backends/level_zero/ze_host_imports.h"
 #include "backends/level_zero/ze_program.h"
 #include "backends/level_zero/ze_queue.h"
 
@@ -140,6 +141,13 @@ LevelZeroDevice::LevelZeroDevice(const Api& a, ze_driver_handle_t driver, ze_dev
     d.pci_bus_info = {pci.address.domain, pci.address.bus, pci.address.device,
                       pci.address.function};
     d.extensions.push_back(name_version("cl_khr_pci_bus_info", CL_MAKE_VERSION(1, 0, 0)));
+  }
+  // Host memory imports (clImportMemoryARM): the driver maps the application's pages for all
+  // its devices, tiles included.
+  host_imports_ = HostImports::of(a, driver);
+  if (host_imports_) {
+    d.extensions.push_back(name_version("cl_arm_import_memory", CL_MAKE_VERSION(1, 0, 0)));
+    d.extensions.push_back(name_version("cl_arm_import_memory_host", CL_MAKE_VERSION(1, 0, 0)));
   }
   std::memcpy(d.device_uuid.data(), props.uuid, sizeof props.uuid);
   std::memcpy(d.driver_uuid.data(), driver_props.uuid, sizeof driver_props.uuid);

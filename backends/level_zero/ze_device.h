@@ -18,6 +18,7 @@ namespace manifold::level_zero {
 class LevelZeroDevice;
 class CommandStream;
 class EventPool;
+class HostImports;
 struct ZeEvent;
 
 // A buffer's memory on a Level Zero device (zeMemAllocDevice), freed with the backing.
@@ -60,9 +61,12 @@ class LevelZeroDevice final : public Device {
   Device* create_affinity_sub_device(
       cl_uint index, std::vector<cl_device_partition_property> partition_type) override;
 
-  // DeviceMemory: plain device allocations.
+  // DeviceMemory: plain device allocations; host memory imported into the driver, used at its
+  // own address (ze_host_imports.h).
   uint64_t allocate(size_t size) override;
   void deallocate(uint64_t address) override;
+  uint64_t import_host(void* host, size_t size) override;
+  void release_import(void* host) override;
 
   // The device address of `mem` (its root's backing plus its origin), made on first use.
   void* address(MemObject& mem);
@@ -99,6 +103,7 @@ class LevelZeroDevice final : public Device {
   ze_device_handle_t device_;
   ze_context_handle_t context_ = nullptr;
   std::vector<ze_device_handle_t> tiles_;
+  HostImports* host_imports_ = nullptr;  // the driver's; null where it cannot import
   compiler::Target target_;
   std::unique_ptr<EventPool> events_;
   std::atomic<bool> lost_{false};

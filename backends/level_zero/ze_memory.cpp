@@ -1,8 +1,10 @@
 // Memory on a Level Zero device: buffers and DeviceMemory allocations in device memory
-// (zeMemAllocDevice), freed with zeMemFree; copies the calling thread waits for.
+// (zeMemAllocDevice), freed with zeMemFree; imported host memory (the driver's HostImports);
+// copies the calling thread waits for.
 #include <algorithm>
 
 #include "backends/level_zero/ze_device.h"
+#include "backends/level_zero/ze_host_imports.h"
 #include "backends/level_zero/ze_queue.h"
 #include "core/error.h"
 #include "core/memory.h"
@@ -32,6 +34,17 @@ uint64_t LevelZeroDevice::allocate(size_t size) {
 
 void LevelZeroDevice::deallocate(uint64_t address) {
   if (address) api_.zeMemFree(context_, reinterpret_cast<void*>(uintptr_t(address)));
+}
+
+uint64_t LevelZeroDevice::import_host(void* host, size_t size) {
+  check(host_imports_ != nullptr, CL_INVALID_OPERATION,
+        "the Level Zero driver cannot import host memory (no zexDriverImportExternalPointer)");
+  host_imports_->import(host, size);
+  return reinterpret_cast<uintptr_t>(host);
+}
+
+void LevelZeroDevice::release_import(void* host) {
+  if (host_imports_) host_imports_->release(host);
 }
 
 void* LevelZeroDevice::address(MemObject& mem) {

@@ -4,7 +4,8 @@
 // ze_test_driver_one_tile build has one) on the host CPU. It answers the discovery and property
 // calls the backend makes with fixed, documented values, so tests can check that the backend
 // reports exactly what a driver says; commands (memory, immediate lists, modules, launches) run
-// on the host (ze_test_driver_commands.cpp).
+// on the host (ze_test_driver_commands.cpp); host memory is imported as into Intel's driver
+// (ze_test_driver_imports.cpp).
 //
 // Test infrastructure only: never installed, never found by the loader in normal use.
 #include <level_zero/ze_ddi.h>
@@ -195,6 +196,29 @@ ze_result_t ZE_APICALL image_properties(ze_device_handle_t device,
   return ZE_RESULT_SUCCESS;
 }
 
+// Intel's host pointer import, the driver's own extension (zex_driver.h).
+ze_result_t ZE_APICALL import_external_pointer(ze_driver_handle_t driver, void* ptr, size_t size) {
+  if (driver != driver_handle()) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  return ze_test::import_host_range(ptr, size);
+}
+ze_result_t ZE_APICALL release_imported_pointer(ze_driver_handle_t driver, void* ptr) {
+  if (driver != driver_handle()) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  return ze_test::release_host_range(ptr);
+}
+
+ze_result_t ZE_APICALL extension_function_address(ze_driver_handle_t driver, const char* name,
+                                                  void** out) {
+  if (driver != driver_handle()) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (!name || !out) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (std::strcmp(name, "zexDriverImportExternalPointer") == 0)
+    *out = reinterpret_cast<void*>(import_external_pointer);
+  else if (std::strcmp(name, "zexDriverReleaseImportedPointer") == 0)
+    *out = reinterpret_cast<void*>(release_imported_pointer);
+  else
+    return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+  return ZE_RESULT_SUCCESS;
+}
+
 template <class Table>
 void fill(Table&) {}
 
@@ -207,6 +231,7 @@ void fill(ze_driver_dditable_t& t) {
   t.pfnGet = driver_get;
   t.pfnGetApiVersion = driver_api_version;
   t.pfnGetProperties = driver_properties;
+  t.pfnGetExtensionFunctionAddress = extension_function_address;
 }
 template <>
 void fill(ze_device_dditable_t& t) {

@@ -6,6 +6,8 @@
 // the host CPU) to a CpuExecutable, whose run() executes a launch's NDRange. Faults can be
 // injected (zeTestInjectFault, ze_test_driver_controls.h): a rejected module, out of device memory,
 // a lost device.
+// As on a GPU, kernels and fills touch only memory the device reaches (the driver's allocations,
+// imported host ranges), copies at least on one side.
 #include "ze_test_driver_commands.h"
 
 #include <time.h>
@@ -13,6 +15,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -129,11 +132,32 @@ H handle(T* object) {
   return reinterpret_cast<H>(object);
 }
 
-// Every live allocation with its size in device memory (0: host memory), so that zeMemFree
-// rejects what it did not give out and device memory runs out where the device's would.
+// Every live allocation, so that zeMemFree rejects what it did not give out, device memory runs
+// out where the device's would, and commands touch only memory the device can reach.
+struct Allocation {
+  size_t size;
+  bool device_memory;
+};
 std::mutex g_memory_mutex;
-std::map<void*, size_t> g_allocations;
+std::map<void*, Allocation> g_allocations;
 uint64_t g_device_bytes = 0;
+
+// Whether [p, p + size) is memory the device reaches: one allocation of the driver or one
+// imported host range. Other host memory only copies may touch, from or to such memory (the
+// driver stages it), as with a real GPU, whose kernels fault on it.
+bool reachable(const void* p, size_t size) {
+  size = std::max<size_t>(size, 1);
+  {
+    std::lock_guard lock(g_memory_mutex);
+    auto after = g_allocations.upper_bound(const_cast<void*>(p));
+    if (after != g_allocations.begin()) {
+      const auto& [base, allocation] = *std::prev(after);
+      const size_t offset = static_cast<const uint8_t*>(p) - static_cast<const uint8_t*>(base);
+      if (offset + size <= allocation.size) return true;
+    }
+  }
+  return imported(p, size);
+}
 
 ze_result_t allocate(size_t size, size_t alignment, bool device_memory, void** out) {
   if (!out) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -146,7 +170,7 @@ ze_result_t allocate(size_t size, size_t alignment, bool device_memory, void** o
     return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
   void* p = std::aligned_alloc(alignment, (size + alignment - 1) / alignment * alignment);
   if (!p) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-  g_allocations.emplace(p, device_memory ? size : 0);
+  g_allocations.emplace(p, Allocation{size, device_memory});
   if (device_memory) g_device_bytes += size;
   *out = p;
   return ZE_RESULT_SUCCESS;
@@ -191,7 +215,7 @@ ze_result_t ZE_APICALL mem_free(ze_context_handle_t context, void* p) {
   std::lock_guard lock(g_memory_mutex);
   auto found = g_allocations.find(p);
   if (found == g_allocations.end()) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-  g_device_bytes -= found->second;
+  if (found->second.device_memory) g_device_bytes -= found->second.size;
   g_allocations.erase(found);
   std::free(p);
   return ZE_RESULT_SUCCESS;
@@ -256,6 +280,13 @@ ze_result_t ZE_APICALL append_copy(ze_command_list_handle_t list, void* dst, con
                                    size_t size, ze_event_handle_t event, uint32_t wait_count,
                                    ze_event_handle_t* waits) {
   if (!dst || !src) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (!reachable(dst, size) && !reachable(src, size)) {
+    std::fprintf(stderr,
+                 "ze_test_driver: copy of %zu bytes from %p to %p: neither side is driver "
+                 "memory or imported host memory\n",
+                 size, src, dst);
+    return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+  }
   return append(list, event, wait_count, waits, [=] { std::memmove(dst, src, size); });
 }
 
@@ -267,6 +298,13 @@ ze_result_t ZE_APICALL append_fill(ze_command_list_handle_t list, void* dst, con
   if (!pattern_size || (pattern_size & (pattern_size - 1)) || pattern_size > 128 ||
       size % pattern_size)
     return ZE_RESULT_ERROR_INVALID_SIZE;
+  if (!reachable(dst, size)) {
+    std::fprintf(stderr,
+                 "ze_test_driver: fill of %zu bytes at %p: neither driver memory nor "
+                 "imported host memory\n",
+                 size, dst);
+    return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+  }
   // The pattern is read at the append (the application may reuse its memory at once).
   std::vector<uint8_t> bytes(static_cast<const uint8_t*>(pattern),
                              static_cast<const uint8_t*>(pattern) + pattern_size);
@@ -283,9 +321,22 @@ ze_result_t ZE_APICALL append_launch(ze_command_list_handle_t list, ze_kernel_ha
   if (!groups) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
   const Kernel& k = *of<Kernel>(handle);
   const size_t n = k.info->args.size();
-  for (size_t i = 0; i < n; ++i)
+  for (size_t i = 0; i < n; ++i) {
     if (!k.local_sizes[i] && k.values[i].empty())
       return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;  // never set
+    // A buffer argument's address must be memory the device reaches (null is allowed).
+    void* address = nullptr;
+    if (k.info->args[i].kind == manifold::compiler::ArgKind::Buffer &&
+        k.values[i].size() == sizeof address)
+      std::memcpy(&address, k.values[i].data(), sizeof address);
+    if (address && !reachable(address, 1)) {
+      std::fprintf(stderr,
+                   "ze_test_driver: %s: argument %zu (%p) is neither driver memory nor "
+                   "imported host memory\n",
+                   k.name.c_str(), i, address);
+      return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    }
+  }
   manifold::compiler::NDRange range;
   range.work_dim = 3;
   const uint32_t counts[3] = {groups->groupCountX, groups->groupCountY, groups->groupCountZ};
