@@ -3,6 +3,7 @@
 // SPIR-V 1.2 by LLVM's SPIR-V backend. Every module is validated with SPIRV-Tools and checked
 // against the capabilities the Level Zero spec allows for OpenCL kernels before it becomes a
 // binary: the driver compiles it at zeModuleCreate.
+#include <llvm/IR/DataLayout.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
@@ -58,6 +59,38 @@ void give_printf_its_spir_name(llvm::Module& module) {
   printf->setName(kSpirPrintf);
 }
 
+// The bytes of the __local variables each kernel uses (CL_KERNEL_LOCAL_MEM_SIZE): every helper
+// is inlined into the kernels by now, so a kernel's own instructions name them all.
+void record_static_local_memory(llvm::Module& module, std::vector<KernelInfo>& kernels) {
+  constexpr unsigned kLocalAddressSpace = 3;
+  const llvm::DataLayout& layout = module.getDataLayout();
+  for (KernelInfo& k : kernels) {
+    llvm::Function* f = module.getFunction(k.name);
+    if (!f) continue;
+    std::set<const llvm::GlobalVariable*> used;
+    std::vector<const llvm::Value*> work;
+    for (llvm::GlobalVariable& g : module.globals())
+      if (g.getAddressSpace() == kLocalAddressSpace) work.push_back(&g);
+    for (const llvm::Value* v : work) {
+      const auto* g = llvm::cast<llvm::GlobalVariable>(v);
+      std::vector<const llvm::User*> users(g->user_begin(), g->user_end());
+      while (!users.empty()) {
+        const llvm::User* u = users.back();
+        users.pop_back();
+        if (const auto* inst = llvm::dyn_cast<llvm::Instruction>(u)) {
+          if (inst->getFunction() == f) used.insert(g);
+        } else {
+          users.insert(users.end(), u->user_begin(), u->user_end());  // constant expressions
+        }
+      }
+    }
+    uint64_t bytes = 0;
+    for (const llvm::GlobalVariable* g : used)
+      bytes += layout.getTypeAllocSize(g->getValueType()).getFixedValue();
+    k.local_mem_size = bytes;
+  }
+}
+
 class SpirvPipeline final : public TargetPipeline {
  public:
   explicit SpirvPipeline(const Target& target) : TargetPipeline(target, CodeDestination::Driver) {}
@@ -110,7 +143,9 @@ class SpirvPipeline final : public TargetPipeline {
                         passes = builder.buildPerModuleDefaultPipeline(level);
                       });
     dump_module_if_requested(module);
-    return verify(module, "SPIR-V", &build.log);
+    if (!verify(module, "SPIR-V", &build.log)) return false;
+    record_static_local_memory(module, build.program.kernels);
+    return true;
   }
 
   bool emit(Build& build) override {

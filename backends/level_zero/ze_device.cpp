@@ -103,7 +103,9 @@ LevelZeroDevice::LevelZeroDevice(const Api& a, ze_driver_handle_t driver, ze_dev
   d.global_mem_cacheline_size = 64;
   d.local_mem_type = CL_LOCAL;
   d.local_mem_size = compute.maxSharedLocalMemory;
-  d.max_parameter_size = module.maxArgumentsSize;
+  // SPIR-V functions take at most 255 parameters: with 8-byte arguments, 2040 bytes.
+  constexpr size_t kSpirvParameterBytes = 255 * 8;
+  d.max_parameter_size = std::min<size_t>(module.maxArgumentsSize, kSpirvParameterBytes);
   d.printf_buffer_size = module.printfBufferSize;
   d.error_correction_support = props.flags & ZE_DEVICE_PROPERTY_FLAG_ECC;
   d.host_unified_memory = props.flags & ZE_DEVICE_PROPERTY_FLAG_INTEGRATED;

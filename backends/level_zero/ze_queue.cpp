@@ -201,6 +201,9 @@ struct ZeQueue::State {
     // The job's own events in append order (`own` of them), then those it waited for.
     std::vector<SignalEvent> events;
     size_t own;
+    // The other queues' jobs it waited for on the device: they complete first, so that event
+    // statuses change in dependency order although each queue completes its own jobs.
+    std::vector<Waited> waited;
   };
 
   LevelZeroDevice& device;
@@ -210,7 +213,9 @@ struct ZeQueue::State {
   std::deque<Pending> fifo;
   std::deque<InFlight> in_flight;
   std::atomic<uint64_t> submitted{0};
-  uint64_t appended = 0;  // the newest job whose commands are on the list (or that failed)
+  uint64_t appended = 0;   // the newest job whose commands are on the list (or that failed)
+  uint64_t completed = 0;  // the newest job finished
+  std::condition_variable completed_changed;
   bool stopping = false, worker_done = false;
 };
 
@@ -294,7 +299,8 @@ void ZeQueue::work(const std::shared_ptr<State>& state) {
     }
     {
       std::lock_guard lock(state->mutex);
-      state->in_flight.push_back({std::move(p.job), p.number, status, std::move(events), own});
+      state->in_flight.push_back(
+          {std::move(p.job), p.number, status, std::move(events), own, std::move(p.waits)});
       state->appended = p.number;
     }
     state->appended_changed.notify_all();
@@ -335,7 +341,17 @@ void ZeQueue::complete(const std::shared_ptr<State>& state) {
       done = std::move(state->in_flight.front());
       state->in_flight.pop_front();
     }
+    // Jobs submitted there before this one never wait for it: no cycle.
+    for (const State::Waited& w : done.waited) {
+      std::unique_lock lock(w.queue->mutex);
+      w.queue->completed_changed.wait(lock, [&] { return w.queue->completed >= w.number; });
+    }
     done.job->finish(status == CL_SUCCESS ? CL_COMPLETE : status);
+    {
+      std::lock_guard lock(state->mutex);
+      state->completed = done.number;
+    }
+    state->completed_changed.notify_all();
   }
 }
 

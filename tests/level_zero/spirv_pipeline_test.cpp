@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -207,6 +208,34 @@ kernel void k(global const double16* in, global double16* out, global const uint
     i += count;
   }
   EXPECT_GT(alignments, 0);
+}
+
+// CL_KERNEL_LOCAL_MEM_SIZE: the __local variables each kernel uses, helpers' included.
+TEST(SpirvCapabilities, KernelsCountTheirStaticLocalMemory) {
+  const char* source = R"CL(
+void helper(local int* t) { t[get_local_id(0)] = 1; }
+kernel void small(global int* out) {
+  local int tile[10];
+  tile[get_local_id(0)] = (int)get_global_id(0);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  out[get_global_id(0)] = tile[9 - get_local_id(0)];
+}
+kernel void large(global int* out) {
+  local int a[64];
+  local float b[32];
+  helper(a);
+  b[get_local_id(0)] = 1.0f;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  out[get_global_id(0)] = a[0] + (int)b[1];
+}
+kernel void none(global int* out) { out[0] = 1; })CL";
+  const BuildOutput out = build(source, "", spirv_target({}));
+  ASSERT_TRUE(out.success) << out.log;
+  std::map<std::string, uint64_t> local;
+  for (const KernelInfo& k : out.kernels) local[k.name] = k.local_mem_size;
+  EXPECT_EQ(local["small"], 40u);
+  EXPECT_EQ(local["large"], 64u * 4 + 32u * 4);
+  EXPECT_EQ(local["none"], 0u);
 }
 
 // The legacy atomics and fences LLVM's backend leaves as imports are resolved by the shim.
