@@ -1,5 +1,6 @@
 #include "backends/level_zero/ze_queue.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -180,6 +181,15 @@ class ZeOps final : public DeviceOps {
   CommandStream& stream_;
 };
 
+// A profiled command starts no earlier than what it depends on ended (`after`): a job that put
+// nothing on the device (a marker, a barrier) was taken by the worker long before.
+void start_after(Event& event, uint64_t after) {
+  if (event.stamp(Event::kStart) < after) event.set_stamp(Event::kStart, after);
+  const uint64_t end = event.stamp(Event::kEnd);
+  if (end && end < event.stamp(Event::kStart))
+    event.set_stamp(Event::kEnd, event.stamp(Event::kStart));
+}
+
 }  // namespace
 
 struct ZeQueue::State {
@@ -215,6 +225,7 @@ struct ZeQueue::State {
   std::atomic<uint64_t> submitted{0};
   uint64_t appended = 0;   // the newest job whose commands are on the list (or that failed)
   uint64_t completed = 0;  // the newest job finished
+  uint64_t last_end = 0;   // the END time of the newest profiled job finished
   std::condition_variable completed_changed;
   bool stopping = false, worker_done = false;
 };
@@ -342,14 +353,19 @@ void ZeQueue::complete(const std::shared_ptr<State>& state) {
       state->in_flight.pop_front();
     }
     // Jobs submitted there before this one never wait for it: no cycle.
+    uint64_t after = state->last_end;  // only this thread writes it
     for (const State::Waited& w : done.waited) {
       std::unique_lock lock(w.queue->mutex);
       w.queue->completed_changed.wait(lock, [&] { return w.queue->completed >= w.number; });
+      after = std::max(after, w.queue->last_end);
     }
+    const bool timed = done.job->profiling();
+    if (timed) start_after(done.job->event(), after);
     done.job->finish(status == CL_SUCCESS ? CL_COMPLETE : status);
     {
       std::lock_guard lock(state->mutex);
       state->completed = done.number;
+      if (timed) state->last_end = std::max(after, done.job->event().stamp(Event::kEnd));
     }
     state->completed_changed.notify_all();
   }
