@@ -10,6 +10,8 @@
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/Transforms/Scalar/DCE.h>
+#include <llvm/Transforms/Scalar/Scalarizer.h>
 
 #include <algorithm>
 #include <mutex>
@@ -91,6 +93,42 @@ void record_static_local_memory(llvm::Module& module, std::vector<KernelInfo>& k
   }
 }
 
+// SPIR-V vectors have 2, 3, 4, 8 or 16 components; LLVM's optimizer makes others (a char8's
+// even elements picked through a <7 x i8> shuffle), which the SPIR-V backend emits as they are.
+bool has_illegal_vectors(const llvm::Module& module) {
+  auto illegal = [](const llvm::Type* t) {
+    const auto* v = llvm::dyn_cast<llvm::FixedVectorType>(t);
+    if (!v) return false;
+    const unsigned n = v->getNumElements();
+    return n != 2 && n != 3 && n != 4 && n != 8 && n != 16;
+  };
+  for (const llvm::Function& f : module)
+    for (const llvm::BasicBlock& block : f)
+      for (const llvm::Instruction& inst : block) {
+        if (illegal(inst.getType())) return true;
+        for (const llvm::Value* operand : inst.operands())
+          if (illegal(operand->getType())) return true;
+      }
+  return false;
+}
+
+// Scalarizes the modules that have such vectors (Intel's compiler runs vector code per lane
+// anyway); false with a message where some remain.
+bool legalize_vector_widths(llvm::Module& module, llvm::TargetMachine& machine, std::string* log) {
+  if (!has_illegal_vectors(module)) return true;
+  run_module_passes(module, &machine, [](llvm::PassBuilder&, llvm::ModulePassManager& passes) {
+    llvm::ScalarizerPassOptions options;
+    options.ScalarizeLoadStore = true;
+    llvm::FunctionPassManager functions;
+    functions.addPass(llvm::ScalarizerPass(options));
+    functions.addPass(llvm::DCEPass());
+    passes.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(functions)));
+  });
+  if (!has_illegal_vectors(module)) return true;
+  *log += "error: the kernel uses vectors of a length SPIR-V has no type for\n";
+  return false;
+}
+
 class SpirvPipeline final : public TargetPipeline {
  public:
   explicit SpirvPipeline(const Target& target) : TargetPipeline(target, CodeDestination::Driver) {}
@@ -151,6 +189,7 @@ class SpirvPipeline final : public TargetPipeline {
   bool emit(Build& build) override {
     ProgramBinary& program = build.program;
     std::vector<uint8_t> code;
+    if (!legalize_vector_widths(build.module, machine(), &build.log)) return false;
     give_printf_its_spir_name(build.module);
     if (!emit_spirv(build.module, machine(), &code, &build.log)) return false;
     // The emitted module is checked as any application's SPIR-V would be, so that a backend

@@ -238,6 +238,27 @@ kernel void none(global int* out) { out[0] = 1; })CL";
   EXPECT_EQ(local["none"], 0u);
 }
 
+// The optimizer picks a char8's even elements through a <7 x i8> shuffle; SPIR-V has no such
+// vector: such modules are scalarized before emission (CTS basic hiloeo).
+TEST(SpirvCapabilities, VectorsOfOtherLengthsAreScalarized) {
+  const char* source = R"CL(
+kernel void even_char8(global char8* in, global char4* out) {
+  out[get_global_id(0)] = in[get_global_id(0)].even;
+}
+kernel void odd_short16(global short16* in, global short8* out) {
+  out[get_global_id(0)] = in[get_global_id(0)].odd + in[get_global_id(0)].hi;
+}
+kernel void lo_int3(global int3* in, global int2* out) {
+  out[get_global_id(0)] = in[get_global_id(0)].lo;
+})CL";
+  const BuildOutput out = build(source, "", spirv_target({}));
+  ASSERT_TRUE(out.success) << out.log;
+  std::string error;
+  const auto module = spirv_module_of(out.binary, &error);
+  ASSERT_TRUE(module) << error;
+  EXPECT_EQ(validate(words(*module), SPV_ENV_OPENCL_2_2), "");
+}
+
 // The legacy atomics and fences LLVM's backend leaves as imports are resolved by the shim.
 TEST(SpirvCapabilities, LegacyAtomicsAndFencesResolve) {
   const char* source = R"CL(

@@ -338,12 +338,15 @@ ze_result_t ZE_APICALL append_launch(ze_command_list_handle_t list, ze_kernel_ha
     }
   }
   manifold::compiler::NDRange range;
-  range.work_dim = 3;
   const uint32_t counts[3] = {groups->groupCountX, groups->groupCountY, groups->groupCountZ};
+  // Level Zero launches have no work dimension: as Intel's runtime, the highest dimension the
+  // launch spans (get_work_dim()).
+  range.work_dim = 1;
   for (unsigned d = 0; d < 3; ++d) {
     range.local_size[d] = k.group[d];
     range.global_size[d] = size_t(k.group[d]) * counts[d];
     range.global_offset[d] = k.offset[d];
+    if (range.global_size[d] > 1) range.work_dim = d + 1;
   }
   // The arguments are taken at the append, as the specification says. As Intel's driver: a
   // launch's printf output fills a buffer of the size the device reports and is printed when
