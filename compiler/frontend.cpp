@@ -164,7 +164,8 @@ FrontendResult run_frontend(llvm::LLVMContext& context, std::string_view source,
   // itself defines __OPENCL_C_VERSION__, CL_VERSION_x_y, __ENDIAN_LITTLE__ and
   // __FAST_RELAXED_MATH__; opencl-c-base.h defines __kernel_exec.
   args.push_back("-D__OPENCL_VERSION__=" + std::to_string(target.opencl_version));
-  if (target.images) args.push_back("-D__IMAGE_SUPPORT__=1");
+  // Clang defines it on its own for SPIR-V targets, whose OpenCL features it takes as all present.
+  args.push_back(target.images ? "-D__IMAGE_SUPPORT__=1" : "-U__IMAGE_SUPPORT__");
   if (options.no_warnings) args.push_back("-w");
   if (options.warnings_as_errors) args.push_back("-Werror");
   for (const std::string& define : options.defines) args.push_back("-D" + define);

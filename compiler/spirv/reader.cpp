@@ -314,6 +314,8 @@ bool Reader::run(bool kernel_arg_info) {
   for (const auto& [first, end] : bodies)
     if (!translate_function_body(first, end)) return false;
   if (!make_kernels(kernel_arg_info)) return false;
+  if (constant_scratch_) constant_scratch_->eraseFromParent();
+  constant_scratch_ = nullptr;
   if (spirv_target_) use_spir_function_convention();
 
   std::string problems;

@@ -70,6 +70,9 @@ class Reader {
   // ---- types.cpp ----
   bool translate_type(const Instruction& inst);
   bool translate_constant(const Instruction& inst);
+  // OpSpecConstantOp: the operation translated as an instruction and folded to a constant (null
+  // when it does not fold). Throws ReaderError.
+  llvm::Constant* fold_spec_constant_op(const Instruction& inst);
   bool translate_global_variable(const Instruction& inst);
   llvm::Type* type(uint32_t id) const { return id < types_.size() ? types_[id] : nullptr; }
   uint32_t pointee(uint32_t pointer_type) const;
@@ -125,6 +128,9 @@ class Reader {
   // The function being translated.
   llvm::Function* function_ = nullptr;
   std::unique_ptr<llvm::IRBuilder<>> builder_;
+  // Where fold_spec_constant_op's builder points (what does not fold lands there); erased when
+  // the module is complete.
+  llvm::Function* constant_scratch_ = nullptr;
   llvm::BasicBlock* entry_ = nullptr;
   std::map<uint32_t, llvm::Value*> builtin_copies_;  // per function: builtin var -> alloca
 };

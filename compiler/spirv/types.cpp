@@ -7,6 +7,7 @@
 #include <cstring>
 #include <spirv/unified1/spirv.hpp>
 
+#include "compiler/spirv/instructions.h"
 #include "compiler/spirv/names.h"
 #include "compiler/spirv/reader_impl.h"
 
@@ -190,6 +191,15 @@ bool Reader::translate_constant(const Instruction& inst) {
     case spv::OpConstantNull:
       made = llvm::Constant::getNullValue(t);
       break;
+    case spv::OpSpecConstantOp:
+      try {
+        made = fold_spec_constant_op(inst);
+      } catch (const ReaderError& e) {
+        return fail(std::string(e.what()) + " (in OpSpecConstantOp)");
+      }
+      if (!made)
+        return fail("OpSpecConstantOp " + opcode_name(ops.at(0)) + " does not fold to a constant");
+      break;
     case spv::OpUndef:
       made = llvm::UndefValue::get(t);
       break;
@@ -199,6 +209,33 @@ bool Reader::translate_constant(const Instruction& inst) {
   if (!made) return fail("unsupported constant of " + opcode_name(inst.opcode));
   values_[inst.id] = made;
   return true;
+}
+
+llvm::Constant* Reader::fold_spec_constant_op(const Instruction& inst) {
+  if (inst.operands.empty()) throw ReaderError("OpSpecConstantOp without an operation");
+  Instruction operation;
+  operation.opcode = inst.operands[0];
+  operation.type = inst.type;
+  operation.id = inst.id;
+  operation.operands.assign(inst.operands.begin() + 1, inst.operands.end());
+  if (!constant_scratch_) {
+    constant_scratch_ =
+        llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(context_), false),
+                               llvm::GlobalValue::InternalLinkage, "spirv.constants", *module_);
+    llvm::BasicBlock::Create(context_, "fold", constant_scratch_);
+  }
+  // Module-scope constants come before any function body: no builder is in use.
+  std::unique_ptr<llvm::IRBuilder<>> saved = std::move(builder_);
+  builder_ = std::make_unique<llvm::IRBuilder<>>(&constant_scratch_->getEntryBlock());
+  llvm::Value* v = nullptr;
+  try {
+    v = translate_instruction(*this, operation);
+  } catch (...) {
+    builder_ = std::move(saved);
+    throw;
+  }
+  builder_ = std::move(saved);
+  return llvm::dyn_cast_or_null<llvm::Constant>(v);
 }
 
 bool Reader::translate_global_variable(const Instruction& inst) {

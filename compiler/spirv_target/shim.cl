@@ -1,7 +1,8 @@
 // What LLVM's SPIR-V backend leaves unresolved (imports no driver provides), compiled for
 // spirv64 at build time and linked lazily into programs before code generation: the OpenCL 1.x
-// atomic functions it does not lower itself, the legacy fences, and ldexp of a vector by a scalar
-// exponent (the backend keeps the exponent scalar, which OpenCL.std's ldexp forbids). Each is written with the
+// atomic functions it does not lower itself, the legacy fences, ldexp of a vector by a scalar
+// exponent (the backend keeps the exponent scalar, which OpenCL.std's ldexp forbids), and
+// all/any (the backend gives OpAll/OpAny the integer vector itself where they take booleans). Each is written with the
 // SPIR-V instruction it stands for (__spirv_* calls, which the backend turns into instructions).
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
@@ -122,3 +123,22 @@ void OVERLOAD write_mem_fence(cl_mem_fence_flags flags) {
 LDEXP_ALL(float)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 LDEXP_ALL(double)
+
+// ---- all/any: whether the sign bit of every (any) component is set ----
+#define ALL_ANY(T)                                                      \
+  int OVERLOAD all(T x) { return x < 0; }                               \
+  int OVERLOAD all(T##2 x) { return (x.s0 & x.s1) < 0; }                \
+  int OVERLOAD all(T##3 x) { return (x.s0 & x.s1 & x.s2) < 0; }         \
+  int OVERLOAD all(T##4 x) { return all(x.lo & x.hi); }                 \
+  int OVERLOAD all(T##8 x) { return all(x.lo & x.hi); }                 \
+  int OVERLOAD all(T##16 x) { return all(x.lo & x.hi); }                \
+  int OVERLOAD any(T x) { return x < 0; }                               \
+  int OVERLOAD any(T##2 x) { return (x.s0 | x.s1) < 0; }                \
+  int OVERLOAD any(T##3 x) { return (x.s0 | x.s1 | x.s2) < 0; }         \
+  int OVERLOAD any(T##4 x) { return any(x.lo | x.hi); }                 \
+  int OVERLOAD any(T##8 x) { return any(x.lo | x.hi); }                 \
+  int OVERLOAD any(T##16 x) { return any(x.lo | x.hi); }
+ALL_ANY(char)
+ALL_ANY(short)
+ALL_ANY(int)
+ALL_ANY(long)

@@ -259,6 +259,25 @@ kernel void lo_int3(global int3* in, global int2* out) {
   EXPECT_EQ(validate(words(*module), SPV_ENV_OPENCL_2_2), "");
 }
 
+// all/any of integer vectors (the backend gives OpAll/OpAny the integer vector: invalid SPIR-V),
+// and no __IMAGE_SUPPORT__ on a device without images (clang defines it for SPIR-V targets).
+TEST(SpirvCapabilities, AllAnyAndNoImageSupportMacro) {
+  const char* source = R"CL(
+#ifdef __IMAGE_SUPPORT__
+#error "__IMAGE_SUPPORT__ on a device without images"
+#endif
+kernel void k(global char2* a, global int4* b, global long* c, global int* out) {
+  size_t i = get_global_id(0);
+  out[i] = all(a[i]) + 2 * any(b[i]) + 4 * all(c[i]) + 8 * any(a[i] == (char2)(1, 2));
+})CL";
+  const BuildOutput out = build(source, "", spirv_target({}));
+  ASSERT_TRUE(out.success) << out.log;
+  std::string error;
+  const auto module = spirv_module_of(out.binary, &error);
+  ASSERT_TRUE(module) << error;
+  EXPECT_EQ(validate(words(*module), SPV_ENV_OPENCL_2_2), "");
+}
+
 // The legacy atomics and fences LLVM's backend leaves as imports are resolved by the shim.
 TEST(SpirvCapabilities, LegacyAtomicsAndFencesResolve) {
   const char* source = R"CL(

@@ -335,6 +335,74 @@ TEST_F(SpirvApi, AlignmentThatIsNotAPowerOfTwo) {
   for (size_t i = 0; i < items; ++i) ASSERT_EQ(values[i], 2 * uint32_t(i)) << i;
 }
 
+// A program-scope pointer initialized with the address of an array element: LLVM's SPIR-V
+// backend writes such initializers as OpSpecConstantOp (here InBoundsPtrAccessChain and a cast
+// to the generic address space).
+TEST_F(SpirvApi, SpecConstantOpInitializers) {
+  if (deviceString(device_, CL_DEVICE_IL_VERSION).empty()) GTEST_SKIP() << "no IL";
+  std::string log;
+  std::vector<uint8_t> il = spirv_test::assemble(R"(
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Int64
+               OpCapability GenericPointer
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "read_through"
+       %void = OpTypeVoid
+       %uint = OpTypeInt 32 0
+      %ulong = OpTypeInt 64 0
+      %three = OpConstant %uint 3
+        %arr = OpTypeArray %uint %three
+    %arr_ptr = OpTypePointer CrossWorkgroup %arr
+   %uint_ptr = OpTypePointer CrossWorkgroup %uint
+   %gen_ptr  = OpTypePointer Generic %uint
+  %gptr_ptr  = OpTypePointer CrossWorkgroup %uint_ptr
+  %genp_ptr  = OpTypePointer CrossWorkgroup %gen_ptr
+         %fn = OpTypeFunction %void %uint_ptr
+     %seven  = OpConstant %uint 7
+     %eleven = OpConstant %uint 11
+   %thirteen = OpConstant %uint 13
+      %zero  = OpConstant %ulong 0
+       %two  = OpConstant %ulong 2
+       %init = OpConstantComposite %arr %seven %eleven %thirteen
+      %table = OpVariable %arr_ptr CrossWorkgroup %init
+       %last = OpSpecConstantOp %uint_ptr InBoundsPtrAccessChain %table %zero %two
+    %generic = OpSpecConstantOp %gen_ptr PtrCastToGeneric %last
+          %p = OpVariable %gptr_ptr CrossWorkgroup %last
+          %q = OpVariable %genp_ptr CrossWorkgroup %generic
+          %k = OpFunction %void None %fn
+        %out = OpFunctionParameter %uint_ptr
+          %l = OpLabel
+         %pp = OpLoad %uint_ptr %p Aligned 8
+          %v = OpLoad %uint %pp Aligned 4
+         %qq = OpLoad %gen_ptr %q Aligned 8
+          %w = OpLoad %uint %qq Aligned 4
+          %s = OpIAdd %uint %v %w
+               OpStore %out %s Aligned 4
+               OpReturn
+               OpFunctionEnd
+)",
+                                                 &log);
+  ASSERT_FALSE(il.empty()) << log;
+  cl_int err = CL_SUCCESS;
+  Program p(clCreateProgramWithIL(context_, il.data(), il.size(), &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clBuildProgram(p, 1, &device_, nullptr, nullptr, nullptr)))
+      << build_log(p, device_);
+  Kernel k(clCreateKernel(p, "read_through", &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  Mem buffer = makeBuffer(4);
+  cl_mem m = buffer;
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(k, 0, sizeof(m), &m)));
+  const size_t one = 1;
+  ASSERT_EQ(Err(CL_SUCCESS),
+            Err(clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &one, nullptr, 0, nullptr, nullptr)));
+  std::vector<uint8_t> bytes = read(buffer, 4);
+  uint32_t value = 0;
+  std::memcpy(&value, bytes.data(), 4);
+  EXPECT_EQ(value, 26u);
+}
+
 // The environment spec allows Int64Atomics with cl_khr_int64_base_atomics (SPIRV-Tools' OpenCL
 // environments refuse it): such a module is taken, built and run where the device has it.
 TEST_F(SpirvApi, Int64AtomicsWhereTheDeviceHasThem) {
