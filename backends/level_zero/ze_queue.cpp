@@ -193,7 +193,7 @@ void start_after(Event& event, uint64_t after) {
 }  // namespace
 
 struct ZeQueue::State {
-  explicit State(LevelZeroDevice& d) : device(d), stream(d, d.events()) {}
+  explicit State(LevelZeroDevice& d) : keep_device(&d), device(d), stream(d, d.events()) {}
 
   struct Waited {
     std::shared_ptr<State> queue;
@@ -216,6 +216,9 @@ struct ZeQueue::State {
     std::vector<Waited> waited;
   };
 
+  // The queue's threads may outlive the queue and the application's last reference to a
+  // sub-device: the device (its context, its event pools) stays until they end. Destroyed last.
+  Ref<Device> keep_device;
   LevelZeroDevice& device;
   CommandStream stream;  // the worker's
   std::mutex mutex;

@@ -50,8 +50,10 @@ struct Event {
 
 // Every event's state changes under one lock; waiters (lists, host synchronizations) sleep on
 // one condition.
-std::mutex g_events;
-std::condition_variable g_signalled;
+// The driver's shared state is never destroyed: command lists may still run while the process
+// exits (an application need not release its queues), after static destructors ran.
+std::mutex& g_events = *new std::mutex;
+std::condition_variable& g_signalled = *new std::condition_variable;
 
 uint64_t now_ns() {
   timespec ts;
@@ -64,7 +66,11 @@ std::atomic<bool> g_device_lost{false};
 // shared lock of g_running, so that the loss takes effect once none runs (their memory and
 // modules may go as soon as the backend sees the loss).
 std::atomic<bool> g_device_losing{false};
-std::shared_mutex g_running;
+std::shared_mutex& g_running = *new std::shared_mutex;
+// The device's copy engine: copies and fills run one at a time, as on a GPU's copy engine. This
+// also orders the copies of identical bytes that the scheduler may make from two queues at once
+// (scheduler/migration.cpp: a reader need not wait for another queue's copy in flight).
+std::mutex& g_copy_engine = *new std::mutex;
 std::atomic<int> g_failing_allocations{0};
 std::atomic<int> g_rejected_modules{0};
 std::atomic<unsigned long> g_waits_appended{0};
@@ -138,8 +144,8 @@ struct Allocation {
   size_t size;
   bool device_memory;
 };
-std::mutex g_memory_mutex;
-std::map<void*, Allocation> g_allocations;
+std::mutex& g_memory_mutex = *new std::mutex;
+std::map<void*, Allocation>& g_allocations = *new std::map<void*, Allocation>;
 uint64_t g_device_bytes = 0;
 
 // Whether [p, p + size) is memory the device reaches: one allocation of the driver or one
@@ -287,7 +293,10 @@ ze_result_t ZE_APICALL append_copy(ze_command_list_handle_t list, void* dst, con
                  size, src, dst);
     return ZE_RESULT_ERROR_INVALID_ARGUMENT;
   }
-  return append(list, event, wait_count, waits, [=] { std::memmove(dst, src, size); });
+  return append(list, event, wait_count, waits, [=] {
+    std::lock_guard engine(g_copy_engine);
+    std::memmove(dst, src, size);
+  });
 }
 
 ze_result_t ZE_APICALL append_fill(ze_command_list_handle_t list, void* dst, const void* pattern,
@@ -309,6 +318,7 @@ ze_result_t ZE_APICALL append_fill(ze_command_list_handle_t list, void* dst, con
   std::vector<uint8_t> bytes(static_cast<const uint8_t*>(pattern),
                              static_cast<const uint8_t*>(pattern) + pattern_size);
   return append(list, event, wait_count, waits, [=, bytes = std::move(bytes)] {
+    std::lock_guard engine(g_copy_engine);
     for (size_t done = 0; done < size; done += bytes.size())
       std::memcpy(static_cast<uint8_t*>(dst) + done, bytes.data(), bytes.size());
   });

@@ -15,8 +15,9 @@
 namespace ze_test {
 namespace {
 
-std::mutex g_mutex;
-std::map<uintptr_t, size_t> g_ranges;  // first address -> size
+// Never destroyed: command lists may still check ranges while the process exits.
+std::mutex& g_mutex = *new std::mutex;
+std::map<uintptr_t, size_t>& g_ranges = *new std::map<uintptr_t, size_t>;  // first -> size
 ImportStats g_stats{};
 
 // The range that holds `address`, or end().
