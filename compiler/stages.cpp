@@ -208,12 +208,28 @@ bool define_abi_adapters(llvm::Module& module, const std::vector<AbiMismatch>& m
       return a->isSingleValueType() && b->isSingleValueType() && !a->isPointerTy() &&
              !b->isPointerTy() && layout.getTypeSizeInBits(a) == layout.getTypeSizeInBits(b);
     };
+    // A 3-element vector clang coerced to a value of its allocation size (char3 as i32): the
+    // same bytes, through a temporary.
+    const auto same_allocation = [&](llvm::Type* a, llvm::Type* b) {
+      return a->isSingleValueType() && b->isSingleValueType() && !a->isPointerTy() &&
+             !b->isPointerTy() && layout.getTypeAllocSize(a) == layout.getTypeAllocSize(b);
+    };
     llvm::Type* returned = adapter->getReturnType();
     if (!library || library->arg_size() != adapter->arg_size() ||
-        (library->getReturnType() != returned && !same_bits(library->getReturnType(), returned)))
+        (library->getReturnType() != returned &&
+         !same_allocation(library->getReturnType(), returned)))
       return fail();
     llvm::BasicBlock* entry = llvm::BasicBlock::Create(module.getContext(), "entry", adapter);
     llvm::IRBuilder<> b(entry);
+    const auto convert = [&](llvm::Value* value, llvm::Type* to) -> llvm::Value* {
+      if (same_bits(value->getType(), to)) return b.CreateBitCast(value, to);
+      llvm::AllocaInst* temporary =
+          b.CreateAlloca(layout.getTypeStoreSize(to) > layout.getTypeStoreSize(value->getType())
+                             ? to
+                             : value->getType());
+      b.CreateStore(value, temporary);
+      return b.CreateLoad(to, temporary);
+    };
     std::vector<llvm::Value*> arguments;
     for (unsigned i = 0; i < library->arg_size(); ++i) {
       llvm::Value* argument = adapter->getArg(i);
@@ -222,8 +238,8 @@ bool define_abi_adapters(llvm::Module& module, const std::vector<AbiMismatch>& m
         arguments.push_back(argument);
         continue;
       }
-      if (same_bits(argument->getType(), expected)) {
-        arguments.push_back(b.CreateBitCast(argument, expected));
+      if (same_allocation(argument->getType(), expected)) {
+        arguments.push_back(convert(argument, expected));
         continue;
       }
       llvm::Type* in_memory = library->getParamByValType(i);
@@ -240,7 +256,7 @@ bool define_abi_adapters(llvm::Module& module, const std::vector<AbiMismatch>& m
       b.CreateRetVoid();
     else
       b.CreateRet(call->getType() == returned ? static_cast<llvm::Value*>(call)
-                                              : b.CreateBitCast(call, returned));
+                                              : convert(call, returned));
     adapter->setLinkage(llvm::GlobalValue::InternalLinkage);
     adapter->addFnAttr(llvm::Attribute::AlwaysInline);
     adapter->removeFnAttr(llvm::Attribute::NoInline);
