@@ -152,8 +152,11 @@ class SplitLibrary::Parts {
   // bitcode, which then gets indexed by parsing.
   bool read_index(std::string_view text) {
     if (text.empty()) return false;
+    // Exactly one newline ends each line; a part defining no exported symbol has an empty one.
+    llvm::StringRef all(text.data(), text.size());
+    all.consume_back("\n");
     llvm::SmallVector<llvm::StringRef, 0> lines;
-    llvm::StringRef(text.data(), text.size()).rtrim('\n').split(lines, '\n');
+    all.split(lines, '\n');
     if (lines.size() != modules.size()) return false;
     for (unsigned part = 0; part < lines.size(); ++part) {
       llvm::StringRef rest = lines[part];
