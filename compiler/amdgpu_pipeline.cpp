@@ -31,8 +31,11 @@ extern const char manifold_amdgpu_shim_bitcode[];
 extern const uint64_t manifold_amdgpu_shim_bitcode_size;
 extern const char manifold_amdgpu_portable_bitcode[];
 extern const uint64_t manifold_amdgpu_portable_bitcode_size;
+// Embedded, libclc is split into parts with a symbol index (compiler/amdgpu/amdgpu.cmake).
 extern const char manifold_amdgpu_libclc_bitcode[];
 extern const uint64_t manifold_amdgpu_libclc_bitcode_size;
+extern const char manifold_amdgpu_libclc_index[];
+extern const uint64_t manifold_amdgpu_libclc_index_size;
 }
 
 namespace manifold::compiler {
@@ -101,6 +104,12 @@ class AmdgpuPipeline final : public TargetPipeline {
     if (!libclc.getBufferSize()) {
       *log += "error: libclc's amdgcn-amd-amdhsa.bc was not found\n";
       return false;
+    }
+    if (manifold_amdgpu_libclc_index_size) {
+      static const SplitLibrary split_libclc(
+          libclc,
+          std::string_view(manifold_amdgpu_libclc_index, manifold_amdgpu_libclc_index_size));
+      return split_libclc.link_into(module, log);
     }
     return link_lazily(module, libclc, log);
   }

@@ -33,9 +33,12 @@
 #include "compiler/target_pipeline.h"
 #include "compiler/workgroup.h"
 
-// The builtin library's bitcode, embedded at build time (see compiler/CMakeLists.txt).
+// The builtin library's bitcode and the index of the symbols its parts define, embedded at
+// build time (see compiler/CMakeLists.txt).
 extern "C" const unsigned char manifold_builtins_bitcode[];
 extern "C" const unsigned long manifold_builtins_bitcode_size;
+extern "C" const char manifold_builtins_index[];
+extern "C" const unsigned long manifold_builtins_index_size;
 
 namespace manifold::compiler {
 
@@ -251,10 +254,12 @@ constexpr llvm::StringLiteral kOutlinedPrefix = "__manifold_outlined_";
 
 // Manifold's own builtin library (compiler/builtins), embedded at build time.
 const SplitLibrary& builtin_library() {
-  static const SplitLibrary library(llvm::MemoryBufferRef(
-      llvm::StringRef(reinterpret_cast<const char*>(manifold_builtins_bitcode),
-                      manifold_builtins_bitcode_size),
-      "manifold-builtins"));
+  static const SplitLibrary library(
+      llvm::MemoryBufferRef(
+          llvm::StringRef(reinterpret_cast<const char*>(manifold_builtins_bitcode),
+                          manifold_builtins_bitcode_size),
+          "manifold-builtins"),
+      std::string_view(manifold_builtins_index, manifold_builtins_index_size));
   return library;
 }
 

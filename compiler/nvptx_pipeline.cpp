@@ -37,8 +37,11 @@ extern const char manifold_nvptx_shim_bitcode[];
 extern const uint64_t manifold_nvptx_shim_bitcode_size;
 extern const char manifold_nvptx_portable_bitcode[];
 extern const uint64_t manifold_nvptx_portable_bitcode_size;
+// Embedded, libclc is split into parts with a symbol index (compiler/nvptx/nvptx.cmake).
 extern const char manifold_nvptx_libclc_bitcode[];
 extern const uint64_t manifold_nvptx_libclc_bitcode_size;
+extern const char manifold_nvptx_libclc_index[];
+extern const uint64_t manifold_nvptx_libclc_index_size;
 extern const char manifold_nvptx_libdevice_bitcode[];
 extern const uint64_t manifold_nvptx_libdevice_bitcode_size;
 }
@@ -393,7 +396,13 @@ class NvptxPipeline final : public TargetPipeline {
       *log += "error: libclc's nvptx64--nvidiacl.bc was not found\n";
       return false;
     }
-    if (!link_lazily(module, libclc, log)) return false;
+    if (manifold_nvptx_libclc_index_size) {
+      static const SplitLibrary split_libclc(
+          libclc, std::string_view(manifold_nvptx_libclc_index, manifold_nvptx_libclc_index_size));
+      if (!split_libclc.link_into(module, log)) return false;
+    } else if (!link_lazily(module, libclc, log)) {
+      return false;
+    }
     // -cl-fp32-correctly-rounded-divide-sqrt: libclc's sqrt calls libdevice's __nv_sqrtf, which
     // takes the approximate path (its __CUDA_PREC_SQRT reflection is 0); LLVM's own sqrt
     // intrinsic becomes the correctly rounded sqrt.rn.f32 (CTS math_brute_force sqrt_cr).

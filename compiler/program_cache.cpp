@@ -30,14 +30,13 @@ constexpr size_t kDigestSize = 32;
 // Bumped when the key's composition or the entry layout changes.
 constexpr const char* kLayoutFolder = "v1";
 
-// What identifies this compiler beyond its producer string: the builtin library's bytes and the
-// file (shared library or executable) that holds this code. A rebuilt compiler has a new file.
+// What identifies this compiler beyond its producer string: the file (shared library or
+// executable) that holds this code, builtin library included; a rebuilt compiler has a new file.
+// Only where the file cannot be identified, the builtin library's bytes (hashing them reads
+// megabytes, a cost a process's first build would pay).
 const std::string& compiler_identity() {
   static const std::string identity = [] {
     std::string id = producer_id();
-    const uint64_t builtins = llvm::xxh3_64bits(
-        llvm::ArrayRef<uint8_t>(manifold_builtins_bitcode, manifold_builtins_bitcode_size));
-    id += "|builtins=" + std::to_string(builtins);
     Dl_info info{};
     struct stat file {};
     if (dladdr(reinterpret_cast<void*>(&compiler_identity), &info) && info.dli_fname &&
@@ -45,6 +44,10 @@ const std::string& compiler_identity() {
       id += "|file=" + std::string(info.dli_fname) + ":" + std::to_string(file.st_size) + ":" +
             std::to_string(file.st_ino) + ":" + std::to_string(file.st_mtim.tv_sec) + "." +
             std::to_string(file.st_mtim.tv_nsec);
+    } else {
+      const uint64_t builtins = llvm::xxh3_64bits(
+          llvm::ArrayRef<uint8_t>(manifold_builtins_bitcode, manifold_builtins_bitcode_size));
+      id += "|builtins=" + std::to_string(builtins);
     }
     return id;
   }();

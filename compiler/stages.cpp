@@ -23,6 +23,7 @@
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <map>
@@ -119,23 +120,15 @@ llvm::MemoryBufferRef library_bytes(const char* embedded, uint64_t size, const c
 // its context.
 class SplitLibrary::Parts {
  public:
-  explicit Parts(const llvm::MemoryBufferRef& bitcode) {
+  Parts(const llvm::MemoryBufferRef& bitcode, std::string_view symbol_index) {
     auto parts = llvm::getBitcodeModuleList(bitcode);
     if (!parts) {
       error = llvm::toString(parts.takeError());
       return;
     }
     modules = std::move(*parts);
-    llvm::LLVMContext scratch;
-    for (unsigned part = 0; part < modules.size(); ++part) {
-      auto module = load(part, scratch);
-      if (!module) {
-        error = llvm::toString(module.takeError());
-        return;
-      }
-      for (const llvm::GlobalValue& value : (*module)->global_values())
-        if (!value.isDeclaration() && !value.hasLocalLinkage()) index[value.getName()] = part;
-    }
+    index_given = read_index(symbol_index);
+    if (!index_given) index_by_parsing();
   }
   llvm::Expected<std::unique_ptr<llvm::Module>> load(unsigned part,
                                                      llvm::LLVMContext& context) const {
@@ -151,12 +144,60 @@ class SplitLibrary::Parts {
 
   std::vector<llvm::BitcodeModule> modules;
   llvm::StringMap<unsigned> index;
+  bool index_given = false;
   std::string error;
+
+ private:
+  // The build-time index: one line per part. False (and no entries) when it does not fit the
+  // bitcode, which then gets indexed by parsing.
+  bool read_index(std::string_view text) {
+    if (text.empty()) return false;
+    // Exactly one newline ends each line; a part defining no exported symbol has an empty one.
+    llvm::StringRef all(text.data(), text.size());
+    all.consume_back("\n");
+    llvm::SmallVector<llvm::StringRef, 0> lines;
+    all.split(lines, '\n');
+    if (lines.size() != modules.size()) return false;
+    for (unsigned part = 0; part < lines.size(); ++part) {
+      llvm::StringRef rest = lines[part];
+      while (!rest.empty()) {
+        auto [symbol, tail] = rest.split(' ');
+        if (!symbol.empty()) index[symbol] = part;
+        rest = tail;
+      }
+    }
+    return true;
+  }
+  void index_by_parsing() {
+    index.clear();
+    llvm::LLVMContext scratch;
+    for (unsigned part = 0; part < modules.size(); ++part) {
+      auto module = load(part, scratch);
+      if (!module) {
+        error = llvm::toString(module.takeError());
+        return;
+      }
+      for (const llvm::GlobalValue& value : (*module)->global_values())
+        if (!value.isDeclaration() && !value.hasLocalLinkage()) index[value.getName()] = part;
+    }
+  }
 };
 
-SplitLibrary::SplitLibrary(const llvm::MemoryBufferRef& bitcode)
-    : parts_(std::make_unique<Parts>(bitcode)) {}
+SplitLibrary::SplitLibrary(const llvm::MemoryBufferRef& bitcode, std::string_view symbol_index)
+    : parts_(std::make_unique<Parts>(bitcode, symbol_index)) {}
 SplitLibrary::~SplitLibrary() = default;
+
+std::vector<std::pair<std::string, unsigned>> SplitLibrary::symbol_index() const {
+  std::vector<std::pair<std::string, unsigned>> entries;
+  entries.reserve(parts_->index.size());
+  for (const auto& entry : parts_->index) entries.emplace_back(entry.getKey().str(), entry.second);
+  std::sort(entries.begin(), entries.end());
+  return entries;
+}
+
+bool SplitLibrary::index_was_given() const { return parts_->index_given; }
+
+const std::string& SplitLibrary::error() const { return parts_->error; }
 
 namespace {
 

@@ -68,11 +68,20 @@ bool link_lazily(llvm::Module& module, const llvm::MemoryBufferRef& library, std
 // Only the parts a program needs are parsed. Immutable after construction: threads share it.
 class SplitLibrary {
  public:
-  explicit SplitLibrary(const llvm::MemoryBufferRef& bitcode);
+  // symbol_index: line i lists the symbols part i defines, space-separated (made at build time
+  // by split_library.cmake). When empty, or not one line per part, the index is made by
+  // parsing every part: correct, but it costs a process's first build tens of milliseconds.
+  explicit SplitLibrary(const llvm::MemoryBufferRef& bitcode, std::string_view symbol_index = {});
   ~SplitLibrary();
   // Links parts into `module` until nothing the library defines is left undefined (a part's
   // functions may call functions of other parts).
   bool link_into(llvm::Module& module, std::string* log) const;
+  // The index, sorted by symbol (tests compare the build-time index with the parsed one), and
+  // whether it came from the build-time text.
+  std::vector<std::pair<std::string, unsigned>> symbol_index() const;
+  bool index_was_given() const;
+  // Why the library cannot be read; empty when it can.
+  const std::string& error() const;
 
  private:
   class Parts;

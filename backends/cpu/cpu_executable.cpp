@@ -1,12 +1,14 @@
 // CpuExecutable: JIT-compiles an executable binary with ORC LLJIT and runs NDRanges over TBB.
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/ExecutionEngine/Orc/AbsoluteSymbols.h>
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/SubtargetFeature.h>
 #include <pthread.h>
@@ -156,7 +158,22 @@ std::unique_ptr<CpuExecutable> CpuExecutable::load(std::span<const uint8_t> bina
   }
   machine.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   machine.setCodeModel(llvm::CodeModel::Small);
-  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(machine)).create();
+  // The common case only JIT-links machine code made at build time: no code generator is needed
+  // then. LLJIT by default makes two target machines up front (one for the data layout, one for
+  // its IR compiler); here the data layout comes from the compiler's per-thread machine and the
+  // IR compiler makes a machine only when it compiles (a binary built for another CPU).
+  llvm::TargetMachine* layout_source =
+      compiler::thread_target_machine(target, compiler::CodeDestination::HostJit);
+  if (!layout_source) return fail("no code generator for " + target.triple);
+  auto jit = llvm::orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(std::move(machine))
+                 .setDataLayout(layout_source->createDataLayout())
+                 .setCompileFunctionCreator(
+                     [](llvm::orc::JITTargetMachineBuilder builder)
+                         -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+                       return std::make_unique<llvm::orc::ConcurrentIRCompiler>(std::move(builder));
+                     })
+                 .create();
   if (!jit) return fail("cannot create the JIT: " + llvm::toString(jit.takeError()));
   if (auto err = add_host_symbols(**jit))
     return fail("cannot set up host symbols: " + llvm::toString(std::move(err)));

@@ -48,6 +48,38 @@ TEST(CpuRun, VectorAdd) {
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(c[i], float(3 * i)) << i;
 }
 
+// A binary whose machine code was made for other CPU features is compiled again from its bitcode
+// when it is loaded (the JIT's IR compiler, which makes its target machine only then), on
+// threads that have built nothing before as well.
+TEST(CpuRun, BinaryForOtherFeaturesIsCompiledFromItsBitcode) {
+  BuildOutput out = build(R"(
+    __kernel void scale(__global const float* a, __global float* b, float s) {
+      size_t i = get_global_id(0);
+      b[i] = a[i] * s + 1.0f;
+    })",
+                          "", host());
+  ASSERT_TRUE(out.success) << out.log;
+  Target other = host();
+  other.features += other.features.empty() ? "-avx512f" : ",-avx512f";
+  auto load_and_run = [&] {
+    std::string error;
+    auto exe = CpuExecutable::load(out.binary, other, &error);
+    ASSERT_NE(exe, nullptr) << error;
+    const size_t n = 333;
+    std::vector<float> a(n), b(n, -1);
+    for (size_t i = 0; i < n; ++i) a[i] = float(i);
+    void* pa = a.data();
+    void* pb = b.data();
+    float s = 3.0f;
+    const void* args[] = {&pa, &pb, &s};
+    exe->run("scale", range_1d(n, 37), args, nullptr);
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(b[i], float(3 * i + 1)) << i;
+  };
+  load_and_run();
+  std::thread fresh_thread(load_and_run);
+  fresh_thread.join();
+}
+
 // Tree reduction in __local memory: barriers inside a loop whose trip count is uniform.
 // Many values carried through a uniform loop and a barrier: the work-group form keeps them in
 // per-work-item slot arrays (float2 and float4 chains split into 24 scalars), laid out with a cache
