@@ -13,6 +13,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace manifold::compiler {
@@ -119,6 +120,76 @@ void repair_alignment_decorations(std::vector<uint8_t>& code) {
   }
 }
 
+// LLVM folds &g[k] of a global into a byte offset, and LLVM 22's SPIR-V backend writes such a
+// constant as OpSpecConstantOp InBoundsPtrAccessChain %g %zero %bytes typed as a uchar pointer:
+// the indices then walk g's own type (&a[1] of a uchar2 array became &a[2]). The byte offset is
+// what was meant: %g is cast to that uchar pointer first and %bytes becomes the element index.
+void repair_byte_offset_constants(std::vector<uint8_t>& code) {
+  constexpr uint32_t kOpTypeInt = 21, kOpTypePointer = 32, kOpConstant = 43, kOpConstantNull = 46,
+                     kOpSpecConstantOp = 52, kOpVariable = 59, kOpPtrAccessChain = 67,
+                     kOpInBoundsPtrAccessChain = 70, kOpBitcast = 124, kHeaderWords = 5;
+  std::vector<uint32_t> words(code.size() / 4);
+  std::memcpy(words.data(), code.data(), words.size() * 4);
+  if (words.size() < kHeaderWords) return;
+  // What the rewrite needs to know of ids: each one's defining instruction.
+  std::unordered_map<uint32_t, size_t> defined_at;
+  for (size_t i = kHeaderWords; i < words.size() && (words[i] >> 16);) {
+    const uint32_t count = words[i] >> 16, opcode = words[i] & 0xffff;
+    if ((opcode == kOpTypeInt || opcode == kOpTypePointer) && count >= 2)
+      defined_at[words[i + 1]] = i;
+    else if ((opcode == kOpConstant || opcode == kOpConstantNull || opcode == kOpVariable ||
+              opcode == kOpSpecConstantOp) &&
+             count >= 3)
+      defined_at[words[i + 2]] = i;
+    i += count;
+  }
+  auto def = [&](uint32_t id) -> const uint32_t* {
+    auto it = defined_at.find(id);
+    return it == defined_at.end() ? nullptr : &words[it->second];
+  };
+  auto is_byte_pointer = [&](uint32_t type) {
+    const uint32_t* p = def(type);
+    if (!p || (p[0] & 0xffff) != kOpTypePointer) return false;
+    const uint32_t* pointee = def(p[3]);
+    return pointee && (pointee[0] & 0xffff) == kOpTypeInt && pointee[2] == 8;
+  };
+  auto type_of = [&](uint32_t id) -> uint32_t {
+    const uint32_t* d = def(id);
+    return d && (d[0] >> 16) >= 3 ? d[1] : 0;
+  };
+  auto is_zero = [&](uint32_t id) {
+    const uint32_t* d = def(id);
+    if (d && (d[0] & 0xffff) == kOpConstantNull) return true;
+    if (!d || (d[0] & 0xffff) != kOpConstant) return false;
+    for (uint32_t k = 3; k < (d[0] >> 16); ++k)
+      if (d[k]) return false;
+    return true;
+  };
+  std::vector<uint32_t> out(words.begin(), words.begin() + kHeaderWords);
+  uint32_t bound = words[3];
+  for (size_t i = kHeaderWords; i < words.size();) {
+    const uint32_t count = words[i] >> 16;
+    if (count == 0) {
+      out.insert(out.end(), words.begin() + i, words.end());
+      break;
+    }
+    const uint32_t* w = &words[i];
+    const bool chain = (w[0] & 0xffff) == kOpSpecConstantOp && count == 7 &&
+                       (w[3] == kOpInBoundsPtrAccessChain || w[3] == kOpPtrAccessChain);
+    if (chain && is_byte_pointer(w[1]) && !is_byte_pointer(type_of(w[4])) && is_zero(w[5])) {
+      const uint32_t cast = bound++;
+      out.insert(out.end(), {(5u << 16) | kOpSpecConstantOp, w[1], cast, kOpBitcast, w[4]});
+      out.insert(out.end(), {(6u << 16) | kOpSpecConstantOp, w[1], w[2], w[3], cast, w[6]});
+    } else {
+      out.insert(out.end(), words.begin() + i, words.begin() + i + count);
+    }
+    i += count;
+  }
+  out[3] = bound;
+  code.resize(out.size() * 4);
+  std::memcpy(code.data(), out.data(), code.size());
+}
+
 }  // namespace
 
 bool emit_spirv(llvm::Module& module, llvm::TargetMachine& machine, std::vector<uint8_t>* code,
@@ -141,6 +212,7 @@ bool emit_spirv(llvm::Module& module, llvm::TargetMachine& machine, std::vector<
   passes.run(module);
   code->assign(buffer.begin(), buffer.end());
   repair_alignment_decorations(*code);
+  repair_byte_offset_constants(*code);
   return true;
 }
 

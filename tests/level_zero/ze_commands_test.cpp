@@ -111,6 +111,47 @@ TEST_F(LevelZeroCommands, VectorAddMatchesTheHost) {
   clReleaseProgram(program);
 }
 
+// Program-scope variables with initializers, one a pointer to an array element (&a[1]): LLVM's
+// SPIR-V backend wrote that initializer as indices into the array's type rather than the byte
+// offset it meant (&a[2] of a uchar2 array), and the kernel wrote outside the array (CTS basic
+// progvar_prog_scope_init).
+TEST_F(LevelZeroCommands, ProgramScopePointerToAnArrayElement) {
+  cl_int error = CL_SUCCESS;
+  const char* source = R"CL(
+global uchar2 before = (uchar2)(3, 4);
+global uchar2 table[2] = { (uchar2)(5, 6), (uchar2)(7, 8) };
+global uchar2 after = (uchar2)(9, 10);
+global uchar2* second = &table[1];
+kernel void move(uint index) { second = table + index; }  // `second` stays a variable
+kernel void touch(global uchar2* out, uchar2 value) {
+  out[0] = *second;
+  *second = value;
+  out[1] = before;
+  out[2] = table[0];
+  out[3] = table[1];
+  out[4] = after;
+})CL";
+  cl_program program = clCreateProgramWithSource(context, 1, &source, nullptr, &error);
+  ASSERT_EQ(clBuildProgram(program, 1, &device, "-cl-std=CL2.0", nullptr, nullptr), CL_SUCCESS);
+  cl_kernel kernel = clCreateKernel(program, "touch", &error);
+  ASSERT_EQ(error, CL_SUCCESS);
+  cl_mem out = clCreateBuffer(context, CL_MEM_READ_WRITE, 10, nullptr, &error);
+  ASSERT_EQ(error, CL_SUCCESS);
+  const cl_uchar2 value = {{42, 43}};
+  ASSERT_EQ(clSetKernelArg(kernel, 0, sizeof out, &out), CL_SUCCESS);
+  ASSERT_EQ(clSetKernelArg(kernel, 1, sizeof value, &value), CL_SUCCESS);
+  const size_t one = 1;
+  ASSERT_EQ(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &one, nullptr, 0, nullptr, nullptr),
+            CL_SUCCESS);
+  std::vector<unsigned char> bytes(10, 0);
+  ASSERT_EQ(clEnqueueReadBuffer(queue, out, CL_TRUE, 0, 10, bytes.data(), 0, nullptr, nullptr),
+            CL_SUCCESS);
+  EXPECT_EQ(bytes, (std::vector<unsigned char>{7, 8, 3, 4, 5, 6, 42, 43, 9, 10}));
+  clReleaseMemObject(out);
+  clReleaseKernel(kernel);
+  clReleaseProgram(program);
+}
+
 // A global offset (zeKernelSetGlobalOffsetExp), then a launch without one on the same kernel:
 // the offset is not left behind.
 TEST_F(LevelZeroCommands, GlobalOffsetShiftsTheIds) {
