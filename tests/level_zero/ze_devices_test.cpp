@@ -8,22 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "ze_test_driver_values.h"
+#include "ze_test_devices.h"
 
 namespace {
 
-cl_platform_id manifold_platform() {
-  cl_uint count = 0;
-  clGetPlatformIDs(0, nullptr, &count);
-  std::vector<cl_platform_id> platforms(count);
-  clGetPlatformIDs(count, platforms.data(), nullptr);
-  for (cl_platform_id p : platforms) {
-    char name[256] = {};
-    clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof name, name, nullptr);
-    if (std::string(name).find("Manifold") != std::string::npos) return p;
-  }
-  return nullptr;
-}
+using ze_test::manifold_platform;
 
 std::vector<cl_device_id> all_devices(cl_platform_id platform) {
   cl_uint count = 0;

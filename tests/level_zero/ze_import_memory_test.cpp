@@ -15,52 +15,17 @@
 #include <utility>
 #include <vector>
 
+#include "ze_test_devices.h"
 #include "ze_test_driver_imports.h"
-#include "ze_test_driver_values.h"
 
 namespace {
 
-cl_platform_id manifold_platform() {
-  cl_uint count = 0;
-  clGetPlatformIDs(0, nullptr, &count);
-  std::vector<cl_platform_id> platforms(count);
-  clGetPlatformIDs(count, platforms.data(), nullptr);
-  for (cl_platform_id p : platforms) {
-    char name[256] = {};
-    clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof name, name, nullptr);
-    if (std::string(name).find("Manifold") != std::string::npos) return p;
-  }
-  return nullptr;
-}
-
-std::string device_text(cl_device_id device, cl_device_info what) {
-  size_t size = 0;
-  clGetDeviceInfo(device, what, 0, nullptr, &size);
-  std::string s(size, '\0');
-  clGetDeviceInfo(device, what, size, s.data(), nullptr);
-  if (!s.empty() && s.back() == '\0') s.pop_back();
-  return s;
-}
+using ze_test::device_text;
+using ze_test::find_device;
+using ze_test::manifold_platform;
 
 bool has_word(const std::string& list, const std::string& word) {
   return (" " + list + " ").find(" " + word + " ") != std::string::npos;
-}
-
-// The test driver's device, or the CPU device.
-cl_device_id find_device(bool level_zero) {
-  cl_platform_id platform = manifold_platform();
-  if (!platform) return nullptr;
-  cl_uint count = 0;
-  clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &count);
-  std::vector<cl_device_id> devices(count);
-  clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, count, devices.data(), nullptr);
-  for (cl_device_id d : devices) {
-    cl_device_type type = 0;
-    clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, nullptr);
-    if (level_zero ? device_text(d, CL_DEVICE_NAME) == ze_test::kName : type == CL_DEVICE_TYPE_CPU)
-      return d;
-  }
-  return nullptr;
 }
 
 // What the test driver (loaded by the loader from ZE_ENABLE_ALT_DRIVERS) has imported.
