@@ -99,24 +99,16 @@ void cap_alloca_alignments(llvm::Module& module) {
           alloca->setAlignment(llvm::Align(kWidestAlignment));
 }
 
-void repair_alignment_decorations(std::vector<uint8_t>& code) {
-  constexpr uint32_t kOpDecorate = 71, kAlignment = 44, kHeaderWords = 5;
-  const size_t count = code.size() / 4;
-  for (size_t i = kHeaderWords; i < count;) {
-    uint32_t word;
-    std::memcpy(&word, code.data() + 4 * i, 4);
-    const uint32_t words = word >> 16;
-    if (words == 0) return;
-    if ((word & 0xffff) == kOpDecorate && words == 4 && i + 3 < count) {
-      uint32_t decoration, value;
-      std::memcpy(&decoration, code.data() + 4 * (i + 2), 4);
-      std::memcpy(&value, code.data() + 4 * (i + 3), 4);
-      if (decoration == kAlignment && value > 0x7fffffffu) {
-        value = static_cast<uint32_t>(-static_cast<int32_t>(value));  // 0xffffff80 -> 128
-        std::memcpy(code.data() + 4 * (i + 3), &value, 4);
-      }
-    }
-    i += words;
+constexpr size_t kHeaderWords = 5;
+
+void repair_alignment_decorations(std::vector<uint32_t>& words) {
+  constexpr uint32_t kOpDecorate = 71, kAlignment = 44;
+  for (size_t i = kHeaderWords; i < words.size() && (words[i] >> 16);) {
+    const uint32_t count = words[i] >> 16;
+    if ((words[i] & 0xffff) == kOpDecorate && count == 4 && i + 3 < words.size() &&
+        words[i + 2] == kAlignment && words[i + 3] > 0x7fffffffu)
+      words[i + 3] = 0u - words[i + 3];  // 0xffffff80 -> 128
+    i += count;
   }
 }
 
@@ -124,13 +116,10 @@ void repair_alignment_decorations(std::vector<uint8_t>& code) {
 // constant as OpSpecConstantOp InBoundsPtrAccessChain %g %zero %bytes typed as a uchar pointer:
 // the indices then walk g's own type (&a[1] of a uchar2 array became &a[2]). The byte offset is
 // what was meant: %g is cast to that uchar pointer first and %bytes becomes the element index.
-void repair_byte_offset_constants(std::vector<uint8_t>& code) {
+void repair_byte_offset_constants(std::vector<uint32_t>& words) {
   constexpr uint32_t kOpTypeInt = 21, kOpTypePointer = 32, kOpConstant = 43, kOpConstantNull = 46,
                      kOpSpecConstantOp = 52, kOpVariable = 59, kOpPtrAccessChain = 67,
-                     kOpInBoundsPtrAccessChain = 70, kOpBitcast = 124, kHeaderWords = 5;
-  std::vector<uint32_t> words(code.size() / 4);
-  std::memcpy(words.data(), code.data(), words.size() * 4);
-  if (words.size() < kHeaderWords) return;
+                     kOpInBoundsPtrAccessChain = 70, kOpBitcast = 124;
   // What the rewrite needs to know of ids: each one's defining instruction.
   std::unordered_map<uint32_t, size_t> defined_at;
   for (size_t i = kHeaderWords; i < words.size() && (words[i] >> 16);) {
@@ -186,8 +175,7 @@ void repair_byte_offset_constants(std::vector<uint8_t>& code) {
     i += count;
   }
   out[3] = bound;
-  code.resize(out.size() * 4);
-  std::memcpy(code.data(), out.data(), code.size());
+  words = std::move(out);
 }
 
 }  // namespace
@@ -211,8 +199,15 @@ bool emit_spirv(llvm::Module& module, llvm::TargetMachine& machine, std::vector<
   }
   passes.run(module);
   code->assign(buffer.begin(), buffer.end());
-  repair_alignment_decorations(*code);
-  repair_byte_offset_constants(*code);
+  // The repairs below read the module as words (emitted little-endian, as the host).
+  std::vector<uint32_t> words(code->size() / 4);
+  std::memcpy(words.data(), code->data(), words.size() * 4);
+  if (words.size() > kHeaderWords) {
+    repair_alignment_decorations(words);
+    repair_byte_offset_constants(words);
+    code->resize(words.size() * 4);
+    std::memcpy(code->data(), words.data(), code->size());
+  }
   return true;
 }
 

@@ -14,6 +14,7 @@
 #include <llvm/Transforms/Scalar/Scalarizer.h>
 
 #include <algorithm>
+#include <map>
 #include <mutex>
 #include <set>
 
@@ -66,31 +67,24 @@ void give_printf_its_spir_name(llvm::Module& module) {
 void record_static_local_memory(llvm::Module& module, std::vector<KernelInfo>& kernels) {
   constexpr unsigned kLocalAddressSpace = 3;
   const llvm::DataLayout& layout = module.getDataLayout();
-  for (KernelInfo& k : kernels) {
-    llvm::Function* f = module.getFunction(k.name);
-    if (!f) continue;
-    std::set<const llvm::GlobalVariable*> used;
-    std::vector<const llvm::Value*> work;
-    for (llvm::GlobalVariable& g : module.globals())
-      if (g.getAddressSpace() == kLocalAddressSpace) work.push_back(&g);
-    for (const llvm::Value* v : work) {
-      const auto* g = llvm::cast<llvm::GlobalVariable>(v);
-      std::vector<const llvm::User*> users(g->user_begin(), g->user_end());
-      while (!users.empty()) {
-        const llvm::User* u = users.back();
-        users.pop_back();
-        if (const auto* inst = llvm::dyn_cast<llvm::Instruction>(u)) {
-          if (inst->getFunction() == f) used.insert(g);
-        } else {
-          users.insert(users.end(), u->user_begin(), u->user_end());  // constant expressions
-        }
-      }
+  std::map<const llvm::Function*, uint64_t> bytes;
+  for (const llvm::GlobalVariable& g : module.globals()) {
+    if (g.getAddressSpace() != kLocalAddressSpace) continue;
+    std::set<const llvm::Function*> users_of_g;
+    std::vector<const llvm::User*> users(g.user_begin(), g.user_end());
+    while (!users.empty()) {
+      const llvm::User* u = users.back();
+      users.pop_back();
+      if (const auto* inst = llvm::dyn_cast<llvm::Instruction>(u))
+        users_of_g.insert(inst->getFunction());
+      else  // a constant expression
+        users.insert(users.end(), u->user_begin(), u->user_end());
     }
-    uint64_t bytes = 0;
-    for (const llvm::GlobalVariable* g : used)
-      bytes += layout.getTypeAllocSize(g->getValueType()).getFixedValue();
-    k.local_mem_size = bytes;
+    for (const llvm::Function* f : users_of_g)
+      bytes[f] += layout.getTypeAllocSize(g.getValueType()).getFixedValue();
   }
+  for (KernelInfo& k : kernels)
+    if (const llvm::Function* f = module.getFunction(k.name)) k.local_mem_size = bytes[f];
 }
 
 // SPIR-V vectors have 2, 3, 4, 8 or 16 components; LLVM's optimizer makes others (a char8's

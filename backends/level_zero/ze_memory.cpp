@@ -68,8 +68,7 @@ void LevelZeroDevice::copy_and_wait(void* dst, const void* src, size_t size) {
   copy_stream_->begin({}, false);
   copy_stream_->copy(dst, src, size);
   copy_stream_->drain();
-  size_t own = 0;
-  copy_stream_->end(&own);
+  copy_stream_->end();
 }
 
 ZeBacking::ZeBacking(LevelZeroDevice& device, void* pointer)

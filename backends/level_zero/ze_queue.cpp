@@ -4,6 +4,8 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
+#include <utility>
 
 #include "backends/level_zero/ze_program.h"
 #include "core/error.h"
@@ -33,27 +35,25 @@ CommandStream::~CommandStream() {
 
 void CommandStream::begin(std::vector<SignalEvent> waits, bool timed) {
   waits_ = std::move(waits);
-  job_.clear();
-  own_events_ = 0;
+  job_ = {};
   timed_ = timed;
 }
 
 template <class Append>
 void CommandStream::append(const char* call, Append&& append_with) {
   SignalEvent signal = events_.take(timed_);
-  std::vector<ze_event_handle_t> waits;
+  std::vector<ze_event_handle_t> waits;  // only a job's first command has any
   for (const SignalEvent& w : waits_) waits.push_back(w->handle);
-  const ze_result_t result =
-      append_with(signal->handle, static_cast<uint32_t>(waits.size()), waits.data());
+  const ze_result_t result = append_with(signal->handle, static_cast<uint32_t>(waits.size()),
+                                         waits.empty() ? nullptr : waits.data());
   if (result != ZE_RESULT_SUCCESS) {
     if (result == ZE_RESULT_ERROR_DEVICE_LOST) device_.mark_lost(call);
     check_ze(result, CL_OUT_OF_RESOURCES, call);
   }
   // The waits were appended: from here they only need to stay alive until the job completes.
-  job_.insert(job_.end(), waits_.begin(), waits_.end());
+  std::move(waits_.begin(), waits_.end(), std::back_inserter(job_.waited));
   waits_.clear();
-  job_.insert(job_.begin() + own_events_, signal);
-  ++own_events_;
+  job_.own.push_back(signal);
   last_ = std::move(signal);
 }
 
@@ -92,15 +92,13 @@ void CommandStream::drain() {
   check_ze(result, CL_OUT_OF_RESOURCES, "zeEventHostSynchronize");
 }
 
-std::vector<SignalEvent> CommandStream::end(size_t* own) {
+CommandStream::JobEvents CommandStream::end() {
   if (!waits_.empty())
     append("zeCommandListAppendBarrier",
            [&](ze_event_handle_t signal, uint32_t n, ze_event_handle_t* waits) {
              return device_.api().zeCommandListAppendBarrier(list_, signal, n, waits);
            });
-  *own = own_events_;
-  own_events_ = 0;
-  return std::move(job_);
+  return std::exchange(job_, {});
 }
 
 namespace {
@@ -208,9 +206,7 @@ struct ZeQueue::State {
     Ref<Job> job;
     uint64_t number;
     cl_int status;
-    // The job's own events in append order (`own` of them), then those it waited for.
-    std::vector<SignalEvent> events;
-    size_t own;
+    CommandStream::JobEvents events;
     // The other queues' jobs it waited for on the device: they complete first, so that event
     // statuses change in dependency order although each queue completes its own jobs.
     std::vector<Waited> waited;
@@ -278,7 +274,7 @@ SignalEvent ZeQueue::signal_through(State& state, uint64_t number) {
   std::unique_lock lock(state.mutex);
   state.appended_changed.wait(lock, [&] { return state.appended >= number; });
   for (auto it = state.in_flight.rbegin(); it != state.in_flight.rend(); ++it)
-    if (it->number <= number && it->own) return it->events[it->own - 1];
+    if (it->number <= number && !it->events.own.empty()) return it->events.own.back();
   return nullptr;
 }
 
@@ -296,8 +292,7 @@ void ZeQueue::work(const std::shared_ptr<State>& state) {
     for (const State::Waited& w : p.waits)
       if (SignalEvent e = signal_through(*w.queue, w.number)) waits.push_back(std::move(e));
     cl_int status = CL_SUCCESS;
-    std::vector<SignalEvent> events;
-    size_t own = 0;
+    CommandStream::JobEvents events;
     if (state->device.lost()) {
       status = CL_OUT_OF_RESOURCES;
     } else {
@@ -306,7 +301,7 @@ void ZeQueue::work(const std::shared_ptr<State>& state) {
       p.job->running();
       status = p.job->run(ops);
       try {
-        events = state->stream.end(&own);
+        events = state->stream.end();
       } catch (const Error& e) {
         if (status == CL_SUCCESS) status = e.code();
       }
@@ -314,7 +309,7 @@ void ZeQueue::work(const std::shared_ptr<State>& state) {
     {
       std::lock_guard lock(state->mutex);
       state->in_flight.push_back(
-          {std::move(p.job), p.number, status, std::move(events), own, std::move(p.waits)});
+          {std::move(p.job), p.number, status, std::move(events), std::move(p.waits)});
       state->appended = p.number;
     }
     state->appended_changed.notify_all();
@@ -339,15 +334,13 @@ void ZeQueue::complete(const std::shared_ptr<State>& state) {
       job = &state->in_flight.front();       // stays in place while the worker appends more
     }
     cl_int status = job->status;
-    if (job->own) {
+    if (const std::vector<SignalEvent>& own = job->events.own; !own.empty()) {
       // In order: the job's last event signalled means all its commands have completed.
-      const ze_result_t result =
-          api.zeEventHostSynchronize(job->events[job->own - 1]->handle, UINT64_MAX);
+      const ze_result_t result = api.zeEventHostSynchronize(own.back()->handle, UINT64_MAX);
       if (result == ZE_RESULT_ERROR_DEVICE_LOST) state->device.mark_lost("zeEventHostSynchronize");
       if (result != ZE_RESULT_SUCCESS && status == CL_SUCCESS) status = CL_OUT_OF_RESOURCES;
       if (status == CL_SUCCESS && job->job->profiling())
-        state->device.stamp_device_times(job->job->event(), *job->events.front(),
-                                         *job->events[job->own - 1]);
+        state->device.stamp_device_times(job->job->event(), *own.front(), *own.back());
     }
     State::InFlight done;
     {

@@ -37,10 +37,14 @@ class CommandStream {
               std::unique_lock<std::mutex>& kernel_state);
   // Blocks until every command appended so far has completed (for steps done on the host).
   void drain();
-  // Ends the job: its events (in append order, `*own` of them; the last one signals its
-  // completion), then the events it waited for, held until it completes. A job that waited for
-  // others but appended nothing gets a barrier, so that whoever waits for it waits for those too.
-  std::vector<SignalEvent> end(size_t* own);
+  // The events of a job: its commands' in append order (the last signals its completion) and
+  // those it waited for, all held until it completes.
+  struct JobEvents {
+    std::vector<SignalEvent> own, waited;
+  };
+  // Ends the job. A job that waited for others but appended nothing gets a barrier, so that
+  // whoever waits for it waits for those too.
+  JobEvents end();
 
  private:
   template <class Append>
@@ -50,8 +54,7 @@ class CommandStream {
   EventPool& events_;
   ze_command_list_handle_t list_ = nullptr;
   std::vector<SignalEvent> waits_;  // not yet passed to a command
-  std::vector<SignalEvent> job_;    // the job's events, then its waits
-  size_t own_events_ = 0;
+  JobEvents job_;
   bool timed_ = false;
   SignalEvent last_;  // the last command appended (for drain)
 };
