@@ -100,6 +100,11 @@ bool Reader::translate_type(const Instruction& inst) {
                                       decorations(inst.id).packed);
       break;
     }
+    case spv::OpTypeOpaque:
+      // Only ever a pointee (kernels take pointers to types they never look into): a struct
+      // without a body.
+      made = llvm::StructType::create(context_, "spirv.opaque." + inst.string_at(0));
+      break;
     case spv::OpTypeForwardPointer:
       types_[ops[0]] = llvm::PointerType::get(context_, address_space(ops[1]));
       return true;

@@ -335,6 +335,64 @@ TEST_F(SpirvApi, AlignmentThatIsNotAPowerOfTwo) {
   for (size_t i = 0; i < items; ++i) ASSERT_EQ(values[i], 2 * uint32_t(i)) << i;
 }
 
+// OpTypeOpaque as the pointee of a kernel argument (CTS spirv_new op_type_opaque_simple): the
+// kernel casts the pointer to a type it knows and writes through it.
+TEST_F(SpirvApi, PointerToAnOpaqueType) {
+  if (deviceString(device_, CL_DEVICE_IL_VERSION).empty()) GTEST_SKIP() << "no IL";
+  std::string log;
+  std::vector<uint8_t> il = spirv_test::assemble(R"(
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Int64
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "fill" %gid
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %gid Constant
+       %void = OpTypeVoid
+       %uint = OpTypeInt 32 0
+      %ulong = OpTypeInt 64 0
+    %v3ulong = OpTypeVector %ulong 3
+   %gid_type = OpTypePointer Input %v3ulong
+        %gid = OpVariable %gid_type Input
+     %opaque = OpTypeOpaque "opaque_t"
+ %opaque_ptr = OpTypePointer CrossWorkgroup %opaque
+   %uint_ptr = OpTypePointer CrossWorkgroup %uint
+         %fn = OpTypeFunction %void %opaque_ptr
+      %three = OpConstant %uint 3
+          %k = OpFunction %void None %fn
+          %p = OpFunctionParameter %opaque_ptr
+          %l = OpLabel
+        %ids = OpLoad %v3ulong %gid
+          %i = OpCompositeExtract %ulong %ids 0
+      %words = OpBitcast %uint_ptr %p
+       %slot = OpInBoundsPtrAccessChain %uint_ptr %words %i
+          %v = OpUConvert %uint %i
+          %y = OpIMul %uint %v %three
+               OpStore %slot %y Aligned 4
+               OpReturn
+               OpFunctionEnd
+)",
+                                                 &log);
+  ASSERT_FALSE(il.empty()) << log;
+  cl_int err = CL_SUCCESS;
+  Program p(clCreateProgramWithIL(context_, il.data(), il.size(), &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clBuildProgram(p, 1, &device_, nullptr, nullptr, nullptr)))
+      << build_log(p, device_);
+  Kernel k(clCreateKernel(p, "fill", &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  const size_t items = 256;
+  Mem buffer = makeBuffer(items * 4);
+  cl_mem m = buffer;
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(k, 0, sizeof(m), &m)));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &items, nullptr, 0,
+                                                        nullptr, nullptr)));
+  std::vector<uint8_t> bytes = read(buffer, items * 4);
+  std::vector<uint32_t> values(items);
+  std::memcpy(values.data(), bytes.data(), bytes.size());
+  for (size_t i = 0; i < items; ++i) ASSERT_EQ(values[i], 3 * uint32_t(i)) << i;
+}
+
 // A program-scope pointer initialized with the address of an array element: LLVM's SPIR-V
 // backend writes such initializers as OpSpecConstantOp (here InBoundsPtrAccessChain and a cast
 // to the generic address space).
