@@ -254,7 +254,7 @@ bool il_valid(std::span<const uint8_t> il, std::string* why) {
     *why = "the IL is not a whole number of 32-bit words";
     return false;
   }
-  return spirv::validate(*words, why);
+  return spirv::well_formed(*words, why);
 }
 
 BuildOutput build_il(std::span<const uint8_t> il, std::string_view options, const Target& target,

@@ -85,6 +85,9 @@ void fill_from_target(DeviceInfo& d, const compiler::Target& target) {
     for (unsigned minor = 0; minor <= 2; ++minor)
       d.ils.push_back(name_version("SPIR-V", CL_MAKE_VERSION(1, minor, 0)));
     d.extensions.push_back(name_version("cl_khr_il_program", CL_MAKE_VERSION(1, 0, 0)));
+    // The reader takes SPV_KHR_no_integer_wrap_decoration in modules of every version.
+    d.extensions.push_back(
+        name_version("cl_khr_spirv_no_integer_wrap_decoration", CL_MAKE_VERSION(1, 0, 0)));
   }
 
   d.generic_address_space_support = has_feature(target, "__opencl_c_generic_address_space");

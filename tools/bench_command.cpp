@@ -220,9 +220,10 @@ double median_of(std::vector<double> values) {
 }
 
 // One build-time figure: the median over `samples` children, each a fresh process.
+// `from_il`: the program from SPIR-V; no figure (a blank cell) where the device takes none.
 Cell measure_build(const DeviceRef& device, const Environment& environment,
                    const std::string& fixed_nonce, int samples, Progress& progress,
-                   const char* metric) {
+                   const char* metric, bool from_il = false) {
   std::vector<double> times;
   Cell problem;
   for (int sample = 0; sample < samples; ++sample) {
@@ -230,15 +231,19 @@ Cell measure_build(const DeviceRef& device, const Environment& environment,
                   std::to_string(samples));
     std::string nonce = fixed_nonce.empty() ? random_nonce() : fixed_nonce;
     Subject scratch;
-    ChildOutcome outcome = run_child({self_executable(), "_bench-build", device.platform_name,
-                                      std::to_string(device.device_index), nonce},
-                                     environment, 180, [&](const std::string& line) {
-                                       auto fields = split(line, '\t');
-                                       if (fields.size() >= 2 && fields[0] == "build_ms") {
-                                         std::string renamed = std::string(metric) + line.substr(8);
-                                         take_line(renamed, scratch);
-                                       }
-                                     });
+    bool skipped = false;
+    std::vector<std::string> argv = {self_executable(), "_bench-build", device.platform_name,
+                                     std::to_string(device.device_index), nonce};
+    if (from_il) argv.push_back("il");
+    ChildOutcome outcome = run_child(argv, environment, 180, [&](const std::string& line) {
+      auto fields = split(line, '\t');
+      if (fields.size() >= 2 && fields[0] == "build_ms" && fields[1] == "SKIP") skipped = true;
+      if (fields.size() >= 2 && fields[0] == "build_ms") {
+        std::string renamed = std::string(metric) + line.substr(8);
+        take_line(renamed, scratch);
+      }
+    });
+    if (skipped) return Cell{};
     auto it = scratch.cells.find(metric);
     if (it != scratch.cells.end() && it->second.state == CellState::kValue) {
       times.push_back(it->second.value);
@@ -276,6 +281,17 @@ void run_opencl_subject(const DeviceRef& device, const BenchOptions& options, Su
   subject.cells["build_cached_ms"] =
       measure_build(device, cached_environment(vendors, cache_dir), fixed_nonce,
                     sizes.build_samples, progress, "build_cached_ms");
+  // The same kernel from SPIR-V: no frontend in the path.
+  Cell il_cold = measure_build(device, cold_environment(vendors, empty_dir), "",
+                               sizes.build_samples, progress, "build_il_cold_ms", true);
+  if (il_cold.state != CellState::kMissing) {
+    subject.cells["build_il_cold_ms"] = il_cold;
+    measure_build(device, cached_environment(vendors, cache_dir), fixed_nonce, 1, progress,
+                  "build_il_cached_ms", true);
+    subject.cells["build_il_cached_ms"] =
+        measure_build(device, cached_environment(vendors, cache_dir), fixed_nonce,
+                      sizes.build_samples, progress, "build_il_cached_ms", true);
+  }
 
   // The kernels: caches in a private folder so that the user's caches stay untouched.
   std::vector<std::string> argv = {self_executable(), "_bench-device", device.platform_name,

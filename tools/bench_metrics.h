@@ -64,6 +64,9 @@ inline constexpr MetricInfo kMetrics[] = {
     {"build_cold_ms", "ms", false,
      "small program, source to first result, caches off, fresh process"},
     {"build_cached_ms", "ms", false, "the same in a later process with the program cache on"},
+    {"build_il_cold_ms", "ms", false,
+     "the same kernel as SPIR-V (clCreateProgramWithIL), caches off, fresh process"},
+    {"build_il_cached_ms", "ms", false, "the same in a later process with the program cache on"},
 };
 inline constexpr size_t kMetricCount = sizeof(kMetrics) / sizeof(kMetrics[0]);
 

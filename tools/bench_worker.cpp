@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "bench_metrics.h"
+#include "bench_spirv.h"
 #include "cl_support.h"
 #include "commands.h"
 #include "core/cl_khr_command_buffer.h"
@@ -243,6 +244,28 @@ Program build_program(const Device& device, const std::string& source) {
   cl_int status = CL_SUCCESS;
   Program program(clCreateProgramWithSource(device.context, 1, &text, &length, &status));
   cl_check(status, "clCreateProgramWithSource");
+  status = clBuildProgram(program, 1, &device.device, "", nullptr, nullptr);
+  if (status != CL_SUCCESS) {
+    std::string log = build_log(program, device.device);
+    std::fprintf(stderr, "build log:\n%s\n", log.c_str());
+    throw ClError("clBuildProgram", status);
+  }
+  return program;
+}
+
+bool has_spirv(const Device& device) {
+  char versions[256] = {};
+  return clGetDeviceInfo(device.device, CL_DEVICE_IL_VERSION, sizeof versions - 1, versions,
+                         nullptr) == CL_SUCCESS &&
+         std::strstr(versions, "SPIR-V");
+}
+
+// The device's program from the SPIR-V module `words`, built.
+Program build_il_program(const Device& device, const std::vector<uint32_t>& words) {
+  cl_int status = CL_SUCCESS;
+  Program program(clCreateProgramWithIL(device.context, words.data(),
+                                        words.size() * sizeof(uint32_t), &status));
+  cl_check(status, "clCreateProgramWithIL");
   status = clBuildProgram(program, 1, &device.device, "", nullptr, nullptr);
   if (status != CL_SUCCESS) {
     std::string log = build_log(program, device.device);
@@ -1019,12 +1042,20 @@ int run_bench_device_worker(const std::vector<std::string>& args) {
   return 0;
 }
 
-// manifold _bench-build PLATFORM_NAME DEVICE_INDEX NONCE
-// One build of the small program, from source to the first checked result, in this fresh process.
+// manifold _bench-build PLATFORM_NAME DEVICE_INDEX NONCE [il]
+// One build of the small program, from source (or with `il` from SPIR-V) to the first checked
+// result, in this fresh process.
 int run_bench_build_worker(const std::vector<std::string>& args) {
   if (args.size() < 3) return 2;
+  const bool from_il = args.size() > 3 && args[3] == "il";
   try {
     Device device = open_device(args[0], std::stoi(args[1]));
+    if (from_il && !has_spirv(device)) {
+      std::printf("build_ms\tSKIP\tms\tthe device takes no SPIR-V\n");
+      return 0;
+    }
+    const std::vector<uint32_t> il =
+        from_il ? saxpy_spirv_module(args[2]) : std::vector<uint32_t>{};
     const size_t count = 1024;
     std::vector<float> x(count), y(count);
     for (size_t i = 0; i < count; ++i) {
@@ -1038,7 +1069,8 @@ int run_bench_build_worker(const std::vector<std::string>& args) {
     finish(device);
 
     auto start = Clock::now();
-    Program program = build_program(device, build_test_source(args[2]));
+    Program program =
+        from_il ? build_il_program(device, il) : build_program(device, build_test_source(args[2]));
     Kernel kernel = make_kernel(program, "saxpy");
     set_arg(kernel, 0, y_buffer.get());
     set_arg(kernel, 1, x_buffer.get());

@@ -82,18 +82,59 @@ std::optional<std::vector<uint32_t>> words_of(std::span<const uint8_t> bytes) {
   return words;
 }
 
-bool validate(std::span<const uint32_t> words, std::string* error) {
+namespace {
+
+// The module's SPIR-V minor version when the header names a version the devices take.
+std::optional<unsigned> supported_minor_version(std::span<const uint32_t> words,
+                                                std::string* error) {
   const uint32_t version = header_version(words);
   if (!version) {
     *error = "not a SPIR-V module (no SPIR-V magic number)";
-    return false;
+    return std::nullopt;
   }
   const unsigned major = (version >> 16) & 0xff, minor = (version >> 8) & 0xff;
   if (major != 1 || minor > kHighestMinorVersion) {
     *error = "SPIR-V " + std::to_string(major) + "." + std::to_string(minor) +
              " is not supported (the devices take SPIR-V 1.0 to 1.2)";
+    return std::nullopt;
+  }
+  return minor;
+}
+
+}  // namespace
+
+bool well_formed(std::span<const uint32_t> words, std::string* error) {
+  if (!supported_minor_version(words, error)) return false;
+  const bool swapped = words[0] == kMagicSwapped;
+  constexpr size_t kHeaderWords = 5;
+  if (native_word(words[3], swapped) == 0) {
+    *error = "invalid SPIR-V header: the id bound is 0";
     return false;
   }
+  bool in_function = false;
+  for (size_t i = kHeaderWords; i < words.size();) {
+    const uint32_t count = native_word(words[i], swapped) >> 16;
+    const uint32_t opcode = native_word(words[i], swapped) & 0xffff;
+    if (count == 0 || count > words.size() - i) {
+      *error = "invalid SPIR-V: the instruction at word " + std::to_string(i) +
+               (count == 0 ? " has a word count of 0" : " runs past the end of the module");
+      return false;
+    }
+    if (opcode == spv::OpFunction) in_function = true;
+    if (opcode == spv::OpFunctionEnd) in_function = false;
+    i += count;
+  }
+  if (in_function) {
+    *error = "invalid SPIR-V: the module ends inside a function (no OpFunctionEnd)";
+    return false;
+  }
+  return true;
+}
+
+bool validate(std::span<const uint32_t> words, std::string* error) {
+  const std::optional<unsigned> supported = supported_minor_version(words, error);
+  if (!supported) return false;
+  const unsigned minor = *supported;
   // SPIRV-Tools' OpenCL environments refuse Float16 and Int64Atomics outright, though the
   // environment spec allows them with cl_khr_fp16 and cl_khr_int64_base_atomics, which SPIRV-Tools
   // cannot know a device has. A module declaring them is validated against SPIR-V's universal

@@ -38,6 +38,11 @@ inline constexpr unsigned kHighestMinorVersion = 2;
 // reason in *error.
 bool validate(std::span<const uint32_t> words, std::string* error);
 
+// The checks clCreateProgramWithIL makes: a SPIR-V header of a version the devices take and a
+// stream of whole instructions. The full validation (validate) comes with the first build: a
+// module found in the program cache was validated when it was built.
+bool well_formed(std::span<const uint32_t> words, std::string* error);
+
 // Validates the module against SPIR-V's universal rules of its version (no client API's
 // environment). False with the reason in *error.
 bool validate_universal(std::span<const uint32_t> words, std::string* error);

@@ -216,6 +216,38 @@ TEST_F(SpirvApi, ErrorsOfClCreateProgramWithIL) {
   EXPECT_EQ(Err(CL_INVALID_CONTEXT), Err(err));
 }
 
+// A module of whole instructions that breaks SPIR-V's rules (an integer add of floats): created,
+// since clCreateProgramWithIL checks only the form, and its build fails with SPIRV-Tools' reason.
+TEST_F(SpirvApi, InvalidModuleFailsTheBuildWithTheReason) {
+  if (deviceString(device_, CL_DEVICE_IL_VERSION).empty()) GTEST_SKIP() << "no IL";
+  std::string log;
+  std::vector<uint8_t> il = spirv_test::assemble(R"(
+               OpCapability Addresses
+               OpCapability Kernel
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "k"
+       %void = OpTypeVoid
+      %float = OpTypeFloat 32
+        %one = OpConstant %float 1
+         %fn = OpTypeFunction %void
+          %k = OpFunction %void None %fn
+          %l = OpLabel
+        %sum = OpIAdd %float %one %one
+               OpReturn
+               OpFunctionEnd
+)",
+                                                 &log);
+  ASSERT_FALSE(il.empty()) << log;
+  cl_int err = CL_SUCCESS;
+  Program p(clCreateProgramWithIL(context_, il.data(), il.size(), &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  EXPECT_EQ(Err(CL_BUILD_PROGRAM_FAILURE),
+            Err(clBuildProgram(p, 1, &device_, nullptr, nullptr, nullptr)));
+  const std::string text = build_log(p, device_);
+  EXPECT_NE(text.find("invalid SPIR-V"), std::string::npos) << text;
+  EXPECT_NE(text.find("OpIAdd"), std::string::npos) << text;
+}
+
 TEST_F(SpirvApi, ProgramIlQueryAndSourceOfAnIlProgram) {
   if (deviceString(device_, CL_DEVICE_IL_VERSION).empty()) GTEST_SKIP() << "no IL";
   std::vector<uint8_t> il = spirv_test::clang_spirv("kernel void k(global int* p) { p[0] = 7; }");
