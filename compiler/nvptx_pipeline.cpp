@@ -547,6 +547,7 @@ Target nvptx_target(unsigned major, unsigned minor) {
   t.fp64 = true;
   t.fp16 = false;
   t.images = false;
+  t.spirv = true;  // the SPIR-V reader's IR takes this pipeline like clang's
   return t;
 }
 

@@ -6,7 +6,12 @@
  *     range against cuMemHostRegister + cuMemHostUnregister of one (median of 5, interleaved);
  *   imported_read_gbs / pinned_copy_gbs: a kernel summing the imported range (zero copy over
  *     the bus) against clEnqueueWriteBuffer of the same bytes from page-locked memory
- *     (CL_MEM_ALLOC_HOST_PTR, mapped) into a device buffer. */
+ *     (CL_MEM_ALLOC_HOST_PTR, mapped) into a device buffer;
+ *   imported_read4_gbs: the same with four loads in flight per work-item (kernel sum4);
+ *   alloc_host_read_gbs / alloc_host_read4_gbs: the same kernels summing a
+ *     CL_MEM_ALLOC_HOST_PTR buffer, wherever the platform keeps it for kernels (NVIDIA's OpenCL
+ *     and Manifold both in device memory: no bus in the way).
+ * On a platform without clImportMemoryARM (NVIDIA's OpenCL) only the alloc_host figures. */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
@@ -39,6 +44,24 @@ static double median(double* v, int n) {
   return v[n / 2];
 }
 
+/* The `sum` kernel over `size` bytes of `in`: GB/s, median of 5 after a warm-up run. */
+static double kernel_read_gbs(cl_command_queue q, cl_kernel k, cl_mem in, cl_mem out,
+                              size_t size) {
+  const cl_uint n = (cl_uint)(size / 16);
+  clSetKernelArg(k, 0, sizeof in, &in);
+  clSetKernelArg(k, 1, sizeof out, &out);
+  clSetKernelArg(k, 2, sizeof n, &n);
+  const size_t global = 132 * 2048, local = 256;
+  double reads[5];
+  for (int i = 0; i < 6; i++) {
+    const double t0 = now_ms();
+    clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL);
+    clFinish(q);
+    if (i) reads[i - 1] = size / ((now_ms() - t0) * 1e6);
+  }
+  return median(reads, 5);
+}
+
 int main(int argc, char** argv) {
   const size_t mib = argc > 1 ? strtoull(argv[1], NULL, 10) : 1024;
   const size_t size = mib << 20;
@@ -52,12 +75,39 @@ int main(int argc, char** argv) {
   typedef cl_mem(CL_API_CALL * ImportFn)(cl_context, cl_mem_flags,
                                           const cl_import_properties_arm*, void*, size_t, cl_int*);
   ImportFn import = (ImportFn)clGetExtensionFunctionAddressForPlatform(p, "clImportMemoryARM");
-  if (!import) {
-    printf("no clImportMemoryARM\n");
-    return 1;
-  }
   cl_context c = clCreateContext(NULL, 1, &d, NULL, NULL, &e);
   cl_command_queue q = clCreateCommandQueueWithProperties(c, d, NULL, &e);
+  /* A kernel reading every byte of a buffer (sums of uint4 per work-item). */
+  const char* src =
+      "kernel void sum(global const uint4* x, global uint* out, uint n) {"
+      "  uint s = 0; for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {"
+      "    uint4 v = x[i]; s += v.x + v.y + v.z + v.w; }"
+      "  atomic_add(out, s); }"
+      /* Four independent loads in flight per work-item: reads over the bus wait longer. */
+      "kernel void sum4(global const uint4* x, global uint* out, uint n) {"
+      "  uint s = 0; const uint g = get_global_size(0);"
+      "  for (uint i = get_global_id(0); i + 3 * g < n; i += 4 * g) {"
+      "    uint4 a = x[i], b = x[i + g], c = x[i + 2 * g], d = x[i + 3 * g];"
+      "    a += b + c + d; s += a.x + a.y + a.z + a.w; }"
+      "  atomic_add(out, s); }";
+  cl_program pr = clCreateProgramWithSource(c, 1, &src, NULL, &e);
+  if ((e = clBuildProgram(pr, 1, &d, "", NULL, NULL))) {
+    printf("build %d\n", e);
+    return 1;
+  }
+  cl_kernel k = clCreateKernel(pr, "sum", &e);
+  cl_kernel k4 = clCreateKernel(pr, "sum4", &e);
+  cl_mem out = clCreateBuffer(c, CL_MEM_READ_WRITE, 4, NULL, &e);
+  cl_mem alloc_host = clCreateBuffer(c, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_ONLY, size, NULL, &e);
+  void* filled = clEnqueueMapBuffer(q, alloc_host, CL_TRUE, CL_MAP_WRITE, 0, size, 0, NULL, NULL, &e);
+  memset(filled, 1, size);
+  clEnqueueUnmapMemObject(q, alloc_host, filled, 0, NULL, NULL);
+  printf("alloc_host_read_gbs %.2f GB/s\n", kernel_read_gbs(q, k, alloc_host, out, size));
+  printf("alloc_host_read4_gbs %.2f GB/s\n", kernel_read_gbs(q, k4, alloc_host, out, size));
+  if (!import) {
+    printf("no clImportMemoryARM: no import figures\n");
+    return 0;
+  }
   char* host = malloc(size);
   char* other = malloc(size);
   memset(host, 1, size);
@@ -86,33 +136,9 @@ int main(int argc, char** argv) {
   }
   printf("import_ms %.3f ms\nregister_ms %.3f ms\n", median(imports, 5), median(registers, 5));
 
-  /* A kernel reading every byte of the imported range (sums of uint4 per work-item). */
-  const char* src =
-      "kernel void sum(global const uint4* x, global uint* out, uint n) {"
-      "  uint s = 0; for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {"
-      "    uint4 v = x[i]; s += v.x + v.y + v.z + v.w; }"
-      "  atomic_add(out, s); }";
-  cl_program pr = clCreateProgramWithSource(c, 1, &src, NULL, &e);
-  if ((e = clBuildProgram(pr, 1, &d, "", NULL, NULL))) {
-    printf("build %d\n", e);
-    return 1;
-  }
-  cl_kernel k = clCreateKernel(pr, "sum", &e);
   cl_mem imported = import(c, CL_MEM_READ_ONLY, NULL, host, size, &e);
-  cl_mem out = clCreateBuffer(c, CL_MEM_READ_WRITE, 4, NULL, &e);
-  const cl_uint n = (cl_uint)(size / 16);
-  clSetKernelArg(k, 0, sizeof imported, &imported);
-  clSetKernelArg(k, 1, sizeof out, &out);
-  clSetKernelArg(k, 2, sizeof n, &n);
-  const size_t global = 132 * 2048, local = 256;
-  double reads[5];
-  for (int i = 0; i < 6; i++) {
-    const double t0 = now_ms();
-    clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL);
-    clFinish(q);
-    if (i) reads[i - 1] = size / ((now_ms() - t0) * 1e6);
-  }
-  printf("imported_read_gbs %.2f GB/s\n", median(reads, 5));
+  printf("imported_read_gbs %.2f GB/s\n", kernel_read_gbs(q, k, imported, out, size));
+  printf("imported_read4_gbs %.2f GB/s\n", kernel_read_gbs(q, k4, imported, out, size));
 
   cl_mem pinned = clCreateBuffer(c, CL_MEM_ALLOC_HOST_PTR, size, NULL, &e);
   cl_mem device = clCreateBuffer(c, CL_MEM_READ_WRITE, size, NULL, &e);
