@@ -14,7 +14,7 @@ add_custom_command(
   OUTPUT ${MANIFOLD_AMDGPU_SHIM_BC}
   COMMAND ${MANIFOLD_CLANG} ${MANIFOLD_AMDGPU_CC1} -x cl -cl-std=CL3.0
           ${CMAKE_CURRENT_SOURCE_DIR}/amdgpu/shim.cl -o ${MANIFOLD_AMDGPU_SHIM_BC}
-  DEPENDS amdgpu/shim.cl builtins/common.h
+  DEPENDS amdgpu/shim.cl builtins/common.h builtins/saturating_fp_conversions.h
   COMMENT "Compiling the AMDGPU builtin shim"
   VERBATIM)
 # As for NVPTX: the C11-style atomics on every type and address space and vstore_half with every

@@ -6,6 +6,7 @@
 // no hidden kernel arguments, and the launcher passes only the explicit ones
 // (compiler/gpu_launch_abi.h describes the whole launch ABI).
 #include "common.h"
+#include "saturating_fp_conversions.h"  // NaN -> 0, which libclc leaves to the hardware
 
 #define OVERLOAD __attribute__((overloadable))
 #define INLINE __attribute__((always_inline))

@@ -12,7 +12,7 @@ add_custom_command(
           "-cl-ext=-all,+cl_khr_fp64,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics"
           -I ${CMAKE_CURRENT_SOURCE_DIR}/builtins
           ${CMAKE_CURRENT_SOURCE_DIR}/nvptx/shim.cl -o ${MANIFOLD_NVPTX_SHIM_BC}
-  DEPENDS nvptx/shim.cl builtins/common.h
+  DEPENDS nvptx/shim.cl builtins/common.h builtins/saturating_fp_conversions.h
   COMMENT "Compiling the NVPTX builtin shim"
   VERBATIM)
 # Portable parts of the CPU builtin library, compiled for nvptx64 and linked after the shim,

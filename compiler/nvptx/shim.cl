@@ -13,6 +13,7 @@
 #define INLINE __attribute__((always_inline))
 
 #include "common.h"  // VEC_UNARY / VEC_BINARY / VEC_SPLAT_SECOND, shared with the CPU library
+#include "saturating_fp_conversions.h"  // NaN -> 0, which libclc leaves to the hardware
 
 typedef struct {
   ulong global_offset[3];

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <random>
 
@@ -47,6 +48,10 @@ class DeviceSession {
     EXPECT_EQ(Err(CL_SUCCESS), Err(err)) << "clCreateCommandQueueWithProperties";
   }
   bool ok() const { return context_.get() && queue_.get(); }
+  bool has_extension(const char* name) const {
+    return (" " + deviceString(device_, CL_DEVICE_EXTENSIONS) + " ")
+               .find(std::string(" ") + name + " ") != std::string::npos;
+  }
 
   // Builds `source`; on failure records the build log and returns an empty program.
   Program build(const char* source, const char* options = "") {
@@ -565,3 +570,54 @@ TEST_F(KernelCorpus, WorkGroupCollectives) {
 }
 
 }  // namespace
+
+// ---- Saturating conversions of special values: NaN -> 0, infinities and out-of-range values
+// clamp, each rounding mode (CTS spirv_new decorate_saturated_conversion_double_to_int found NaN
+// -> INT_MIN on the H100: libclc left NaN to the hardware's conversion) ----
+
+const char* kSaturatingConversions = R"CL(
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+kernel void saturate(global const double* d, global const float* f, global int* out) {
+  size_t i = get_global_id(0);
+  out[i * 8 + 0] = convert_int_sat(d[i]);
+  out[i * 8 + 1] = convert_int_sat_rte(d[i]);
+  out[i * 8 + 2] = convert_int_sat_rtp(d[i]);
+  out[i * 8 + 3] = (int)convert_uchar_sat_rtn(f[i]);
+  out[i * 8 + 4] = (int)convert_short_sat(f[i]);
+  out[i * 8 + 5] = (int)convert_uint_sat(d[i]);
+  long2 l = convert_long2_sat(f[i] * (float2)(1.0f, -1.0f));
+  out[i * 8 + 6] = l.x == LONG_MAX ? 1 : l.x == LONG_MIN ? -1 : (int)l.x;
+  out[i * 8 + 7] = l.y == LONG_MAX ? 1 : l.y == LONG_MIN ? -1 : (int)l.y;
+}
+)CL";
+
+TEST_F(KernelCorpus, SaturatingConversionsOfSpecialValues) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> d = {std::nan(""), -std::nan(""), inf, -inf, 3e9, -3e9, 2.5, -2.5};
+  std::vector<float> f(d.begin(), d.end());
+  // Per input: int_sat, int_sat_rte, int_sat_rtp, uchar_sat_rtn, short_sat, uint_sat, long2_sat
+  // of (f, -f) with LONG_MAX / LONG_MIN written as 1 / -1 (other longs truncated to int).
+  const int max = INT32_MAX, min = INT32_MIN, umax = -1;  // umax: UINT_MAX read back as int
+  const std::vector<int32_t> expected = {
+      0, 0, 0, 0, 0, 0, 0, 0,                  // NaN
+      0, 0, 0, 0, 0, 0, 0, 0,                  // -NaN
+      max, max, max, 255, 32767, umax, 1, -1,  // +inf
+      min, min, min, 0, -32768, 0, -1, 1,      // -inf
+      // 3e9: uint 3000000000 and long 3000000000 read back as int
+      max, max, max, 255, 32767, -1294967296, -1294967296, 1294967296, min, min, min, 0, -32768, 0,
+      1294967296, -1294967296,      // -3e9
+      2, 2, 3, 2, 2, 2, 2, -2,      // 2.5: rte -> 2, rtp -> 3, rtn -> 2
+      -2, -2, -2, 0, -2, 0, -2, 2,  // -2.5: rtn -> -3 -> uchar 0
+  };
+  for_each_device([&](DeviceSession& s) {
+    if (!s.has_extension("cl_khr_fp64")) return;
+    Program program = s.build(kSaturatingConversions);
+    if (!program) return;
+    Kernel kernel = s.kernel(program, "saturate");
+    Mem D = s.buffer(d), F = s.buffer(f), Out = s.buffer(std::vector<int32_t>(8 * d.size(), 7));
+    s.set_args(kernel.get(), D, F, Out);
+    const size_t global = d.size();
+    s.run(kernel.get(), 1, &global, nullptr);
+    EXPECT_EQ(s.read<int32_t>(Out.get(), expected.size()), expected);
+  });
+}
