@@ -23,5 +23,8 @@ llvm::Value* translate_instruction(Reader& reader, const Instruction& inst);
 // Atomics, barriers, loads, stores, variables and pointer arithmetic (memory.cpp); null with
 // *handled false when `inst` is none of those.
 llvm::Value* translate_memory_instruction(Reader& reader, const Instruction& inst, bool* handled);
+// Work-group async copies and their events, and work-group collectives (groups.cpp); null with
+// *handled false when `inst` is none of those.
+llvm::Value* translate_group_instruction(Reader& reader, const Instruction& inst, bool* handled);
 
 }  // namespace manifold::compiler::spirv

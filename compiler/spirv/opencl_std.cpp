@@ -63,10 +63,11 @@ std::string rounding_suffix(uint32_t mode) {
 
 }  // namespace
 
-// Mangles one parameter given by its SPIR-V type id; `subs` holds the substitution candidates
-// seen so far (vectors, qualified pointees, pointers), in order.
-static std::string mangle_id(const Reader& r, uint32_t type_id, bool is_signed,
-                             std::vector<std::string>& subs, bool pointee_const) {
+std::string mangle_id(const Reader& r, uint32_t type_id, bool is_signed,
+                      std::vector<std::string>& subs, bool pointee_const) {
+  // event_t: a pointer to LLVM, a type of its own to the mangling.
+  if (const Instruction* def = r.def(type_id); def && def->opcode == spv::OpTypeEvent)
+    return "9ocl_event";
   llvm::Type* t = r.type(type_id);
   auto substitute = [&](const std::string& spelled) -> std::string {
     for (size_t k = 0; k < subs.size(); ++k)

@@ -158,6 +158,8 @@ llvm::Value* fp_class(llvm::IRBuilder<>& b, llvm::Value* x, llvm::FPClassTest te
 llvm::Value* translate_instruction(Reader& r, const Instruction& inst) {
   bool handled = true;
   if (llvm::Value* v = translate_memory_instruction(r, inst, &handled); handled) return v;
+  handled = true;
+  if (llvm::Value* v = translate_group_instruction(r, inst, &handled); handled) return v;
   llvm::IRBuilder<>& b = *r.builder_;
   const auto& ops = inst.operands;
   auto operand = [&](size_t k) {

@@ -19,7 +19,8 @@ namespace manifold::compiler::spirv {
 namespace {
 
 // Capabilities whose every use the reader translates. Float64 and Float16 depend on the
-// device (checked separately); images, pipes, device enqueue and groups are not done yet.
+// device (checked separately), Groups on the work-group collectives; images, pipes and device
+// enqueue are not done yet.
 bool capability_supported(uint32_t capability, const Target& target) {
   switch (capability) {
     case spv::CapabilityAddresses:
@@ -33,6 +34,10 @@ bool capability_supported(uint32_t capability, const Target& target) {
     case spv::CapabilityInt8:
     case spv::CapabilityGenericPointer:
       return true;
+    case spv::CapabilityGroups:
+      return std::find(target.opencl_c_features.begin(), target.opencl_c_features.end(),
+                       "__opencl_c_work_group_collective_functions") !=
+             target.opencl_c_features.end();
     case spv::CapabilityFloat64:
       return target.fp64;
     case spv::CapabilityFloat16:

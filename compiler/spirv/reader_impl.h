@@ -135,4 +135,10 @@ class Reader {
   std::map<uint32_t, llvm::Value*> builtin_copies_;  // per function: builtin var -> alloca
 };
 
+// Mangles one builtin parameter given by its SPIR-V type id as the target's builtin library
+// spells it (opencl_std.cpp); `subs` holds the substitution candidates seen so far (vectors,
+// qualified pointees, pointers), in order.
+std::string mangle_id(const Reader& r, uint32_t type_id, bool is_signed,
+                      std::vector<std::string>& subs, bool pointee_const);
+
 }  // namespace manifold::compiler::spirv

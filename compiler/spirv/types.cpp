@@ -100,6 +100,11 @@ bool Reader::translate_type(const Instruction& inst) {
                                       decorations(inst.id).packed);
       break;
     }
+    case spv::OpTypeEvent:
+      // event_t as OpenCL C builtins take it (a pointer; the work-group copies complete at the
+      // wait, so it carries nothing).
+      made = llvm::PointerType::get(context_, 0);
+      break;
     case spv::OpTypeOpaque:
       // Only ever a pointee (kernels take pointers to types they never look into): a struct
       // without a body.

@@ -425,6 +425,109 @@ TEST_F(SpirvApi, PointerToAnOpaqueType) {
   for (size_t i = 0; i < items; ++i) ASSERT_EQ(values[i], 3 * uint32_t(i)) << i;
 }
 
+bool deviceHasWorkGroupCollectives(cl_device_id device) {
+  cl_bool supported = CL_FALSE;
+  return clGetDeviceInfo(device, CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT,
+                         sizeof supported, &supported, nullptr) == CL_SUCCESS &&
+         supported == CL_TRUE;
+}
+
+// Work-group async copies (OpTypeEvent, OpGroupAsyncCopy, OpGroupWaitEvents: the Kernel
+// capability's) and collectives (the Groups capability) from clang's SPIR-V, against host
+// results: a group's slice reversed through __local memory, its sum, inclusive scan, maximum,
+// the first item's value and whether all are positive; then a strided copy back to global.
+TEST_F(SpirvApi, AsyncCopiesAndWorkGroupCollectives) {
+  if (deviceString(device_, CL_DEVICE_IL_VERSION).empty()) GTEST_SKIP() << "no IL";
+  std::string log;
+  std::vector<uint8_t> il = spirv_test::clang_spirv(R"(
+kernel void groups(global const int* in, global int* out, local int* tile) {
+  const size_t n = get_local_size(0), base = get_group_id(0) * n, i = get_local_id(0);
+  event_t e = async_work_group_copy(tile, in + base, n, 0);
+  wait_group_events(1, &e);
+  int v = tile[n - 1 - i];
+  global int* o = out + get_global_id(0) * 6;
+  o[0] = v;
+  o[1] = work_group_reduce_add(v);
+  o[2] = work_group_scan_inclusive_add(v);
+  o[3] = work_group_reduce_max(v);
+  o[4] = work_group_broadcast(v, 0);
+  o[5] = work_group_all(v > 0);
+}
+// A second kernel: clang 22's SPIR-V backend writes an invalid OpConstantNull for a function
+// with two async copies.
+kernel void scatter(global const int* in, global int* strided, local int* tile) {
+  const size_t n = get_local_size(0), base = get_group_id(0) * n, i = get_local_id(0);
+  tile[i] = in[base + i];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  event_t e = async_work_group_strided_copy(strided + base * 2, tile, n, 2, 0);
+  wait_group_events(1, &e);
+}
+)",
+                                                    &log, "-cl-std=CL2.0 -O2");
+  ASSERT_FALSE(il.empty()) << log;
+  cl_int err = CL_SUCCESS;
+  Program p(clCreateProgramWithIL(context_, il.data(), il.size(), &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  const cl_int built = clBuildProgram(p, 1, &device_, nullptr, nullptr, nullptr);
+  if (!deviceHasWorkGroupCollectives(device_)) {
+    // A device without collectives refuses the Groups capability and says so.
+    EXPECT_EQ(Err(CL_BUILD_PROGRAM_FAILURE), Err(built));
+    EXPECT_NE(build_log(p, device_).find("Groups"), std::string::npos) << build_log(p, device_);
+    return;
+  }
+  ASSERT_EQ(Err(CL_SUCCESS), Err(built)) << build_log(p, device_);
+  Kernel k(clCreateKernel(p, "groups", &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  const size_t local = 16, groups = 4, items = local * groups;
+  std::vector<int32_t> input(items);
+  for (size_t j = 0; j < items; ++j) input[j] = int32_t(j % 7) + 1 - (j == 37 ? 9 : 0);
+  Mem in = makeBuffer(items * 4), out = makeBuffer(items * 6 * 4), strided = makeBuffer(items * 8);
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueWriteBuffer(queue_, in, CL_TRUE, 0, items * 4,
+                                                      input.data(), 0, nullptr, nullptr)));
+  std::vector<int32_t> zeros(items * 2, 0);
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueWriteBuffer(queue_, strided, CL_TRUE, 0, items * 8,
+                                                      zeros.data(), 0, nullptr, nullptr)));
+  Kernel scatter(clCreateKernel(p, "scatter", &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  cl_mem group_args[2] = {in, out}, scatter_args[2] = {in, strided};
+  for (cl_uint a = 0; a < 2; ++a) {
+    ASSERT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(k, a, sizeof(cl_mem), &group_args[a])));
+    ASSERT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(scatter, a, sizeof(cl_mem), &scatter_args[a])));
+  }
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(k, 2, local * 4, nullptr)));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(scatter, 2, local * 4, nullptr)));
+  for (cl_kernel kernel : {k.get(), scatter.get()})
+    ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueNDRangeKernel(queue_, kernel, 1, nullptr, &items,
+                                                          &local, 0, nullptr, nullptr)));
+  std::vector<uint8_t> bytes = read(out, items * 6 * 4), strided_bytes = read(strided, items * 8);
+  std::vector<int32_t> got(items * 6), got_strided(items * 2);
+  std::memcpy(got.data(), bytes.data(), bytes.size());
+  std::memcpy(got_strided.data(), strided_bytes.data(), strided_bytes.size());
+  for (size_t g = 0; g < groups; ++g) {
+    int sum = 0, max = INT32_MIN, scan = 0;
+    bool all = true;
+    for (size_t i = 0; i < local; ++i) {
+      const int v = input[g * local + local - 1 - i];
+      sum += v;
+      max = std::max(max, v);
+      all = all && v > 0;
+    }
+    for (size_t i = 0; i < local; ++i) {
+      const int v = input[g * local + local - 1 - i];
+      scan += v;
+      const int32_t* o = &got[(g * local + i) * 6];
+      EXPECT_EQ(o[0], v) << g << " " << i;
+      EXPECT_EQ(o[1], sum) << g << " " << i;
+      EXPECT_EQ(o[2], scan) << g << " " << i;
+      EXPECT_EQ(o[3], max) << g << " " << i;
+      EXPECT_EQ(o[4], input[g * local + local - 1]) << g << " " << i;
+      EXPECT_EQ(o[5] != 0, all) << g << " " << i;
+      EXPECT_EQ(got_strided[(g * local + i) * 2], input[g * local + i]) << g << " " << i;
+      EXPECT_EQ(got_strided[(g * local + i) * 2 + 1], 0) << g << " " << i;
+    }
+  }
+}
+
 // A program-scope pointer initialized with the address of an array element: LLVM's SPIR-V
 // backend writes such initializers as OpSpecConstantOp (here InBoundsPtrAccessChain and a cast
 // to the generic address space).
