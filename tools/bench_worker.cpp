@@ -238,19 +238,24 @@ std::string build_log(cl_program program, cl_device_id device) {
   return log;
 }
 
-Program build_program(const Device& device, const std::string& source) {
-  const char* text = source.c_str();
-  size_t length = source.size();
-  cl_int status = CL_SUCCESS;
-  Program program(clCreateProgramWithSource(device.context, 1, &text, &length, &status));
-  cl_check(status, "clCreateProgramWithSource");
-  status = clBuildProgram(program, 1, &device.device, "", nullptr, nullptr);
+// Builds `program` for the device; a failure prints the build log and throws.
+Program built(const Device& device, Program program) {
+  const cl_int status = clBuildProgram(program, 1, &device.device, "", nullptr, nullptr);
   if (status != CL_SUCCESS) {
     std::string log = build_log(program, device.device);
     std::fprintf(stderr, "build log:\n%s\n", log.c_str());
     throw ClError("clBuildProgram", status);
   }
   return program;
+}
+
+Program build_program(const Device& device, const std::string& source) {
+  const char* text = source.c_str();
+  size_t length = source.size();
+  cl_int status = CL_SUCCESS;
+  Program program(clCreateProgramWithSource(device.context, 1, &text, &length, &status));
+  cl_check(status, "clCreateProgramWithSource");
+  return built(device, std::move(program));
 }
 
 bool has_spirv(const Device& device) {
@@ -266,13 +271,7 @@ Program build_il_program(const Device& device, const std::vector<uint32_t>& word
   Program program(clCreateProgramWithIL(device.context, words.data(),
                                         words.size() * sizeof(uint32_t), &status));
   cl_check(status, "clCreateProgramWithIL");
-  status = clBuildProgram(program, 1, &device.device, "", nullptr, nullptr);
-  if (status != CL_SUCCESS) {
-    std::string log = build_log(program, device.device);
-    std::fprintf(stderr, "build log:\n%s\n", log.c_str());
-    throw ClError("clBuildProgram", status);
-  }
-  return program;
+  return built(device, std::move(program));
 }
 
 Kernel make_kernel(cl_program program, const char* name) {

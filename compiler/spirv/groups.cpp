@@ -58,13 +58,7 @@ std::optional<Collective> collective_of(uint32_t opcode) {
 llvm::Value* translate_group_instruction(Reader& r, const Instruction& inst, bool* handled) {
   llvm::IRBuilder<>& b = *r.builder_;
   const auto& ops = inst.operands;
-  auto operand = [&](size_t k) {
-    llvm::Value* v = r.value(ops.at(k));
-    if (!v)
-      throw ReaderError("operand %" + std::to_string(ops.at(k)) + " of " +
-                        opcode_name(inst.opcode) + " is undefined");
-    return v;
-  };
+  auto operand = [&](size_t k) { return operand_value(r, inst, k); };
   auto mangled = [&](size_t k, bool is_signed, std::vector<std::string>& subs,
                      bool pointee_const = false) {
     return mangle_id(r, r.type_id_of(ops.at(k)), is_signed, subs, pointee_const);

@@ -2,6 +2,7 @@
 // throw for what the reader does not support, caught per function.
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -17,6 +18,9 @@ struct Instruction;
 struct ReaderError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// The value of `inst`'s operand k (an id); throws ReaderError naming it when it is undefined.
+llvm::Value* operand_value(Reader& reader, const Instruction& inst, size_t k);
 
 // One instruction of a function body (not OpLabel or OpPhi); its result, or null for none.
 llvm::Value* translate_instruction(Reader& reader, const Instruction& inst);

@@ -63,13 +63,7 @@ uint32_t constant_scope(llvm::Value* scope) {
 llvm::Value* translate_memory_instruction(Reader& r, const Instruction& inst, bool* handled) {
   llvm::IRBuilder<>& b = *r.builder_;
   const auto& ops = inst.operands;
-  auto operand = [&](size_t k) {
-    llvm::Value* v = r.value(ops.at(k));
-    if (!v)
-      throw ReaderError("operand %" + std::to_string(ops.at(k)) + " of " +
-                        opcode_name(inst.opcode) + " is undefined");
-    return v;
-  };
+  auto operand = [&](size_t k) { return operand_value(r, inst, k); };
   auto pointee_of = [&](size_t k) {
     llvm::Type* t = r.type(r.pointee(r.type_id_of(ops.at(k))));
     if (!t) throw ReaderError("pointer of unknown type in " + opcode_name(inst.opcode));

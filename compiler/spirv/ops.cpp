@@ -155,6 +155,14 @@ llvm::Value* fp_class(llvm::IRBuilder<>& b, llvm::Value* x, llvm::FPClassTest te
 
 }  // namespace
 
+llvm::Value* operand_value(Reader& r, const Instruction& inst, size_t k) {
+  llvm::Value* v = r.value(inst.operands.at(k));
+  if (!v)
+    throw ReaderError("operand %" + std::to_string(inst.operands.at(k)) + " of " +
+                      opcode_name(inst.opcode) + " is undefined");
+  return v;
+}
+
 llvm::Value* translate_instruction(Reader& r, const Instruction& inst) {
   bool handled = true;
   if (llvm::Value* v = translate_memory_instruction(r, inst, &handled); handled) return v;
@@ -162,13 +170,7 @@ llvm::Value* translate_instruction(Reader& r, const Instruction& inst) {
   if (llvm::Value* v = translate_group_instruction(r, inst, &handled); handled) return v;
   llvm::IRBuilder<>& b = *r.builder_;
   const auto& ops = inst.operands;
-  auto operand = [&](size_t k) {
-    llvm::Value* v = r.value(ops.at(k));
-    if (!v)
-      throw ReaderError("operand %" + std::to_string(ops.at(k)) + " of " +
-                        opcode_name(inst.opcode) + " is undefined");
-    return v;
-  };
+  auto operand = [&](size_t k) { return operand_value(r, inst, k); };
   llvm::Type* result = r.type(inst.type);
   const Decorations& d = r.decorations(inst.id);
 

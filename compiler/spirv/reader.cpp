@@ -183,7 +183,8 @@ void Reader::use_spir_function_convention() {
     if (f.isIntrinsic() || f.getCallingConv() == llvm::CallingConv::SPIR_KERNEL) continue;
     f.setCallingConv(llvm::CallingConv::SPIR_FUNC);
     for (llvm::User* user : f.users())
-      if (auto* call = llvm::dyn_cast<llvm::CallBase>(user); call && call->getCalledFunction() == &f)
+      if (auto* call = llvm::dyn_cast<llvm::CallBase>(user);
+          call && call->getCalledFunction() == &f)
         call->setCallingConv(llvm::CallingConv::SPIR_FUNC);
   }
 }

@@ -181,7 +181,20 @@ INSTANTIATE_TEST_SUITE_P(Corpus, SpirvCorpus, ::testing::ValuesIn(kCorpus),
                            return std::string(info.param.name);
                          });
 
-class SpirvApi : public ContextTest {};
+class SpirvApi : public ContextTest {
+ protected:
+  // The program of `il`, built for the device; empty (and the test failed, with the build log)
+  // when creating or building it fails.
+  Program buildIl(const std::vector<uint8_t>& il) {
+    cl_int err = CL_SUCCESS;
+    Program p(clCreateProgramWithIL(context_, il.data(), il.size(), &err));
+    EXPECT_EQ(Err(CL_SUCCESS), Err(err));
+    if (err != CL_SUCCESS) return Program();
+    err = clBuildProgram(p, 1, &device_, nullptr, nullptr, nullptr);
+    EXPECT_EQ(Err(CL_SUCCESS), Err(err)) << build_log(p, device_);
+    return err == CL_SUCCESS ? std::move(p) : Program();
+  }
+};
 
 TEST_F(SpirvApi, DeviceReportsSpirvVersions) {
   const std::string ils = deviceString(device_, CL_DEVICE_IL_VERSION);
@@ -345,11 +358,9 @@ TEST_F(SpirvApi, AlignmentThatIsNotAPowerOfTwo) {
 )",
                                                  &log);
   ASSERT_FALSE(il.empty()) << log;
+  Program p = buildIl(il);
+  ASSERT_TRUE(p.get());
   cl_int err = CL_SUCCESS;
-  Program p(clCreateProgramWithIL(context_, il.data(), il.size(), &err));
-  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
-  ASSERT_EQ(Err(CL_SUCCESS), Err(clBuildProgram(p, 1, &device_, nullptr, nullptr, nullptr)))
-      << build_log(p, device_);
   Kernel k(clCreateKernel(p, "copy", &err));
   ASSERT_EQ(Err(CL_SUCCESS), Err(err));
   const size_t items = 4096;
@@ -406,11 +417,9 @@ TEST_F(SpirvApi, PointerToAnOpaqueType) {
 )",
                                                  &log);
   ASSERT_FALSE(il.empty()) << log;
+  Program p = buildIl(il);
+  ASSERT_TRUE(p.get());
   cl_int err = CL_SUCCESS;
-  Program p(clCreateProgramWithIL(context_, il.data(), il.size(), &err));
-  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
-  ASSERT_EQ(Err(CL_SUCCESS), Err(clBuildProgram(p, 1, &device_, nullptr, nullptr, nullptr)))
-      << build_log(p, device_);
   Kernel k(clCreateKernel(p, "fill", &err));
   ASSERT_EQ(Err(CL_SUCCESS), Err(err));
   const size_t items = 256;
@@ -577,11 +586,9 @@ TEST_F(SpirvApi, SpecConstantOpInitializers) {
 )",
                                                  &log);
   ASSERT_FALSE(il.empty()) << log;
+  Program p = buildIl(il);
+  ASSERT_TRUE(p.get());
   cl_int err = CL_SUCCESS;
-  Program p(clCreateProgramWithIL(context_, il.data(), il.size(), &err));
-  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
-  ASSERT_EQ(Err(CL_SUCCESS), Err(clBuildProgram(p, 1, &device_, nullptr, nullptr, nullptr)))
-      << build_log(p, device_);
   Kernel k(clCreateKernel(p, "read_through", &err));
   ASSERT_EQ(Err(CL_SUCCESS), Err(err));
   Mem buffer = makeBuffer(4);
@@ -613,11 +620,9 @@ kernel void select3(global const char* a, global const char* b, global const cha
 })CL",
                                                     &log);
   ASSERT_FALSE(il.empty()) << log;
+  Program p = buildIl(il);
+  ASSERT_TRUE(p.get());
   cl_int err = CL_SUCCESS;
-  Program p(clCreateProgramWithIL(context_, il.data(), il.size(), &err));
-  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
-  ASSERT_EQ(Err(CL_SUCCESS), Err(clBuildProgram(p, 1, &device_, nullptr, nullptr, nullptr)))
-      << build_log(p, device_);
   Kernel k(clCreateKernel(p, "select3", &err));
   ASSERT_EQ(Err(CL_SUCCESS), Err(err));
   const size_t items = 64, n = items * 3;
@@ -683,11 +688,9 @@ TEST_F(SpirvApi, Int64AtomicsWhereTheDeviceHasThem) {
 )",
                                                  &log);
   ASSERT_FALSE(il.empty()) << log;
+  Program p = buildIl(il);
+  ASSERT_TRUE(p.get());
   cl_int err = CL_SUCCESS;
-  Program p(clCreateProgramWithIL(context_, il.data(), il.size(), &err));
-  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
-  ASSERT_EQ(Err(CL_SUCCESS), Err(clBuildProgram(p, 1, &device_, nullptr, nullptr, nullptr)))
-      << build_log(p, device_);
   Kernel k(clCreateKernel(p, "count", &err));
   ASSERT_EQ(Err(CL_SUCCESS), Err(err));
   Mem buffer = makeBuffer(8);
