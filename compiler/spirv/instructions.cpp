@@ -95,10 +95,16 @@ bool Reader::translate_function_body(size_t first, size_t end) {
       values_[all[k].id] = llvm::BasicBlock::Create(context_, name_of(all[k].id), f);
   builder_ = std::make_unique<llvm::IRBuilder<>>(context_);
   std::vector<std::pair<llvm::PHINode*, const Instruction*>> phis;
+  // Where each SPIR-V block ends in LLVM: a translation may split a block (an image write that
+  // picks its builtin when it runs), and phis name the block that branches.
+  std::map<uint32_t, llvm::BasicBlock*> exits;
+  uint32_t current_label = 0;
   try {
     for (size_t k = i; k < end; ++k) {
       const Instruction& inst = all[k];
       if (inst.opcode == spv::OpLabel) {
+        if (current_label) exits[current_label] = builder_->GetInsertBlock();
+        current_label = inst.id;
         builder_->SetInsertPoint(llvm::cast<llvm::BasicBlock>(values_[inst.id]));
         continue;
       }
@@ -115,11 +121,15 @@ bool Reader::translate_function_body(size_t first, size_t end) {
         values_[inst.id] = result;
       }
     }
+    if (current_label) exits[current_label] = builder_->GetInsertBlock();
     for (auto& [phi, inst] : phis) {
       for (size_t k = 0; k + 1 < inst->operands.size(); k += 2) {
         llvm::Value* incoming = value(inst->operands[k]);
         if (!incoming) throw ReaderError("OpPhi of an undefined value");
-        phi->addIncoming(incoming, llvm::cast<llvm::BasicBlock>(values_[inst->operands[k + 1]]));
+        auto exit = exits.find(inst->operands[k + 1]);
+        phi->addIncoming(incoming, exit != exits.end() ? exit->second
+                                                       : llvm::cast<llvm::BasicBlock>(
+                                                             values_[inst->operands[k + 1]]));
       }
     }
   } catch (const ReaderError& e) {

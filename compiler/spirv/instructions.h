@@ -30,5 +30,7 @@ llvm::Value* translate_memory_instruction(Reader& reader, const Instruction& ins
 // Work-group async copies and their events, and work-group collectives (groups.cpp); null with
 // *handled false when `inst` is none of those.
 llvm::Value* translate_group_instruction(Reader& reader, const Instruction& inst, bool* handled);
+// Images and samplers (images.cpp); null with *handled false when `inst` is none of those.
+llvm::Value* translate_image_instruction(Reader& reader, const Instruction& inst, bool* handled);
 
 }  // namespace manifold::compiler::spirv

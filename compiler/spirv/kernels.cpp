@@ -127,7 +127,9 @@ bool Reader::make_kernels(bool kernel_arg_info) {
       const uint32_t storage =
           pointer ? storage_class(param_type) : uint32_t{spv::StorageClassFunction};
       address_spaces.push_back(by_value ? 0 : spir_address_space(storage));
-      access.push_back("none");
+      const Instruction* type_def = def(param_type);
+      access.push_back(type_def && type_def->opcode == spv::OpTypeImage ? image_access(param_type)
+                                                                        : "none");
       types.push_back(opencl_type_name(by_value ? pointee(param_type) : param_type));
       std::string qualifier;
       if (pointer && !by_value) {

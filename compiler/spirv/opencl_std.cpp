@@ -65,9 +65,6 @@ std::string rounding_suffix(uint32_t mode) {
 
 std::string mangle_id(const Reader& r, uint32_t type_id, bool is_signed,
                       std::vector<std::string>& subs, bool pointee_const) {
-  // event_t: a pointer to LLVM, a type of its own to the mangling.
-  if (const Instruction* def = r.def(type_id); def && def->opcode == spv::OpTypeEvent)
-    return "9ocl_event";
   llvm::Type* t = r.type(type_id);
   auto substitute = [&](const std::string& spelled) -> std::string {
     for (size_t k = 0; k < subs.size(); ++k)
@@ -75,6 +72,19 @@ std::string mangle_id(const Reader& r, uint32_t type_id, bool is_signed,
     subs.push_back(spelled);
     return spelled;
   };
+  // Opaque OpenCL types: pointers to LLVM, named types (substitution candidates) to the mangling.
+  if (const Instruction* def = r.def(type_id)) {
+    if (def->opcode == spv::OpTypeEvent) return substitute("9ocl_event");
+    if (def->opcode == spv::OpTypeSampler) return substitute("11ocl_sampler");
+    if (def->opcode == spv::OpTypeImage) {
+      const std::string access = r.image_access(type_id);
+      const std::string name = "ocl_" + r.image_type_name(type_id) + "_" +
+                               (access == "write_only"   ? "wo"
+                                : access == "read_write" ? "rw"
+                                                         : "ro");
+      return substitute(std::to_string(name.size()) + name);
+    }
+  }
   if (auto* v = llvm::dyn_cast<llvm::FixedVectorType>(t))
     return substitute("Dv" + std::to_string(v->getNumElements()) + "_" +
                       scalar_code(v->getElementType(), is_signed));

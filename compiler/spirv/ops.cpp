@@ -168,6 +168,8 @@ llvm::Value* translate_instruction(Reader& r, const Instruction& inst) {
   if (llvm::Value* v = translate_memory_instruction(r, inst, &handled); handled) return v;
   handled = true;
   if (llvm::Value* v = translate_group_instruction(r, inst, &handled); handled) return v;
+  handled = true;
+  if (llvm::Value* v = translate_image_instruction(r, inst, &handled); handled) return v;
   llvm::IRBuilder<>& b = *r.builder_;
   const auto& ops = inst.operands;
   auto operand = [&](size_t k) { return operand_value(r, inst, k); };

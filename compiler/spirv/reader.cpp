@@ -19,8 +19,8 @@ namespace manifold::compiler::spirv {
 namespace {
 
 // Capabilities whose every use the reader translates. Float64 and Float16 depend on the
-// device (checked separately), Groups on the work-group collectives; images, pipes and device
-// enqueue are not done yet.
+// device (checked separately), Groups on the work-group collectives, images on the device's
+// images; pipes and device enqueue are not done.
 bool capability_supported(uint32_t capability, const Target& target) {
   switch (capability) {
     case spv::CapabilityAddresses:
@@ -34,6 +34,17 @@ bool capability_supported(uint32_t capability, const Target& target) {
     case spv::CapabilityInt8:
     case spv::CapabilityGenericPointer:
       return true;
+    case spv::CapabilityImageBasic:
+    case spv::CapabilityLiteralSampler:
+    case spv::CapabilitySampled1D:
+    case spv::CapabilityImage1D:
+    case spv::CapabilitySampledBuffer:
+    case spv::CapabilityImageBuffer:
+      return target.images;
+    case spv::CapabilityImageReadWrite:
+      return target.images &&
+             std::find(target.opencl_c_features.begin(), target.opencl_c_features.end(),
+                       "__opencl_c_read_write_images") != target.opencl_c_features.end();
     case spv::CapabilityGroups:
       return std::find(target.opencl_c_features.begin(), target.opencl_c_features.end(),
                        "__opencl_c_work_group_collective_functions") !=

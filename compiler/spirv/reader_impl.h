@@ -82,6 +82,10 @@ class Reader {
   static unsigned spir_address_space(uint32_t storage_class);
   // OpenCL C spelling of a type for kernel_arg_type ("float4", "int*").
   std::string opencl_type_name(uint32_t type_id) const;
+  // An OpTypeImage's OpenCL C name without "_t" ("image2d_array_depth") and its access qualifier
+  // as kernel_arg_access_qual spells it ("read_only", "write_only", "read_write").
+  std::string image_type_name(uint32_t image_type) const;
+  std::string image_access(uint32_t image_type) const;
 
   // ---- instructions.cpp ----
   bool translate_function_body(size_t first, size_t end);

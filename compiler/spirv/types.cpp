@@ -100,6 +100,21 @@ bool Reader::translate_type(const Instruction& inst) {
                                       decorations(inst.id).packed);
       break;
     }
+    case spv::OpTypeImage:
+      // A pointer to the image's descriptor (compiler/image_abi.h), as clang gives image types.
+      made = llvm::PointerType::get(context_, address_space(spv::StorageClassCrossWorkgroup));
+      break;
+    case spv::OpTypeSampler:
+      // Its CLK_* bits as a pointer's value (compiler/builtins/image_glue.ll).
+      made = llvm::PointerType::get(context_, address_space(spv::StorageClassUniformConstant));
+      break;
+    case spv::OpTypeSampledImage:
+      // An image with the sampler to read it through (OpSampledImage makes one).
+      made = llvm::StructType::get(
+          context_,
+          {llvm::PointerType::get(context_, address_space(spv::StorageClassCrossWorkgroup)),
+           llvm::PointerType::get(context_, address_space(spv::StorageClassUniformConstant))});
+      break;
     case spv::OpTypeEvent:
       // event_t as OpenCL C builtins take it (a pointer; the work-group copies complete at the
       // wait, so it carries nothing).
@@ -201,6 +216,15 @@ bool Reader::translate_constant(const Instruction& inst) {
     case spv::OpConstantNull:
       made = llvm::Constant::getNullValue(t);
       break;
+    case spv::OpConstantSampler: {
+      // Addressing mode, normalized coordinates, filter mode: the CLK_* bits an OpenCL C sampler
+      // initializer has (CLK_ADDRESS_* = 2 x SPIR-V's mode, CLK_FILTER_NEAREST 0x10, LINEAR 0x20).
+      if (ops.size() < 3) return fail("OpConstantSampler without its three operands");
+      const uint64_t bits = (ops[1] ? 1u : 0u) | (ops[0] * 2) | (ops[2] ? 0x20u : 0x10u);
+      made = llvm::ConstantExpr::getIntToPtr(
+          llvm::ConstantInt::get(llvm::Type::getInt64Ty(context_), bits), t);
+      break;
+    }
     case spv::OpSpecConstantOp:
       try {
         made = fold_spec_constant_op(inst);
@@ -285,6 +309,42 @@ bool Reader::translate_global_variable(const Instruction& inst) {
   return true;
 }
 
+std::string Reader::image_type_name(uint32_t image_type) const {
+  const Instruction* t = def(image_type);
+  if (!t || t->opcode != spv::OpTypeImage || t->operands.size() < 6) return "image";
+  // Sampled type, Dim, Depth, Arrayed, MS, Sampled[, format, access qualifier].
+  std::string name = "image";
+  switch (t->operands[1]) {
+    case spv::Dim1D:
+      name += "1d";
+      break;
+    case spv::Dim2D:
+      name += "2d";
+      break;
+    case spv::Dim3D:
+      name += "3d";
+      break;
+    case spv::DimBuffer:
+      name += "1d_buffer";
+      break;
+    default:
+      name += "_unknown";
+      break;
+  }
+  if (t->operands[3]) name += "_array";
+  if (t->operands[2] == 1) name += "_depth";
+  return name;
+}
+
+std::string Reader::image_access(uint32_t image_type) const {
+  const Instruction* t = def(image_type);
+  const uint32_t access =
+      t && t->operands.size() > 7 ? t->operands[7] : uint32_t{spv::AccessQualifierReadOnly};
+  return access == spv::AccessQualifierWriteOnly   ? "write_only"
+         : access == spv::AccessQualifierReadWrite ? "read_write"
+                                                   : "read_only";
+}
+
 std::string Reader::opencl_type_name(uint32_t type_id) const {
   const Instruction* t = def(type_id);
   if (!t) return "unknown";
@@ -317,6 +377,10 @@ std::string Reader::opencl_type_name(uint32_t type_id) const {
     }
     case spv::OpTypeArray:
       return opencl_type_name(t->operands[0]) + "[]";
+    case spv::OpTypeImage:
+      return image_type_name(type_id) + "_t";
+    case spv::OpTypeSampler:
+      return "sampler_t";
     default:
       return "unknown";
   }

@@ -537,6 +537,169 @@ kernel void scatter(global const int* in, global int* strided, local int* tile) 
   }
 }
 
+// Images from clang's SPIR-V (ImageBasic, LiteralSampler): a sampled read through a kernel
+// argument sampler and through a literal one, plain reads, float and unsigned writes, and the size
+// queries, against host results.
+TEST_F(SpirvApi, ImagesSamplersAndQueries) {
+  if (deviceString(device_, CL_DEVICE_IL_VERSION).empty()) GTEST_SKIP() << "no IL";
+  cl_bool images = CL_FALSE;
+  clGetDeviceInfo(device_, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
+  std::string log;
+  std::vector<uint8_t> il = spirv_test::clang_spirv(R"(
+kernel void images(read_only image2d_t src, sampler_t s, write_only image2d_t dst,
+                   write_only image2d_t counts, global int* sizes) {
+  const int2 c = (int2)(get_global_id(0), get_global_id(1));
+  const sampler_t literal = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE |
+                            CLK_FILTER_NEAREST;
+  float4 a = read_imagef(src, s, (float2)(c.x + 0.5f, c.y + 0.5f));
+  float4 b = read_imagef(src, literal, c + (int2)(1, 0));
+  float4 p = read_imagef(src, c);
+  write_imagef(dst, c, a + b + p);
+  write_imageui(counts, c, (uint4)(c.x, c.y, 200 + c.x, 7));
+  if (c.x == 0 && c.y == 0) {
+    int2 d = get_image_dim(src);
+    sizes[0] = get_image_width(src);
+    sizes[1] = get_image_height(dst);
+    sizes[2] = d.x * 100 + d.y;
+  }
+}
+)",
+                                                    &log, "-cl-std=CL2.0 -O2");
+  ASSERT_FALSE(il.empty()) << log;
+  if (!images) {
+    cl_int err = CL_SUCCESS;
+    Program p(clCreateProgramWithIL(context_, il.data(), il.size(), &err));
+    ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+    EXPECT_EQ(Err(CL_BUILD_PROGRAM_FAILURE),
+              Err(clBuildProgram(p, 1, &device_, nullptr, nullptr, nullptr)));
+    EXPECT_NE(build_log(p, device_).find("ImageBasic"), std::string::npos) << build_log(p, device_);
+    return;
+  }
+  Program p = buildIl(il);
+  ASSERT_TRUE(p.get());
+  cl_int err = CL_SUCCESS;
+  Kernel k(clCreateKernel(p, "images", &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  const size_t w = 8, h = 4;
+  std::vector<float> texels(w * h * 4);
+  for (size_t i = 0; i < texels.size(); ++i) texels[i] = float(i % 29) * 0.25f;
+  const cl_image_format rgba_float = {CL_RGBA, CL_FLOAT}, rgba_u8 = {CL_RGBA, CL_UNSIGNED_INT8};
+  cl_image_desc desc = {};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = w;
+  desc.image_height = h;
+  Mem src(clCreateImage(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, &rgba_float, &desc,
+                        texels.data(), &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  Mem dst(clCreateImage(context_, CL_MEM_WRITE_ONLY, &rgba_float, &desc, nullptr, &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  Mem counts(clCreateImage(context_, CL_MEM_WRITE_ONLY, &rgba_u8, &desc, nullptr, &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  Mem sizes = makeBuffer(3 * 4);
+  const cl_sampler_properties props[] = {CL_SAMPLER_NORMALIZED_COORDS,
+                                         CL_FALSE,
+                                         CL_SAMPLER_ADDRESSING_MODE,
+                                         CL_ADDRESS_CLAMP_TO_EDGE,
+                                         CL_SAMPLER_FILTER_MODE,
+                                         CL_FILTER_NEAREST,
+                                         0};
+  cl_sampler sampler = clCreateSamplerWithProperties(context_, props, &err);
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  cl_mem m[4] = {src, dst, counts, sizes};
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(k, 0, sizeof(cl_mem), &m[0])));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(k, 1, sizeof(cl_sampler), &sampler)));
+  for (cl_uint a = 1; a < 4; ++a)
+    ASSERT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(k, a + 1, sizeof(cl_mem), &m[a])));
+  const size_t global[2] = {w, h};
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueNDRangeKernel(queue_, k, 2, nullptr, global, nullptr, 0,
+                                                        nullptr, nullptr)));
+  std::vector<float> out(w * h * 4);
+  std::vector<uint8_t> count_bytes(w * h * 4);
+  const size_t origin[3] = {0, 0, 0}, region[3] = {w, h, 1};
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueReadImage(queue_, dst, CL_TRUE, origin, region, 0, 0,
+                                                    out.data(), 0, nullptr, nullptr)));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueReadImage(queue_, counts, CL_TRUE, origin, region, 0, 0,
+                                                    count_bytes.data(), 0, nullptr, nullptr)));
+  std::vector<uint8_t> size_bytes = read(sizes, 12);
+  int32_t got_sizes[3];
+  std::memcpy(got_sizes, size_bytes.data(), 12);
+  clReleaseSampler(sampler);
+  EXPECT_EQ(got_sizes[0], int(w));
+  EXPECT_EQ(got_sizes[1], int(h));
+  EXPECT_EQ(got_sizes[2], int(w * 100 + h));
+  for (size_t y = 0; y < h; ++y)
+    for (size_t x = 0; x < w; ++x)
+      for (size_t ch = 0; ch < 4; ++ch) {
+        const size_t right = std::min(x + 1, w - 1);
+        const float expected = 2 * texels[(y * w + x) * 4 + ch] + texels[(y * w + right) * 4 + ch];
+        EXPECT_EQ(out[(y * w + x) * 4 + ch], expected) << x << "," << y << " " << ch;
+        const uint8_t want[4] = {uint8_t(x), uint8_t(y), uint8_t(200 + x), 7};
+        EXPECT_EQ(count_bytes[(y * w + x) * 4 + ch], want[ch]) << x << "," << y << " " << ch;
+      }
+}
+
+// OpImageQueryFormat and OpImageQueryOrder give SPIR-V's enumerants (the environment spec's tables
+// 2.1 and 2.2), not the CL_* values get_image_channel_* return in OpenCL C.
+TEST_F(SpirvApi, ImageFormatAndOrderQueries) {
+  if (deviceString(device_, CL_DEVICE_IL_VERSION).empty()) GTEST_SKIP() << "no IL";
+  cl_bool images = CL_FALSE;
+  clGetDeviceInfo(device_, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
+  if (!images) GTEST_SKIP() << "no images";
+  std::string log;
+  std::vector<uint8_t> il = spirv_test::assemble(R"(
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Int64
+               OpCapability ImageBasic
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "query"
+       %void = OpTypeVoid
+       %uint = OpTypeInt 32 0
+      %ulong = OpTypeInt 64 0
+      %image = OpTypeImage %void 2D 0 0 0 0 Unknown ReadOnly
+        %ptr = OpTypePointer CrossWorkgroup %uint
+         %fn = OpTypeFunction %void %image %ptr
+        %one = OpConstant %ulong 1
+          %k = OpFunction %void None %fn
+        %img = OpFunctionParameter %image
+          %p = OpFunctionParameter %ptr
+          %l = OpLabel
+     %format = OpImageQueryFormat %uint %img
+      %order = OpImageQueryOrder %uint %img
+               OpStore %p %format Aligned 4
+         %p1 = OpInBoundsPtrAccessChain %ptr %p %one
+               OpStore %p1 %order Aligned 4
+               OpReturn
+               OpFunctionEnd
+)",
+                                                 &log);
+  ASSERT_FALSE(il.empty()) << log;
+  Program p = buildIl(il);
+  ASSERT_TRUE(p.get());
+  cl_int err = CL_SUCCESS;
+  Kernel k(clCreateKernel(p, "query", &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  const cl_image_format format = {CL_BGRA, CL_UNORM_INT8};
+  cl_image_desc desc = {};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = 4;
+  desc.image_height = 4;
+  Mem image(clCreateImage(context_, CL_MEM_READ_ONLY, &format, &desc, nullptr, &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  Mem out = makeBuffer(8);
+  cl_mem args[2] = {image, out};
+  for (cl_uint a = 0; a < 2; ++a)
+    ASSERT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(k, a, sizeof(cl_mem), &args[a])));
+  const size_t one = 1;
+  ASSERT_EQ(Err(CL_SUCCESS),
+            Err(clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &one, nullptr, 0, nullptr, nullptr)));
+  std::vector<uint8_t> bytes = read(out, 8);
+  uint32_t got[2];
+  std::memcpy(got, bytes.data(), 8);
+  EXPECT_EQ(got[0], 2u);  // UnormInt8
+  EXPECT_EQ(got[1], 6u);  // BGRA
+}
+
 // A program-scope pointer initialized with the address of an array element: LLVM's SPIR-V
 // backend writes such initializers as OpSpecConstantOp (here InBoundsPtrAccessChain and a cast
 // to the generic address space).
