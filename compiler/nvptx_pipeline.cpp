@@ -2,6 +2,7 @@
 // CUDA's libdevice (each linked lazily: only the functions a program reaches are read), optimized
 // with the NVPTX target's own pipeline (NVVMReflect included) and printed as PTX. The CUDA
 // driver JIT-compiles the PTX for the exact GPU at load time.
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/Function.h>
@@ -352,6 +353,16 @@ bool has_math_flag(const ParsedOptions& options, const char* flag) {
          options.math_flags.end();
 }
 
+// PTX's identifiers: [a-zA-Z][a-zA-Z0-9_$]* or [_$%][a-zA-Z0-9_$]+.
+bool is_ptx_identifier(llvm::StringRef name) {
+  if (name.empty()) return false;
+  auto follows = [](char c) { return llvm::isAlnum(c) || c == '_' || c == '$'; };
+  const char first = name.front();
+  if (!llvm::isAlpha(first) && !((first == '_' || first == '$' || first == '%') && name.size() > 1))
+    return false;
+  return llvm::all_of(name.drop_front(), follows);
+}
+
 // NVIDIA GPUs: the payload is PTX text, which the CUDA driver compiles for the exact GPU at
 // load time (backends/cuda).
 class NvptxPipeline final : public TargetPipeline {
@@ -436,6 +447,18 @@ class NvptxPipeline final : public TargetPipeline {
 
   bool emit(Build& build) override {
     ProgramBinary& program = build.program;
+    // PTX spells external names as identifiers, and LLVM's PTX printer ends the process on any
+    // other; names from SPIR-V (entry points, linkage names) can hold any characters. Internal
+    // names are made valid by the backend itself.
+    for (const llvm::GlobalValue& value : build.module.global_values()) {
+      const auto* function = llvm::dyn_cast<llvm::Function>(&value);
+      if (value.hasLocalLinkage() || (function && function->isIntrinsic()) ||
+          is_ptx_identifier(value.getName()))
+        continue;
+      build.log += "error: '" + value.getName().str() +
+                   "' cannot be a PTX symbol name (letters, digits, _ and $ only)\n";
+      return false;
+    }
     // An NVPTX executable's payload is PTX.
     if (!emit_code(build.module, machine(), CodeKind::Assembly, &program.bitcode, &build.log))
       return false;

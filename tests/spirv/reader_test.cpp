@@ -139,7 +139,7 @@ TEST(SpirvReader, UnsupportedCapabilityFailsTheBuildNamingIt) {
                OpCapability Addresses
                OpCapability Kernel
                OpCapability Int64
-               OpCapability Groups
+               OpCapability Pipes
                OpMemoryModel Physical64 OpenCL
                OpEntryPoint Kernel %k "k"
        %void = OpTypeVoid
@@ -155,7 +155,39 @@ TEST(SpirvReader, UnsupportedCapabilityFailsTheBuildNamingIt) {
   ASSERT_TRUE(il_valid(il, &why)) << why;
   BuildOutput out = build_il(il, "", host_cpu_target(), {});
   EXPECT_FALSE(out.success);
-  EXPECT_TRUE(contains(out.log, "unsupported capability Groups")) << out.log;
+  EXPECT_TRUE(contains(out.log, "unsupported capability Pipes")) << out.log;
+}
+
+}  // namespace
+}  // namespace manifold::compiler
+
+namespace manifold::compiler {
+namespace {
+
+// An entry point whose name PTX cannot spell (CTS-style fuzzing found "\xCF" ending the process
+// in LLVM's PTX printer): the NVPTX build fails with a log; the CPU takes any name.
+TEST(SpirvReader, KernelNamesPtxCannotSpellFailTheNvptxBuild) {
+  std::string log;
+  std::vector<uint8_t> il = spirv_test::assemble(R"(
+               OpCapability Addresses
+               OpCapability Kernel
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "k)"
+                                                 "\xc3\x8f"  // U+00CF, as UTF-8
+                                                 R"("
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+          %k = OpFunction %void None %fn
+          %l = OpLabel
+               OpReturn
+               OpFunctionEnd
+)",
+                                                 &log);
+  ASSERT_FALSE(il.empty()) << log;
+  BuildOutput nvptx = build_il(il, "", nvptx_target(9, 0), {});
+  EXPECT_FALSE(nvptx.success);
+  EXPECT_TRUE(contains(nvptx.log, "cannot be a PTX symbol name")) << nvptx.log;
+  EXPECT_TRUE(build_il(il, "", host_cpu_target(), {}).success);
 }
 
 }  // namespace
