@@ -126,7 +126,8 @@ class SpirvFuzz : public ::testing::Test {
 TEST_F(SpirvFuzz, MutatedModulesNeverCrashOrHang) {
   const std::vector<std::vector<uint32_t>> seeds = seed_modules();
   ASSERT_EQ(seeds.size(), std::size(kSeedSources));
-  const Target cpu = host_cpu_target(), nvptx = nvptx_target(9, 0);
+  const Target cpu = host_cpu_target(), nvptx = nvptx_target(9, 0),
+               spirv = spirv_target({.fp16 = false, .fp64 = true, .int64_atomics = true});
   const auto budget = std::chrono::seconds(env_or("MANIFOLD_FUZZ_SECONDS", 20));
   const long iterations = env_or("MANIFOLD_FUZZ_ITERATIONS", 600);
   const auto start = std::chrono::steady_clock::now();
@@ -144,15 +145,17 @@ TEST_F(SpirvFuzz, MutatedModulesNeverCrashOrHang) {
       continue;
     }
     ++accepted;
-    // Mostly the CPU (built and loaded); every fourth for NVPTX (PTX out, no GPU needed).
+    // Mostly the CPU (built and loaded); every fourth for NVPTX (PTX out, no GPU needed), every
+    // eighth of those for Level Zero's SPIR-V target instead.
     const bool for_cpu = done % 4 != 0;
+    const Target& other = done % 32 == 0 ? spirv : nvptx;
     if (const char* dump = std::getenv("MANIFOLD_FUZZ_DUMP")) {
       FILE* f = std::fopen(dump, "wb");
       std::fwrite(bytes.data(), 1, bytes.size(), f);
       std::fclose(f);
-      std::fprintf(stderr, "iteration %ld %s\n", done, for_cpu ? "cpu" : "nvptx");
+      std::fprintf(stderr, "iteration %ld %s\n", done, for_cpu ? "cpu" : other.triple.c_str());
     }
-    BuildOutput out = build_il(bytes, "", for_cpu ? cpu : nvptx, {});
+    BuildOutput out = build_il(bytes, "", for_cpu ? cpu : other, {});
     if (out.success) {
       ++built;
       if (for_cpu) {
