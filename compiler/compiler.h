@@ -75,6 +75,12 @@ struct Target {
   // Programs from SPIR-V (compiler/spirv/) build for this target: the device reports SPIR-V
   // 1.0 to 1.2 and cl_khr_il_program.
   bool spirv = false;
+
+  bool has_feature(std::string_view feature) const {
+    for (const std::string& f : opencl_c_features)
+      if (f == feature) return true;
+    return false;
+  }
 };
 
 // The host CPU as the CPU device sees it: host triple, CPU name and features, the

@@ -71,7 +71,7 @@ llvm::Value* translate_group_instruction(Reader& r, const Instruction& inst, boo
       require_workgroup_scope(operand(0), inst);
       // Count and stride are size_t to the builtin; modules give them in any integer width.
       std::vector<std::string> subs;
-      std::string name = "_Z29async_work_group_strided_copy";
+      std::string name = with_length("async_work_group_strided_copy");
       name += mangled(1, true, subs);
       name += mangled(2, true, subs, true);
       llvm::Type* size_type = r.physical32_ ? b.getInt32Ty() : b.getInt64Ty();
@@ -87,7 +87,7 @@ llvm::Value* translate_group_instruction(Reader& r, const Instruction& inst, boo
       require_workgroup_scope(operand(0), inst);
       std::vector<std::string> subs;
       const std::string name =
-          "_Z17wait_group_events" + mangled(1, true, subs) + mangled(2, true, subs);
+          with_length("wait_group_events") + mangled(1, true, subs) + mangled(2, true, subs);
       return convergent(r.call_builtin(name, b.getVoidTy(), {operand(1), operand(2)}, false));
     }
     case spv::OpGroupAll:
@@ -103,7 +103,7 @@ llvm::Value* translate_group_instruction(Reader& r, const Instruction& inst, boo
       // The local id: one size_t, or a vector of two or three (x, y[, z]).
       require_workgroup_scope(operand(0), inst);
       std::vector<std::string> subs;
-      std::string name = "_Z20work_group_broadcast" + mangled(1, true, subs);
+      std::string name = with_length("work_group_broadcast") + mangled(1, true, subs);
       std::vector<llvm::Value*> args = {operand(1)};
       llvm::Value* id = operand(2);
       if (auto* v = llvm::dyn_cast<llvm::FixedVectorType>(id->getType())) {
@@ -138,10 +138,9 @@ llvm::Value* translate_group_instruction(Reader& r, const Instruction& inst, boo
                           std::to_string(ops.at(1)));
     }
     std::vector<std::string> subs;
-    const std::string name = std::string("work_group_") + operation + c->combine;
-    const std::string full =
-        "_Z" + std::to_string(name.size()) + name + mangled(2, c->is_signed, subs);
-    return convergent(r.call_builtin(full, r.type(inst.type), {operand(2)}, false));
+    const std::string name = with_length(std::string("work_group_") + operation + c->combine) +
+                             mangled(2, c->is_signed, subs);
+    return convergent(r.call_builtin(name, r.type(inst.type), {operand(2)}, false));
   }
   *handled = false;
   return nullptr;

@@ -27,17 +27,16 @@ const char* texel_suffix(llvm::Type* texel) {
 llvm::Value* translate_image_instruction(Reader& r, const Instruction& inst, bool* handled) {
   llvm::IRBuilder<>& b = *r.builder_;
   auto operand = [&](size_t k) { return operand_value(r, inst, k); };
-  auto mangled = [&](uint32_t type_id, std::vector<std::string>& subs) {
-    return mangle_id(r, type_id, true, subs, false);
-  };
   auto type_of = [&](size_t k) { return r.type_id_of(inst.operands.at(k)); };
-  // `base` is the builtin's name, `args` its arguments mangled by the SPIR-V types in `types`.
+  // The builtin `base` called with `args`, mangled by their SPIR-V types `types` (the last one
+  // unsigned with `unsigned_last`: uint4 texels).
   auto builtin = [&](const std::string& base, llvm::Type* result,
                      const std::vector<llvm::Value*>& args, const std::vector<uint32_t>& types,
-                     bool pure) {
+                     bool pure, bool unsigned_last = false) {
     std::vector<std::string> subs;
-    std::string name = "_Z" + std::to_string(base.size()) + base;
-    for (uint32_t t : types) name += mangled(t, subs);
+    std::string name = with_length(base);
+    for (size_t k = 0; k < types.size(); ++k)
+      name += mangle_id(r, types[k], !(unsigned_last && k + 1 == types.size()), subs, false);
     return r.call_builtin(name, result, args, pure);
   };
 
@@ -57,13 +56,14 @@ llvm::Value* translate_image_instruction(Reader& r, const Instruction& inst, boo
       llvm::Value* image = b.CreateExtractValue(pair, 0);
       llvm::Value* sampler = b.CreateExtractValue(pair, 1);
       llvm::Type* result = r.type(inst.type);
+      // The sampler has no type id here (OpTypeSampledImage names only the image): spelled out,
+      // a substitution candidate after the image's.
       std::vector<std::string> subs;
-      std::string name = std::string("read_image") + texel_suffix(result);
-      std::string full = "_Z" + std::to_string(name.size()) + name + mangled(image_type, subs);
-      full += "11ocl_sampler";  // after the image: a substitution candidate of its own
+      std::string name = with_length(std::string("read_image") + texel_suffix(result)) +
+                         mangle_id(r, image_type, true, subs, false) + "11ocl_sampler";
       subs.push_back("11ocl_sampler");
-      full += mangled(type_of(1), subs);
-      return r.call_builtin(full, result, {image, sampler, operand(1)}, false);
+      name += mangle_id(r, type_of(1), true, subs, false);
+      return r.call_builtin(name, result, {image, sampler, operand(1)}, false);
     }
     case spv::OpImageRead: {
       llvm::Type* result = r.type(inst.type);
@@ -90,10 +90,7 @@ llvm::Value* translate_image_instruction(Reader& r, const Instruction& inst, boo
       auto* done = llvm::BasicBlock::Create(r.context_, "written", function);
       b.CreateCondBr(is_unsigned, unsigned_block, signed_block);
       b.SetInsertPoint(unsigned_block);
-      std::vector<std::string> subs;
-      std::string name = "_Z13write_imageui" + mangled(types[0], subs) + mangled(types[1], subs);
-      name += mangle_id(r, types[2], false, subs, false);  // uint4
-      r.call_builtin(name, b.getVoidTy(), {image, coordinate, texel}, false);
+      builtin("write_imageui", b.getVoidTy(), {image, coordinate, texel}, types, false, true);
       b.CreateBr(done);
       b.SetInsertPoint(signed_block);
       builtin("write_imagei", b.getVoidTy(), {image, coordinate, texel}, types, false);

@@ -42,10 +42,6 @@ std::string scalar_name(llvm::Type* t, bool is_signed) {
   return std::string(is_signed ? "" : "u") + base;
 }
 
-std::string with_length(const std::string& name) {
-  return "_Z" + std::to_string(name.size()) + name;
-}
-
 std::string rounding_suffix(uint32_t mode) {
   switch (mode) {
     case spv::FPRoundingModeRTE:
@@ -62,6 +58,10 @@ std::string rounding_suffix(uint32_t mode) {
 }
 
 }  // namespace
+
+std::string with_length(const std::string& name) {
+  return "_Z" + std::to_string(name.size()) + name;
+}
 
 std::string mangle_id(const Reader& r, uint32_t type_id, bool is_signed,
                       std::vector<std::string>& subs, bool pointee_const) {

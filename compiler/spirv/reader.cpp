@@ -42,13 +42,9 @@ bool capability_supported(uint32_t capability, const Target& target) {
     case spv::CapabilityImageBuffer:
       return target.images;
     case spv::CapabilityImageReadWrite:
-      return target.images &&
-             std::find(target.opencl_c_features.begin(), target.opencl_c_features.end(),
-                       "__opencl_c_read_write_images") != target.opencl_c_features.end();
+      return target.images && target.has_feature("__opencl_c_read_write_images");
     case spv::CapabilityGroups:
-      return std::find(target.opencl_c_features.begin(), target.opencl_c_features.end(),
-                       "__opencl_c_work_group_collective_functions") !=
-             target.opencl_c_features.end();
+      return target.has_feature("__opencl_c_work_group_collective_functions");
     case spv::CapabilityFloat64:
       return target.fp64;
     case spv::CapabilityFloat16:

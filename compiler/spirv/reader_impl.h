@@ -139,6 +139,8 @@ class Reader {
   std::map<uint32_t, llvm::Value*> builtin_copies_;  // per function: builtin var -> alloca
 };
 
+// "_Z" and the name with its length: the start of a builtin's mangled name.
+std::string with_length(const std::string& name);
 // Mangles one builtin parameter given by its SPIR-V type id as the target's builtin library
 // spells it (opencl_std.cpp); `subs` holds the substitution candidates seen so far (vectors,
 // qualified pointees, pointers), in order.

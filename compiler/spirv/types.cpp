@@ -59,6 +59,12 @@ uint32_t Reader::storage_class(uint32_t pointer_type) const {
 bool Reader::translate_type(const Instruction& inst) {
   const auto& ops = inst.operands;
   llvm::Type* made = nullptr;
+  auto image_pointer = [&] {
+    return llvm::PointerType::get(context_, address_space(spv::StorageClassCrossWorkgroup));
+  };
+  auto sampler_pointer = [&] {
+    return llvm::PointerType::get(context_, address_space(spv::StorageClassUniformConstant));
+  };
   switch (inst.opcode) {
     case spv::OpTypeVoid:
       made = llvm::Type::getVoidTy(context_);
@@ -102,18 +108,15 @@ bool Reader::translate_type(const Instruction& inst) {
     }
     case spv::OpTypeImage:
       // A pointer to the image's descriptor (compiler/image_abi.h), as clang gives image types.
-      made = llvm::PointerType::get(context_, address_space(spv::StorageClassCrossWorkgroup));
+      made = image_pointer();
       break;
     case spv::OpTypeSampler:
       // Its CLK_* bits as a pointer's value (compiler/builtins/image_glue.ll).
-      made = llvm::PointerType::get(context_, address_space(spv::StorageClassUniformConstant));
+      made = sampler_pointer();
       break;
     case spv::OpTypeSampledImage:
       // An image with the sampler to read it through (OpSampledImage makes one).
-      made = llvm::StructType::get(
-          context_,
-          {llvm::PointerType::get(context_, address_space(spv::StorageClassCrossWorkgroup)),
-           llvm::PointerType::get(context_, address_space(spv::StorageClassUniformConstant))});
+      made = llvm::StructType::get(context_, {image_pointer(), sampler_pointer()});
       break;
     case spv::OpTypeEvent:
       // event_t as OpenCL C builtins take it (a pointer; the work-group copies complete at the
