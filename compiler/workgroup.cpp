@@ -18,10 +18,12 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/LoopUtils.h>
 #include <llvm/Transforms/Utils/SSAUpdater.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
 #include <algorithm>
+#include <bit>
 #include <deque>
 #include <optional>
 
@@ -362,11 +364,13 @@ bool has_barriers(Function& kernel) {
 //   where a work-item's vector sits in contiguous memory (16-element strides are too wide for
 //   the vectorizer's interleaved loads; 8-element ones are not, so uint8 hash rounds without
 //   loops stay ahead in the work-group form);
-// - or its work is mostly in narrower vectors of 4 elements or more and its loops carry many
-//   vector lanes from one iteration to the next (8 float4 accumulators): the work-group form
-//   runs each iteration of such a loop for all work-items in turn, storing and reloading every
-//   carried lane in per-work-item arrays. Two-element vectors are so narrow that the item loop
-//   leaves most of a register idle: 8 float2 accumulators run faster across work-items;
+// - or its work is mostly in narrower vectors and its loops carry many lanes of vectors that
+//   fill a register (8 float8 accumulators on 256-bit registers): the work-group form runs
+//   each iteration of such a loop for all work-items in turn, storing and reloading every
+//   carried lane in per-work-item arrays, more of them than its registers hold. Vectors
+//   narrower than a register (8 float4 or float2 accumulators) leave it half idle in the item
+//   loop and run faster across work-items, whose unrolled loops (mark_step_loops_for_unrolling)
+//   store and reload once per several iterations;
 // - or those loops load and store only each work-item's own vectors (below).
 // Scalar code, and narrow vectors with little loop state (float4 pixels, an n-body step's
 // float3 accumulator), keep the work-group form, which fills the registers across work-items.
@@ -401,7 +405,7 @@ bool prefers_item_loop(Function& kernel, unsigned register_bits) {
   for (llvm::Loop* loop : loops.getLoopsInPreorder())
     for (llvm::PHINode& phi : loop->getHeader()->phis())
       if (auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(phi.getType());
-          vector && vector->getNumElements() >= 4)
+          vector && vector->getPrimitiveSizeInBits().getFixedValue() >= register_bits)
         carried_lanes += vector->getNumElements();
   if (carried_lanes >= kManyCarriedLanes) return true;
   // Loops that load and store only each work-item's own vectors (a streaming read of float4
@@ -427,6 +431,27 @@ bool prefers_item_loop(Function& kernel, unsigned register_bits) {
         per_item_access = true;
       }
   return per_item_access;
+}
+
+// Whether the kernel computes the same for any division of the NDRange into work-groups (see
+// KernelExec::partition_independent). Called on the kernel as written, everything inlined.
+bool independent_of_partition(Function& kernel, const KernelInfo& info) {
+  for (const KernelArg& arg : info.args)
+    if (arg.kind == ArgKind::Local) return false;
+  for (BasicBlock& block : kernel)
+    for (Instruction& inst : block) {
+      if (is_barrier(&inst)) return false;
+      for (const Value* operand : inst.operands())
+        if (auto* global = llvm::dyn_cast<llvm::GlobalValue>(operand->stripPointerCasts());
+            global && global->getAddressSpace() == 3)
+          return false;
+      const std::optional<Query> query = query_of(&inst);
+      if (query && *query != Query::GlobalId && *query != Query::GlobalSize &&
+          *query != Query::GlobalOffset && *query != Query::WorkDim &&
+          *query != Query::GlobalLinearId)
+        return false;
+    }
+  return true;
 }
 
 struct Region {
@@ -560,6 +585,26 @@ void KernelLowering::drop_barriers() {
       if (is_barrier(&inst)) inst.eraseFromParent();
 }
 
+// An innermost loop without barriers that every work-item of a group enters and leaves
+// together (uniform exit conditions): insert_implicit_loop_barriers makes its iterations
+// regions.
+bool runs_in_step(const llvm::Loop& loop, const Divergence& divergence) {
+  if (!loop.isInnermost() || !divergence.reached_by_all(loop.getHeader())) return false;
+  llvm::SmallVector<BasicBlock*, 4> exiting;
+  loop.getExitingBlocks(exiting);
+  if (exiting.empty()) return false;
+  for (BasicBlock* block : loop.blocks())
+    for (Instruction& inst : *block)
+      if (is_barrier(&inst)) return false;
+  for (BasicBlock* block : exiting) {
+    const Instruction* terminator = block->getTerminator();
+    const Value* condition = Divergence::condition_of(terminator);
+    if (!condition || divergence.divergent(condition) || !llvm::isa<llvm::BranchInst>(terminator))
+      return false;
+  }
+  return true;
+}
+
 // Innermost loops that every work-item runs the same number of times get barriers on the
 // edges out of their exiting blocks (into the loop and out of it). Each iteration then becomes
 // a region that starts with the loop body and ends with the exit test choosing the next
@@ -574,20 +619,9 @@ void KernelLowering::insert_implicit_loop_barriers() {
   llvm::LoopInfo loops(dominators);
   std::vector<std::pair<BasicBlock*, BasicBlock*>> edges;
   for (llvm::Loop* loop : loops.getLoopsInPreorder()) {
-    if (!loop->isInnermost()) continue;
-    bool eligible = divergence.reached_by_all(loop->getHeader());
+    if (!runs_in_step(*loop, divergence)) continue;
     llvm::SmallVector<BasicBlock*, 4> exiting;
     loop->getExitingBlocks(exiting);
-    eligible &= !exiting.empty();
-    for (BasicBlock* block : loop->blocks())
-      for (Instruction& inst : *block) eligible &= !is_barrier(&inst);
-    for (BasicBlock* block : exiting) {
-      const Instruction* terminator = block->getTerminator();
-      const Value* condition = Divergence::condition_of(terminator);
-      eligible &= condition != nullptr && !divergence.divergent(condition) &&
-                  llvm::isa<llvm::BranchInst>(terminator);
-    }
-    if (!eligible) continue;
     for (BasicBlock* block : exiting)
       for (BasicBlock* successor : llvm::successors(block))
         if (std::find(edges.begin(), edges.end(), std::make_pair(block, successor)) == edges.end())
@@ -1365,6 +1399,7 @@ bool form_work_group_functions(llvm::Module& module, std::vector<KernelInfo>& ke
     const bool barriers = has_barriers(*kernel);
     execs[i].item_loop_fits_any_group = !barriers;
     execs[i].item_loop_preferred = !barriers && prefers_item_loop(*kernel, vector_register_bits);
+    execs[i].partition_independent = independent_of_partition(*kernel, kernels[i]);
     KernelLowering lowering(module, *kernel, kernels[i], execs[i]);
     if (!lowering.run(error)) return false;
     KernelInfo unused_info = kernels[i];
@@ -1418,6 +1453,32 @@ bool form_work_group_functions(llvm::Module& module, std::vector<KernelInfo>& ke
     return false;
   }
   return true;
+}
+
+void mark_step_loops_for_unrolling(llvm::Module& module, const std::vector<KernelInfo>& kernels) {
+  // Instructions an unrolled body may reach: enough work per spill and reload that the loop
+  // runs at the speed of its arithmetic, few enough to keep compile time and code small.
+  constexpr size_t kUnrolledBodyBudget = 96;
+  constexpr size_t kMaxUnrollCount = 8;
+  for (const KernelInfo& info : kernels) {
+    Function* kernel = module.getFunction(info.name);
+    if (!kernel || kernel->isDeclaration()) continue;
+    const Divergence divergence(*kernel);
+    llvm::DominatorTree dominators(*kernel);
+    llvm::LoopInfo loops(dominators);
+    for (llvm::Loop* loop : loops.getLoopsInPreorder()) {
+      if (!runs_in_step(*loop, divergence) || loop->getLoopID()) continue;
+      size_t body = 0;
+      for (BasicBlock* block : loop->blocks())
+        for (Instruction& inst : *block)
+          if (!llvm::isa<llvm::PHINode>(inst) && !inst.isTerminator() &&
+              !inst.isDebugOrPseudoInst())
+            ++body;
+      const size_t count = std::bit_floor(
+          std::min(kMaxUnrollCount, kUnrolledBodyBudget / std::max<size_t>(body, 1)));
+      if (count >= 2) llvm::addStringMetadataToLoop(loop, "llvm.loop.unroll.count", count);
+    }
+  }
 }
 
 }  // namespace manifold::compiler

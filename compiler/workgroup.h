@@ -64,6 +64,13 @@ bool form_work_group_functions(llvm::Module& module, std::vector<KernelInfo>& ke
                                std::vector<KernelExec>& execs, unsigned vector_register_bits,
                                std::string* error);
 
+// Marks the loops whose iterations the work-group form runs as regions (uniform innermost
+// loops) for unrolling (llvm.loop.unroll.count): each region stores and reloads the values the
+// loop carries for every work-item, so a short body such as a chain of multiply-adds is bound
+// by those memory operations, not by its arithmetic, unless several iterations share them.
+// Run before form_work_group_functions, followed by the loop unroll pass.
+void mark_step_loops_for_unrolling(llvm::Module& module, const std::vector<KernelInfo>& kernels);
+
 // Function attribute of the item-loop functions: the pipeline keeps their vector types.
 inline constexpr const char* kKeepVectorsAttribute = "manifold-keep-vectors";
 
