@@ -316,7 +316,9 @@ size_t global_variables_size(std::span<const uint8_t> binary) {
     return module ? spirv::global_variable_bytes(*module) : 0;
   }
   std::optional<ProgramBinary> program = deserialize(binary, &error);
-  if (!program || program->type != BinaryType::Executable || program->bitcode.empty()) return 0;
+  if (!program || program->type != BinaryType::Executable) return 0;
+  if (program->global_variable_bytes) return program->global_variable_bytes;  // counted at build
+  if (program->bitcode.empty()) return 0;
   llvm::LLVMContext context;
   auto module = llvm::parseBitcodeFile(
       llvm::MemoryBufferRef(llvm::StringRef(reinterpret_cast<const char*>(program->bitcode.data()),

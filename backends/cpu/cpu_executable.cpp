@@ -16,10 +16,14 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <vector>
 
 #include "backends/cpu/cpu_executable.h"
 #include "compiler/binary_format.h"
@@ -75,32 +79,83 @@ class ThreadBuffer {
   size_t capacity_ = 0;
 };
 
-// The running work-group's __local bytes and per-work-item private arrays, in the thread's
-// group buffer: what to_local/to_private/get_fence of a generic pointer ask about.
-struct GroupMemory {
-  const char* local_begin = nullptr;
-  const char* local_end = nullptr;
-  const char* private_begin = nullptr;
-  const char* private_end = nullptr;
-};
-thread_local GroupMemory current_group_memory;
-
-// The thread's stack, where the work-group function keeps work-items' private variables.
-struct StackRange {
-  const char* low = nullptr;
-  const char* high = nullptr;
-  StackRange() {
+// The memory a thread that runs work-groups keeps work-items' data in: its stack (the work-group
+// function's private variables) and its group buffer (the running group's __local bytes and
+// per-work-item private arrays), what to_local/to_private/get_fence of a generic pointer ask
+// about. Every such thread is registered: a work-item may read a pointer into another group's
+// memory, which another thread runs (a program-scope pointer variable, CTS generic_address_space
+// language_struct), and the answer must not depend on which thread asks.
+class WorkerMemory {
+ public:
+  WorkerMemory() {
     pthread_attr_t attr;
-    if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
-    void* base = nullptr;
-    size_t size = 0;
-    if (pthread_attr_getstack(&attr, &base, &size) == 0) {
-      low = static_cast<const char*>(base);
-      high = low + size;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+      void* base = nullptr;
+      size_t size = 0;
+      if (pthread_attr_getstack(&attr, &base, &size) == 0) {
+        stack_low_ = static_cast<const char*>(base);
+        stack_high_ = stack_low_ + size;
+      }
+      pthread_attr_destroy(&attr);
     }
-    pthread_attr_destroy(&attr);
+    Registry& r = registry();
+    std::unique_lock lock(r.mutex);
+    r.workers.push_back(this);
   }
+  ~WorkerMemory() {
+    Registry& r = registry();
+    std::unique_lock lock(r.mutex);
+    r.workers.erase(std::find(r.workers.begin(), r.workers.end(), this));
+  }
+  WorkerMemory(const WorkerMemory&) = delete;
+  WorkerMemory& operator=(const WorkerMemory&) = delete;
+
+  // The group this thread runs now: its __local bytes and per-work-item arrays (null: none).
+  void set_group(const char* local_begin, const char* local_end, const char* private_begin,
+                 const char* private_end) {
+    local_begin_.store(local_begin, std::memory_order_relaxed);
+    local_end_.store(local_end, std::memory_order_relaxed);
+    private_begin_.store(private_begin, std::memory_order_relaxed);
+    private_end_.store(private_end, std::memory_order_relaxed);
+  }
+  // 2: __local memory, 0: private memory, -1: neither of this thread's.
+  int space_of(const char* p) const {
+    if (p >= local_begin_.load(std::memory_order_relaxed) &&
+        p < local_end_.load(std::memory_order_relaxed))
+      return 2;
+    if (p >= private_begin_.load(std::memory_order_relaxed) &&
+        p < private_end_.load(std::memory_order_relaxed))
+      return 0;
+    return p >= stack_low_ && p < stack_high_ ? 0 : -1;
+  }
+  // Where any registered thread's work-items keep `p`: 2, 0, or -1 (global memory).
+  static int space_in_any(const char* p, const WorkerMemory& asking) {
+    Registry& r = registry();
+    std::shared_lock lock(r.mutex);
+    for (const WorkerMemory* worker : r.workers)
+      if (int space = worker != &asking ? worker->space_of(p) : -1; space >= 0) return space;
+    return -1;
+  }
+
+  ThreadBuffer buffer;
+
+ private:
+  struct Registry {
+    std::shared_mutex mutex;
+    std::vector<const WorkerMemory*> workers;
+  };
+  // Never destroyed: threads may end after static destruction has begun.
+  static Registry& registry() {
+    static Registry* r = new Registry;
+    return *r;
+  }
+
+  const char* stack_low_ = nullptr;
+  const char* stack_high_ = nullptr;
+  std::atomic<const char*> local_begin_{nullptr}, local_end_{nullptr};
+  std::atomic<const char*> private_begin_{nullptr}, private_end_{nullptr};
 };
+thread_local WorkerMemory this_worker;
 
 uint64_t align_up(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
@@ -293,8 +348,8 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
 
   auto run_groups = [&](const tbb::blocked_range<size_t>& groups) {
     const compiler::PrintfBufferScope printf_scope(printf_buffer);
-    thread_local ThreadBuffer buffer;
-    char* memory = static_cast<char*>(buffer.get(buffer_bytes));
+    WorkerMemory& worker = this_worker;
+    char* memory = static_cast<char*>(worker.buffer.get(buffer_bytes));
     SmallArray<const void*> args(arg_count);
     std::copy(arg_values, arg_values + arg_count, args.data());
     SmallArray<void*> local_pointers(arg_count, nullptr);
@@ -303,9 +358,8 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
       local_pointers[i] = memory + local_offsets[i];
       args[i] = &local_pointers[i];
     }
-    current_group_memory = {memory, memory + local_bytes,
-                            scratch_bytes ? memory + scratch_offset : nullptr,
-                            scratch_bytes ? memory + scratch_offset + scratch_bytes : nullptr};
+    worker.set_group(memory, memory + local_bytes, scratch_bytes ? memory + scratch_offset : nullptr,
+                     scratch_bytes ? memory + scratch_offset + scratch_bytes : nullptr);
     WorkGroupContext context = shape;
     context.local_memory = memory;
     context.scratch = scratch_bytes ? memory + scratch_offset : nullptr;
@@ -347,15 +401,14 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
 
 // Called by kernels (compiler/cpu_pipeline.cpp lowers to_global/to_local/to_private to it, the
 // builtin library's get_fence calls it): the named address space a generic pointer points
-// into. 2: the running group's __local memory; 0: a work-item's private memory (the thread's
-// stack, or the group's per-work-item arrays); 1: anything else, global memory.
+// into. 2: a group's __local memory; 0: a work-item's private memory (a stack of a thread that
+// runs groups, or a group's per-work-item arrays); 1: anything else, global memory. The calling
+// thread's own group and stack first, without a lock.
 extern "C" int __manifold_address_space_of(const void* pointer) {
-  using manifold::cpu::current_group_memory;
+  using manifold::cpu::WorkerMemory;
   const char* p = static_cast<const char*>(pointer);
-  const auto& group = current_group_memory;
-  if (p >= group.local_begin && p < group.local_end) return 2;
-  if (p >= group.private_begin && p < group.private_end) return 0;
-  thread_local const manifold::cpu::StackRange stack;
-  if (p >= stack.low && p < stack.high) return 0;
-  return 1;
+  const WorkerMemory& own = manifold::cpu::this_worker;
+  if (int space = own.space_of(p); space >= 0) return space;
+  const int space = WorkerMemory::space_in_any(p, own);
+  return space >= 0 ? space : 1;
 }
