@@ -52,6 +52,13 @@ class DeviceSession {
     return (" " + deviceString(device_, CL_DEVICE_EXTENSIONS) + " ")
                .find(std::string(" ") + name + " ") != std::string::npos;
   }
+  // An OpenCL C 3.0 feature macro the device reports (CL_DEVICE_OPENCL_C_FEATURES).
+  bool has_feature(const char* name) const {
+    for (const cl_name_version& f :
+         infoVector<cl_name_version>(clGetDeviceInfo, device_, CL_DEVICE_OPENCL_C_FEATURES))
+      if (std::string(f.name) == name) return true;
+    return false;
+  }
 
   // Builds `source`; on failure records the build log and returns an empty program.
   Program build(const char* source, const char* options = "") {
