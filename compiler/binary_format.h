@@ -49,8 +49,8 @@ struct ProgramBinary {
   std::string cpu;
   std::string features;
   std::vector<uint8_t> object;
-  // Executables whose payload the compiler cannot read back (PTX): the bytes of the program's
-  // global-address-space variables (CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE).
+  // Executables: the bytes of the program's own global-address-space variables
+  // (CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE), counted before optimization.
   uint64_t global_variable_bytes = 0;
 };
 

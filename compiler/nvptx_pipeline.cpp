@@ -349,17 +349,6 @@ void move_constants_to_global_memory(llvm::Module& module) {
   }
 }
 
-// Bytes of the program's own variables in the global address space (program-scope and static
-// ones): CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE, counted before the builtin libraries and
-// the shim's launch state join the module and constant data moves to global memory.
-uint64_t program_global_bytes(const llvm::Module& module) {
-  uint64_t bytes = 0;
-  for (const llvm::GlobalVariable& g : module.globals())
-    if (!g.isDeclaration() && g.getAddressSpace() == kGlobalAS && !g.getName().starts_with("llvm."))
-      bytes += module.getDataLayout().getTypeAllocSize(g.getValueType());
-  return bytes;
-}
-
 // The work-group collectives' __local scratch (compiler/nvptx/collectives.cl): one static shared
 // array per module, next to the launch's dynamic block, that the library's calls of
 // __manifold_collective_scratch() address.
@@ -420,7 +409,6 @@ class NvptxPipeline final : public TargetPipeline {
       llvm::raw_fd_ostream file(dump, error);
       if (!error) module.print(file, nullptr);
     }
-    build.program.global_variable_bytes = program_global_bytes(module);
     rewrite_local_arguments(module, build.program.kernels, kSharedAS);
     uses_printf_ = module.getFunction("printf") != nullptr;
     return lower_printf(module, &build.log);

@@ -73,6 +73,8 @@ class ThreadBuffer {
     }
     return data_;
   }
+  const char* begin() const { return static_cast<const char*>(data_); }
+  const char* end() const { return begin() + capacity_; }
 
  private:
   void* data_ = nullptr;
@@ -80,11 +82,13 @@ class ThreadBuffer {
 };
 
 // The memory a thread that runs work-groups keeps work-items' data in: its stack (the work-group
-// function's private variables) and its group buffer (the running group's __local bytes and
-// per-work-item private arrays), what to_local/to_private/get_fence of a generic pointer ask
-// about. Every such thread is registered: a work-item may read a pointer into another group's
-// memory, which another thread runs (a program-scope pointer variable, CTS generic_address_space
-// language_struct), and the answer must not depend on which thread asks.
+// function's private variables), a buffer for the running group's __local bytes (its variables,
+// its __local arguments, the collectives' scratch) and one for its per-work-item private arrays.
+// What to_local/to_private/get_fence of a generic pointer ask about: every such thread is
+// registered, since a work-item may hold a pointer into another group's memory, which another
+// thread runs (published through global memory, CTS generic_address_space language_struct), and
+// the answer must not depend on which thread asks. The buffers only grow, and all of each counts:
+// nothing else ever lies there.
 class WorkerMemory {
  public:
   WorkerMemory() {
@@ -110,26 +114,17 @@ class WorkerMemory {
   WorkerMemory(const WorkerMemory&) = delete;
   WorkerMemory& operator=(const WorkerMemory&) = delete;
 
-  // The group this thread runs now: its __local bytes and per-work-item arrays (null: none).
-  void set_group(const char* local_begin, const char* local_end, const char* private_begin,
-                 const char* private_end) {
-    local_begin_.store(local_begin, std::memory_order_relaxed);
-    local_end_.store(local_end, std::memory_order_relaxed);
-    private_begin_.store(private_begin, std::memory_order_relaxed);
-    private_end_.store(private_end, std::memory_order_relaxed);
-  }
+  char* local_memory(size_t bytes) { return grow(local_, local_range_, bytes); }
+  char* private_memory(size_t bytes) { return grow(private_, private_range_, bytes); }
+
   // 2: __local memory, 0: private memory, -1: neither of this thread's.
   int space_of(const char* p) const {
-    if (p >= local_begin_.load(std::memory_order_relaxed) &&
-        p < local_end_.load(std::memory_order_relaxed))
-      return 2;
-    if (p >= private_begin_.load(std::memory_order_relaxed) &&
-        p < private_end_.load(std::memory_order_relaxed))
-      return 0;
-    return p >= stack_low_ && p < stack_high_ ? 0 : -1;
+    if (local_range_.holds(p)) return 2;
+    if (private_range_.holds(p) || (p >= stack_low_ && p < stack_high_)) return 0;
+    return -1;
   }
-  // Where any registered thread's work-items keep `p`: 2, 0, or -1 (global memory).
-  static int space_in_any(const char* p, const WorkerMemory& asking) {
+  // Where another registered thread's work-items keep `p`: 2, 0, or -1 (global memory).
+  static int space_elsewhere(const char* p, const WorkerMemory& asking) {
     Registry& r = registry();
     std::shared_lock lock(r.mutex);
     for (const WorkerMemory* worker : r.workers)
@@ -137,9 +132,14 @@ class WorkerMemory {
     return -1;
   }
 
-  ThreadBuffer buffer;
-
  private:
+  // A buffer's extent, read by other threads.
+  struct Range {
+    std::atomic<const char*> begin{nullptr}, end{nullptr};
+    bool holds(const char* p) const {
+      return p >= begin.load(std::memory_order_acquire) && p < end.load(std::memory_order_acquire);
+    }
+  };
   struct Registry {
     std::shared_mutex mutex;
     std::vector<const WorkerMemory*> workers;
@@ -149,11 +149,21 @@ class WorkerMemory {
     static Registry* r = new Registry;
     return *r;
   }
+  static char* grow(ThreadBuffer& buffer, Range& range, size_t bytes) {
+    const char* before = buffer.begin();
+    auto* data = static_cast<char*>(buffer.get(bytes));
+    if (buffer.begin() != before) {  // reallocated: the old extent is no longer this thread's
+      range.end.store(nullptr, std::memory_order_release);
+      range.begin.store(buffer.begin(), std::memory_order_release);
+      range.end.store(buffer.end(), std::memory_order_release);
+    }
+    return data;
+  }
 
+  ThreadBuffer local_, private_;
+  Range local_range_, private_range_;
   const char* stack_low_ = nullptr;
   const char* stack_high_ = nullptr;
-  std::atomic<const char*> local_begin_{nullptr}, local_end_{nullptr};
-  std::atomic<const char*> private_begin_{nullptr}, private_end_{nullptr};
 };
 thread_local WorkerMemory this_worker;
 
@@ -342,14 +352,14 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
                                 (items_per_group < kSmallGroup || exec.item_loop_preferred))))
     entry = item_loop;
   const uint64_t scratch_bytes = exec.scratch_bytes_per_item * items_per_group;
-  const uint64_t scratch_offset = align_up(local_bytes, 128);
-  const uint64_t collective_offset = align_up(scratch_offset + scratch_bytes, 128);
-  const uint64_t buffer_bytes = collective_offset + 8 * (items_per_group + 2);
+  const uint64_t collective_offset = align_up(local_bytes, 128);
+  const uint64_t local_buffer_bytes = collective_offset + 8 * (items_per_group + 2);
 
   auto run_groups = [&](const tbb::blocked_range<size_t>& groups) {
     const compiler::PrintfBufferScope printf_scope(printf_buffer);
     WorkerMemory& worker = this_worker;
-    char* memory = static_cast<char*>(worker.buffer.get(buffer_bytes));
+    char* memory = worker.local_memory(local_buffer_bytes);
+    char* scratch = scratch_bytes ? worker.private_memory(scratch_bytes) : nullptr;
     SmallArray<const void*> args(arg_count);
     std::copy(arg_values, arg_values + arg_count, args.data());
     SmallArray<void*> local_pointers(arg_count, nullptr);
@@ -358,11 +368,9 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
       local_pointers[i] = memory + local_offsets[i];
       args[i] = &local_pointers[i];
     }
-    worker.set_group(memory, memory + local_bytes, scratch_bytes ? memory + scratch_offset : nullptr,
-                     scratch_bytes ? memory + scratch_offset + scratch_bytes : nullptr);
     WorkGroupContext context = shape;
     context.local_memory = memory;
-    context.scratch = scratch_bytes ? memory + scratch_offset : nullptr;
+    context.scratch = scratch;
     context.collective_scratch = memory + collective_offset;
     // Group coordinates of the first group by division, then by counting: a division per
     // dimension and group costs as much as a small group's whole work.
@@ -403,12 +411,12 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
 // builtin library's get_fence calls it): the named address space a generic pointer points
 // into. 2: a group's __local memory; 0: a work-item's private memory (a stack of a thread that
 // runs groups, or a group's per-work-item arrays); 1: anything else, global memory. The calling
-// thread's own group and stack first, without a lock.
+// thread's own memory first, without a lock.
 extern "C" int __manifold_address_space_of(const void* pointer) {
   using manifold::cpu::WorkerMemory;
   const char* p = static_cast<const char*>(pointer);
   const WorkerMemory& own = manifold::cpu::this_worker;
   if (int space = own.space_of(p); space >= 0) return space;
-  const int space = WorkerMemory::space_in_any(p, own);
+  const int space = WorkerMemory::space_elsewhere(p, own);
   return space >= 0 ? space : 1;
 }

@@ -34,6 +34,8 @@ class OpenCLC30 : public KernelCorpus {
 };
 
 constexpr const char* kCL30 = "-cl-std=CL3.0";
+// OpenCL C's cl_mem_fence_flags (opencl-c-base.h), as get_fence returns them.
+constexpr int32_t kLocalFence = 1, kGlobalFence = 2;
 
 // ---- generic address space ----
 
@@ -76,13 +78,13 @@ TEST_F(OpenCLC30, GenericPointersKnowWhereTheyPoint) {
       SCOPED_TRACE("work-item " + std::to_string(i));
       const int32_t* o = &out[i * 9];
       EXPECT_EQ(o[0], 1) << "global pointer: to_global only";
-      EXPECT_EQ(o[1], CLK_GLOBAL_MEM_FENCE);
+      EXPECT_EQ(o[1], kGlobalFence);
       EXPECT_EQ(o[2], data[i]);
       EXPECT_EQ(o[3], 2) << "local pointer: to_local only";
-      EXPECT_EQ(o[4], CLK_LOCAL_MEM_FENCE);
+      EXPECT_EQ(o[4], kLocalFence);
       EXPECT_EQ(o[5], int32_t(2 + i / local));
       EXPECT_EQ(o[6], 4) << "private pointer: to_private only";
-      EXPECT_EQ(o[7] & ~(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE), 0) << "a valid fence";
+      EXPECT_EQ(o[7] & ~(kGlobalFence | kLocalFence), 0) << "a valid fence";
       EXPECT_EQ(o[8], int32_t(3 + i % local));
       EXPECT_EQ(after[i], data[i] + 100);
     }
@@ -560,8 +562,13 @@ void check_collectives(DeviceSession& s, const char* type_name) {
         all = all && in[i] != T(7);
         any = any || in[i] == T(13);
       }
-      T running_sum = 0, running_low = std::numeric_limits<T>::max(),
-        running_high = std::numeric_limits<T>::lowest();
+      // The exclusive scans' identities: the type's largest and smallest values, infinities for
+      // floating-point types.
+      constexpr bool floating = std::numeric_limits<T>::has_infinity;
+      T running_sum = 0,
+        running_low = floating ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max(),
+        running_high =
+            floating ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
       for (size_t i : items) {
         const T* o = &out[i * 10];
         const std::vector<T> got(o, o + 10);
