@@ -82,7 +82,8 @@ void specialize_atomic_scopes(llvm::Module& module) {
         auto* call = llvm::dyn_cast<llvm::CallInst>(&instruction);
         llvm::Function* callee = call ? call->getCalledFunction() : nullptr;
         if (!callee || !takes_scope_last(*callee)) continue;
-        auto* scope_value = llvm::dyn_cast<llvm::ConstantInt>(call->getArgOperand(callee->arg_size() - 1));
+        auto* scope_value =
+            llvm::dyn_cast<llvm::ConstantInt>(call->getArgOperand(callee->arg_size() - 1));
         if (!scope_value) continue;  // known at run time only: the system scope stays
         const uint64_t scope = scope_value->getZExtValue();
         const std::optional<llvm::SyncScope::ID> sync_scope = nvptx_scope(context, scope);

@@ -9,13 +9,13 @@ class Module;
 namespace manifold::compiler {
 
 // Clang's NVPTX target drops OpenCL memory scopes: every atomic it emits is system-scoped. The
-// builtin library's scoped functions (atomic_*_explicit with a memory_scope, atomic_work_item_fence:
-// compiler/builtins/atomics.cl) are called with a constant scope almost always; each such call
-// gets a copy of its callee with that scope fixed and its atomics and fences narrowed to it
-// (work-group and sub-group: "block", device: "device", work-item: "singlethread"). Calls with a
-// scope known only at run time keep the system scope, which is stronger than any: still correct.
-// The library's calls of __manifold_memory_scope, which keep its scope parameters alive until
-// here, go. Run before inlining.
+// builtin library's scoped functions (atomic_*_explicit with a memory_scope,
+// atomic_work_item_fence: compiler/builtins/atomics.cl) are called with a constant scope almost
+// always; each such call gets a copy of its callee with that scope fixed and its atomics and fences
+// narrowed to it (work-group and sub-group: "block", device: "device", work-item: "singlethread").
+// Calls with a scope known only at run time keep the system scope, which is stronger than any:
+// still correct. The library's calls of __manifold_memory_scope, which keep its scope parameters
+// alive until here, go. Run before inlining.
 void specialize_atomic_scopes(llvm::Module& module);
 
 // OpenCL C's atomic functions take volatile pointers (C11's prototypes), so every atomic they

@@ -357,9 +357,9 @@ void define_collective_scratch(llvm::Module& module) {
   if (!scratch) return;
   llvm::LLVMContext& context = module.getContext();
   auto* type = llvm::ArrayType::get(llvm::Type::getInt64Ty(context), 65);
-  auto* slots = new llvm::GlobalVariable(
-      module, type, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(type),
-      "__manifold_collective_slots", nullptr, llvm::GlobalValue::NotThreadLocal, kSharedAS);
+  auto* slots = new llvm::GlobalVariable(module, type, false, llvm::GlobalValue::InternalLinkage,
+                                         llvm::UndefValue::get(type), "__manifold_collective_slots",
+                                         nullptr, llvm::GlobalValue::NotThreadLocal, kSharedAS);
   slots->setAlignment(llvm::Align(8));
   for (llvm::User* user : llvm::SmallVector<llvm::User*, 8>(scratch->users())) {
     auto* call = llvm::dyn_cast<llvm::CallInst>(user);

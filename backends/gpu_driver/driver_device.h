@@ -98,9 +98,9 @@ class DriverProgram final : public LoadedProgram {
     uint64_t global_offset[3] = {0, 0, 0};
     uint32_t work_dim = 1, pad = 0;
     uint64_t group_offset[3] = {0, 0, 0};
-    uint64_t num_groups[3] = {0, 0, 0};   // 0: the launch's grid is the whole NDRange
-    uint64_t global_size[3] = {0, 0, 0};  // where num_groups is set
-    uint64_t local_size[3] = {0, 0, 0};   // NVPTX, where num_groups is set: the enqueued size
+    uint64_t num_groups[3] = {0, 0, 0};      // 0: the launch's grid is the whole NDRange
+    uint64_t global_size[3] = {0, 0, 0};     // where num_groups is set
+    uint64_t local_size[3] = {0, 0, 0};      // NVPTX, where num_groups is set: the enqueued size
     uint64_t global_id_base[3] = {0, 0, 0};  // NVPTX: the launch's first global ID
     bool operator==(const LaunchState&) const = default;
   };

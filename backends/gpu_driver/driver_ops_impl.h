@@ -240,7 +240,8 @@ class DriverOps final : public DeviceOps {
 
   static typename DriverProgram<V>::LaunchState state_of(const compiler::NDRange& r) {
     typename DriverProgram<V>::LaunchState state;
-    for (unsigned d = 0; d < 3; ++d) state.global_id_base[d] = state.global_offset[d] = r.global_offset[d];
+    for (unsigned d = 0; d < 3; ++d)
+      state.global_id_base[d] = state.global_offset[d] = r.global_offset[d];
     state.work_dim = r.work_dim;
     return state;
   }

@@ -579,7 +579,7 @@ void read_ptx_globals(const char* ptx, NullModule& module) {
 API cuModuleLoadDataEx(void** module, const void* image, unsigned, void*, void**) {
   auto* loaded = new NullModule;
   const char* text = static_cast<const char*>(image);
-  if (std::strncmp(text, "\x7f" "ELF", 4) != 0) read_ptx_globals(text, *loaded);
+  if (std::strncmp(text, "\177ELF", 4) != 0) read_ptx_globals(text, *loaded);
   *module = loaded;
   return kSuccess;
 }

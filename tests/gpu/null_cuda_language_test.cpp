@@ -33,8 +33,9 @@ void* null_driver() {
 }
 void log_launches(bool on) {
   using Fn = void (*)(bool);
-  static auto fn =
-      null_driver() ? reinterpret_cast<Fn>(dlsym(null_driver(), "null_cuda_log_launches")) : nullptr;
+  static auto fn = null_driver()
+                       ? reinterpret_cast<Fn>(dlsym(null_driver(), "null_cuda_log_launches"))
+                       : nullptr;
   if (fn) fn(on);
 }
 std::vector<LaunchEntry> launch_log() {
@@ -99,9 +100,9 @@ class NullCudaLanguage : public ::testing::Test {
   }
   size_t global_variable_bytes(cl_program program) const {
     size_t bytes = 0;
-    EXPECT_EQ(Err(CL_SUCCESS),
-              Err(clGetProgramBuildInfo(program, device_, CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE,
-                                        sizeof bytes, &bytes, nullptr)));
+    EXPECT_EQ(Err(CL_SUCCESS), Err(clGetProgramBuildInfo(
+                                   program, device_, CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE,
+                                   sizeof bytes, &bytes, nullptr)));
     return bytes;
   }
 
@@ -140,11 +141,12 @@ TEST_F(NullCudaLanguage, ReportsOpenCLC30WithItsOptionalFeatures) {
       CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_ORDER_ACQ_REL |
       CL_DEVICE_ATOMIC_ORDER_SEQ_CST | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP |
       CL_DEVICE_ATOMIC_SCOPE_DEVICE | CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES;
-  EXPECT_EQ(deviceInfo<cl_device_atomic_capabilities>(device_, CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES),
-            all);
-  EXPECT_EQ(deviceInfo<cl_device_atomic_capabilities>(device_, CL_DEVICE_ATOMIC_FENCE_CAPABILITIES) &
-                all,
-            all);
+  EXPECT_EQ(
+      deviceInfo<cl_device_atomic_capabilities>(device_, CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES),
+      all);
+  EXPECT_EQ(
+      deviceInfo<cl_device_atomic_capabilities>(device_, CL_DEVICE_ATOMIC_FENCE_CAPABILITIES) & all,
+      all);
 }
 
 // Each feature's builtins resolve for the NVPTX target (a missing one fails the build).
@@ -230,8 +232,8 @@ TEST_F(NullCudaLanguage, SmallerLastWorkGroupsLaunchApart) {
   ASSERT_EQ(Err(CL_SUCCESS), Err(clFinish(queue_)));
   log_launches(true);
   const size_t offset[2] = {1, 2}, global[2] = {37, 10}, local[2] = {8, 4};
-  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueNDRangeKernel(queue_, kernel, 2, offset, global, local,
-                                                        0, nullptr, nullptr)));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueNDRangeKernel(queue_, kernel, 2, offset, global, local, 0,
+                                                        nullptr, nullptr)));
   // Then a uniform launch of the same kernel: one grid, the state back to a whole NDRange.
   const size_t uniform[2] = {32, 8};
   ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueNDRangeKernel(queue_, kernel, 2, nullptr, uniform, local,
@@ -243,8 +245,8 @@ TEST_F(NullCudaLanguage, SmallerLastWorkGroupsLaunchApart) {
   struct Part {
     unsigned grid_x, grid_y, block_x, block_y, first_x, first_y;
   };
-  const Part parts[4] = {{4, 2, 8, 4, 0, 0}, {1, 2, 5, 4, 4, 0}, {4, 1, 8, 2, 0, 2},
-                         {1, 1, 5, 2, 4, 2}};
+  const Part parts[4] = {
+      {4, 2, 8, 4, 0, 0}, {1, 2, 5, 4, 4, 0}, {4, 1, 8, 2, 0, 2}, {1, 1, 5, 2, 4, 2}};
   for (size_t i = 0; i < 4; ++i) {
     SCOPED_TRACE("part " + std::to_string(i));
     const LaunchEntry& e = log[i];

@@ -60,8 +60,8 @@ std::string expect_builds_for(unsigned sm, const char* name, const std::string& 
   std::string arch = "sm_" + std::to_string(sm);
   if (!ptxas_knows(assembler, arch)) arch = "sm_75";
   std::string text;
-  const int rc = assemble(assembler, *ptx, name + std::string("_sm") + std::to_string(sm), arch,
-                          &text);
+  const int rc =
+      assemble(assembler, *ptx, name + std::string("_sm") + std::to_string(sm), arch, &text);
   EXPECT_EQ(rc, 0) << name << " for sm_" << sm << ": ptxas -arch=" << arch << " says:\n"
                    << text << "\nPTX:\n"
                    << ptx->substr(0, 6000);

@@ -174,7 +174,8 @@ class KernelCorpus : public ::testing::Test {
   std::vector<DeviceUnderTest> devices_;
 };
 
-inline std::vector<float> random_floats(size_t count, uint32_t seed, float low = -1, float high = 1) {
+inline std::vector<float> random_floats(size_t count, uint32_t seed, float low = -1,
+                                        float high = 1) {
   std::mt19937 engine(seed);
   std::uniform_real_distribution<float> distribution(low, high);
   std::vector<float> out(count);

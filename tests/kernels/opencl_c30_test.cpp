@@ -130,29 +130,26 @@ kernel void race(global int* out) {
 TEST_F(OpenCLC30, GenericPointersOfOtherWorkGroupsKnowWhereTheyPoint) {
   const cl_uint n = 4096;
   const size_t global = n, local = 16;
-  for_each_device_with({"__opencl_c_generic_address_space",
-                        "__opencl_c_program_scope_global_variables"},
-                       [&](DeviceSession& s) {
-                         Program program = s.build(kPublishedPointers, kCL30);
-                         if (!program) return;
-                         Kernel publish = s.kernel(program, "publish"),
-                                classify = s.kernel(program, "classify"),
-                                race = s.kernel(program, "race");
-                         Mem Slots = s.buffer(n * sizeof(uint64_t)),
-                             Out = s.buffer(n * sizeof(int32_t));
-                         s.set_args(publish.get(), Slots);
-                         s.run(publish.get(), 1, &global, &local);
-                         s.set_args(classify.get(), Slots, Out, n);
-                         s.run(classify.get(), 1, &global, &local);
-                         EXPECT_EQ(s.read<int32_t>(Out.get(), n), std::vector<int32_t>(n, 1))
-                             << "another work-item's private pointer: to_private only";
-                         s.set_args(race.get(), Out);
-                         for (int round = 0; round < 4; ++round) {
-                           s.run(race.get(), 1, &global, &local);
-                           ASSERT_EQ(s.read<int32_t>(Out.get(), n), std::vector<int32_t>(n, 3))
-                               << "round " << round;
-                         }
-                       });
+  for_each_device_with(
+      {"__opencl_c_generic_address_space", "__opencl_c_program_scope_global_variables"},
+      [&](DeviceSession& s) {
+        Program program = s.build(kPublishedPointers, kCL30);
+        if (!program) return;
+        Kernel publish = s.kernel(program, "publish"), classify = s.kernel(program, "classify"),
+               race = s.kernel(program, "race");
+        Mem Slots = s.buffer(n * sizeof(uint64_t)), Out = s.buffer(n * sizeof(int32_t));
+        s.set_args(publish.get(), Slots);
+        s.run(publish.get(), 1, &global, &local);
+        s.set_args(classify.get(), Slots, Out, n);
+        s.run(classify.get(), 1, &global, &local);
+        EXPECT_EQ(s.read<int32_t>(Out.get(), n), std::vector<int32_t>(n, 1))
+            << "another work-item's private pointer: to_private only";
+        s.set_args(race.get(), Out);
+        for (int round = 0; round < 4; ++round) {
+          s.run(race.get(), 1, &global, &local);
+          ASSERT_EQ(s.read<int32_t>(Out.get(), n), std::vector<int32_t>(n, 3)) << "round " << round;
+        }
+      });
 }
 
 // ---- C11 atomics: every order and scope, 32 and 64 bits, global and local memory ----
@@ -246,18 +243,18 @@ void check_counters(DeviceSession& s, cl_program program, const char* name) {
 }
 
 TEST_F(OpenCLC30, AtomicsWithEveryOrderAndScopeCount) {
-  for_each_device_with({"__opencl_c_atomic_order_acq_rel", "__opencl_c_atomic_order_seq_cst",
-                        "__opencl_c_atomic_scope_device", "__opencl_c_atomic_scope_all_devices",
-                        "__opencl_c_int64"},
-                       [&](DeviceSession& s) {
-                         if (!s.has_extension("cl_khr_int64_base_atomics") ||
-                             !s.has_extension("cl_khr_int64_extended_atomics"))
-                           return;
-                         Program program = s.build(kAtomicCounters, kCL30);
-                         if (!program) return;
-                         check_counters<int32_t>(s, program, "counters_int");
-                         check_counters<int64_t>(s, program, "counters_long");
-                       });
+  for_each_device_with(
+      {"__opencl_c_atomic_order_acq_rel", "__opencl_c_atomic_order_seq_cst",
+       "__opencl_c_atomic_scope_device", "__opencl_c_atomic_scope_all_devices", "__opencl_c_int64"},
+      [&](DeviceSession& s) {
+        if (!s.has_extension("cl_khr_int64_base_atomics") ||
+            !s.has_extension("cl_khr_int64_extended_atomics"))
+          return;
+        Program program = s.build(kAtomicCounters, kCL30);
+        if (!program) return;
+        check_counters<int32_t>(s, program, "counters_int");
+        check_counters<int64_t>(s, program, "counters_long");
+      });
 }
 
 // atomic_flag: exactly one work-item finds each flag clear; and message passing, where a reader
@@ -320,41 +317,44 @@ kernel void messages(global int* data, global atomic_int* ready, global int* see
 
 TEST_F(OpenCLC30, AtomicFlagsAndMessagePassing) {
   const size_t local = 64, groups = 32, n = local * groups;
-  for_each_device_with({"__opencl_c_atomic_order_acq_rel", "__opencl_c_atomic_order_seq_cst",
-                        "__opencl_c_atomic_scope_device"},
-                       [&](DeviceSession& s) {
-    Program program = s.build(kFlagsAndMessages, kCL30);
-    if (!program) return;
-    Kernel flags = s.kernel(program, "flags"), messages = s.kernel(program, "messages");
-    Mem Flags = s.buffer(std::vector<int32_t>(8, 0)), Winners = s.buffer(std::vector<int32_t>(8, 0)),
-        GroupWins = s.buffer(groups * sizeof(int32_t));
-    s.set_args(flags.get(), Flags, Winners, GroupWins);
-    s.run(flags.get(), 1, &n, &local);
-    EXPECT_EQ(s.read<int32_t>(Winners.get(), 8), std::vector<int32_t>(8, 1));
-    EXPECT_EQ(s.read<int32_t>(GroupWins.get(), groups), std::vector<int32_t>(groups, 1));
+  for_each_device_with(
+      {"__opencl_c_atomic_order_acq_rel", "__opencl_c_atomic_order_seq_cst",
+       "__opencl_c_atomic_scope_device"},
+      [&](DeviceSession& s) {
+        Program program = s.build(kFlagsAndMessages, kCL30);
+        if (!program) return;
+        Kernel flags = s.kernel(program, "flags"), messages = s.kernel(program, "messages");
+        Mem Flags = s.buffer(std::vector<int32_t>(8, 0)),
+            Winners = s.buffer(std::vector<int32_t>(8, 0)),
+            GroupWins = s.buffer(groups * sizeof(int32_t));
+        s.set_args(flags.get(), Flags, Winners, GroupWins);
+        s.run(flags.get(), 1, &n, &local);
+        EXPECT_EQ(s.read<int32_t>(Winners.get(), 8), std::vector<int32_t>(8, 1));
+        EXPECT_EQ(s.read<int32_t>(GroupWins.get(), groups), std::vector<int32_t>(groups, 1));
 
-    Mem Data = s.buffer(n * sizeof(int32_t)), Ready = s.buffer(std::vector<int32_t>(n, 0)),
-        Seen = s.buffer(n * sizeof(int32_t)), LocalSeen = s.buffer(n * sizeof(int32_t));
-    s.set_args(messages.get(), Data, Ready, Seen, LocalSeen);
-    s.run(messages.get(), 1, &n, &local);
-    const std::vector<int32_t> seen = s.read<int32_t>(Seen.get(), n),
-                               local_seen = s.read<int32_t>(LocalSeen.get(), n);
-    size_t published = 0, published_locally = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const size_t j = (i + n / 2 + 1) % n, k = (i % local + local / 2 + 1) % local;
-      if (seen[i] != -1) {
-        ++published;
-        EXPECT_EQ(seen[i], int32_t(j * 3 + 1)) << "work-item " << i << " saw " << j << "'s flag";
-      }
-      if (local_seen[i] != -1) {
-        ++published_locally;
-        EXPECT_EQ(local_seen[i], int32_t(k * 5 + 2)) << "work-item " << i;
-      }
-    }
-    std::printf("%s: %zu of %zu flags seen across work-groups, %zu within\n",
-                deviceString(s.device(), CL_DEVICE_NAME).c_str(), published, n,
-                published_locally);
-  });
+        Mem Data = s.buffer(n * sizeof(int32_t)), Ready = s.buffer(std::vector<int32_t>(n, 0)),
+            Seen = s.buffer(n * sizeof(int32_t)), LocalSeen = s.buffer(n * sizeof(int32_t));
+        s.set_args(messages.get(), Data, Ready, Seen, LocalSeen);
+        s.run(messages.get(), 1, &n, &local);
+        const std::vector<int32_t> seen = s.read<int32_t>(Seen.get(), n),
+                                   local_seen = s.read<int32_t>(LocalSeen.get(), n);
+        size_t published = 0, published_locally = 0;
+        for (size_t i = 0; i < n; ++i) {
+          const size_t j = (i + n / 2 + 1) % n, k = (i % local + local / 2 + 1) % local;
+          if (seen[i] != -1) {
+            ++published;
+            EXPECT_EQ(seen[i], int32_t(j * 3 + 1))
+                << "work-item " << i << " saw " << j << "'s flag";
+          }
+          if (local_seen[i] != -1) {
+            ++published_locally;
+            EXPECT_EQ(local_seen[i], int32_t(k * 5 + 2)) << "work-item " << i;
+          }
+        }
+        std::printf("%s: %zu of %zu flags seen across work-groups, %zu within\n",
+                    deviceString(s.device(), CL_DEVICE_NAME).c_str(), published, n,
+                    published_locally);
+      });
 }
 
 // ---- program-scope variables ----
@@ -391,10 +391,9 @@ TEST_F(OpenCLC30, ProgramScopeVariablesAreInitializedAndPersistAcrossLaunches) {
     Program program = s.build(kProgramScopeVariables, kCL30);
     if (!program) return;
     size_t bytes = 0;
-    EXPECT_EQ(Err(CL_SUCCESS),
-              Err(clGetProgramBuildInfo(program, s.device(),
-                                        CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE, sizeof bytes,
-                                        &bytes, nullptr)));
+    EXPECT_EQ(Err(CL_SUCCESS), Err(clGetProgramBuildInfo(
+                                   program, s.device(), CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE,
+                                   sizeof bytes, &bytes, nullptr)));
     EXPECT_GE(bytes, 4u + 16 + 8 + 8 + 4 + 4);
     Kernel bump = s.kernel(program, "bump"), read_back = s.kernel(program, "read_back");
     Mem Out = s.buffer(8 * sizeof(float));
@@ -474,9 +473,9 @@ struct Shape {
   }
 };
 const Shape kShapes[] = {
-    {1, {64, 1, 1}, {64, 1, 1}},    {1, {300, 1, 1}, {64, 1, 1}},  {1, {200, 1, 1}, {100, 1, 1}},
-    {1, {7, 1, 1}, {7, 1, 1}},      {1, {1000, 1, 1}, {256, 1, 1}}, {1, {33, 1, 1}, {32, 1, 1}},
-    {1, {5, 1, 1}, {1, 1, 1}},      {2, {20, 9, 1}, {8, 4, 1}},    {3, {6, 5, 4}, {4, 2, 3}},
+    {1, {64, 1, 1}, {64, 1, 1}}, {1, {300, 1, 1}, {64, 1, 1}},   {1, {200, 1, 1}, {100, 1, 1}},
+    {1, {7, 1, 1}, {7, 1, 1}},   {1, {1000, 1, 1}, {256, 1, 1}}, {1, {33, 1, 1}, {32, 1, 1}},
+    {1, {5, 1, 1}, {1, 1, 1}},   {2, {20, 9, 1}, {8, 4, 1}},     {3, {6, 5, 4}, {4, 2, 3}},
 };
 
 // Per work-item: the nine reductions and scans, the broadcast of the group's last work-item, and
@@ -574,9 +573,9 @@ void check_collectives(DeviceSession& s, const char* type_name) {
         const std::vector<T> got(o, o + 10);
         const T next_sum = running_sum + in[i], next_low = std::min(running_low, in[i]),
                 next_high = std::max(running_high, in[i]);
-        const std::vector<T> want = {sum,       low,         high,       next_sum,
-                                     next_low,  next_high,   running_sum, running_low,
-                                     running_high, in[items.back()]};
+        const std::vector<T> want = {
+            sum,       low,         high,        next_sum,     next_low,
+            next_high, running_sum, running_low, running_high, in[items.back()]};
         ASSERT_EQ(got, want) << "work-item " << i
                              << " (reduce add/min/max, inclusive add/min/max, exclusive "
                                 "add/min/max, broadcast)";
@@ -658,7 +657,8 @@ TEST_F(OpenCLC30, NonUniformWorkGroupsAnswerEveryWorkItemQuery) {
             std::vector<uint64_t> want(24);
             size_t local_size[3], local_id[3];
             for (int d = 0; d < 3; ++d) {
-              const size_t group = at[d] / c.local[d], groups = (c.global[d] + c.local[d] - 1) / c.local[d];
+              const size_t group = at[d] / c.local[d],
+                           groups = (c.global[d] + c.local[d] - 1) / c.local[d];
               local_id[d] = at[d] % c.local[d];
               local_size[d] = std::min(c.local[d], c.global[d] - group * c.local[d]);
               want[d * 7 + 0] = at[d] + c.offset[d];
