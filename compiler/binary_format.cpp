@@ -9,7 +9,7 @@ namespace manifold::compiler {
 namespace {
 
 constexpr char kMagic[8] = {'M', 'N', 'F', 'D', 'C', 'L', 'B', '1'};
-constexpr uint32_t kFormatVersion = 4;  // 4: kernels carry max_work_group_size
+constexpr uint32_t kFormatVersion = 5;  // 5: global_variable_bytes
 constexpr size_t kHeaderSize = 8 + 4 + 4 + 8 + 8;
 // Sanity bound for any single count or length: rejects absurd values from corrupt input before
 // they turn into huge allocations.
@@ -164,6 +164,7 @@ std::vector<uint8_t> serialize(const ProgramBinary& program) {
   payload.str(program.cpu);
   payload.str(program.features);
   payload.bytes(program.object);
+  payload.u64(program.global_variable_bytes);
 
   Writer out;
   out.raw(kMagic, sizeof kMagic);
@@ -224,6 +225,7 @@ std::optional<ProgramBinary> deserialize(std::span<const uint8_t> bytes, std::st
   program.cpu = r.str();
   program.features = r.str();
   program.object = r.bytes();
+  program.global_variable_bytes = r.u64();
   if (!r.ok() || !r.at_end()) return fail("binary payload is malformed");
   if (!program.execs.empty() && program.execs.size() != program.kernels.size())
     return fail("binary payload is malformed (kernel tables disagree)");

@@ -54,6 +54,9 @@ struct ProgramBinary {
   std::string cpu;
   std::string features;
   std::vector<uint8_t> object;
+  // Executables: the bytes of the program's own global-address-space variables
+  // (CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE), counted before optimization.
+  uint64_t global_variable_bytes = 0;
 };
 
 std::vector<uint8_t> serialize(const ProgramBinary& program);

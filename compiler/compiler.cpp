@@ -316,25 +316,7 @@ size_t global_variables_size(std::span<const uint8_t> binary) {
     return module ? spirv::global_variable_bytes(*module) : 0;
   }
   std::optional<ProgramBinary> program = deserialize(binary, &error);
-  if (!program || program->type != BinaryType::Executable || program->bitcode.empty()) return 0;
-  llvm::LLVMContext context;
-  auto module = llvm::parseBitcodeFile(
-      llvm::MemoryBufferRef(llvm::StringRef(reinterpret_cast<const char*>(program->bitcode.data()),
-                                            program->bitcode.size()),
-                            "program"),
-      context);
-  if (!module) {
-    llvm::consumeError(module.takeError());
-    return 0;
-  }
-  constexpr unsigned kGlobalAddressSpace = 1;  // clang's OpenCL global, on every Manifold target
-  size_t total = 0;
-  const llvm::DataLayout& layout = (*module)->getDataLayout();
-  for (const llvm::GlobalVariable& g : (*module)->globals())
-    if (!g.isDeclaration() && g.getAddressSpace() == kGlobalAddressSpace &&
-        !g.getName().starts_with("llvm."))
-      total += layout.getTypeAllocSize(g.getValueType());
-  return total;
+  return program && program->type == BinaryType::Executable ? program->global_variable_bytes : 0;
 }
 
 }  // namespace manifold::compiler

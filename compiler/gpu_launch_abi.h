@@ -23,8 +23,12 @@
 // (cuModuleGetGlobal / hipModuleGetGlobal), for what the native launch does not carry. Its
 // initial value (offsets 0, work_dim 1, whole launch) is right for a one-dimensional launch of
 // a whole NDRange without offset; the launcher rewrites it, in stream order, before a launch
-// that needs other values. The NVPTX variable has the first 80 bytes of GpuLaunchState, the
-// AMDGPU one all of it: write min(symbol size, sizeof(GpuLaunchState)) bytes.
+// that needs other values. The NVPTX variable has all of GpuLaunchState, the AMDGPU one its first
+// 104 bytes: write min(symbol size, sizeof(GpuLaunchState)) bytes.
+//
+// Non-uniform work-groups on CUDA (grids are uniform): the NDRange's smaller last work-group of a
+// dimension is launched apart, one block of its own size, as a part (num_groups set) whose
+// launch state carries the enqueued local size and where its global IDs start.
 #pragma once
 
 #include <cstdint>
@@ -39,12 +43,17 @@ struct GpuLaunchState {
   // group id) and the NDRange's group count; num_groups all 0: the launch is the whole NDRange.
   uint64_t group_offset[3] = {0, 0, 0};
   uint64_t num_groups[3] = {0, 0, 0};
-  // AMDGPU only: the NDRange's global size, read where num_groups is set (a part's dispatch
-  // grid is not the NDRange's). The part holding a smaller last work-group is dispatched with a
-  // grid that ends with it: (groups of the part - 1) * local size + the last group's size.
+  // The NDRange's global size, read where num_groups is set (a part's grid is not the
+  // NDRange's). AMDGPU: the part holding a smaller last work-group is dispatched with a grid that
+  // ends with it: (groups of the part - 1) * local size + the last group's size.
   uint64_t global_size[3] = {0, 0, 0};
+  // NVPTX only. The enqueued local size, read where num_groups is set (a part of the last
+  // work-groups runs blocks of their smaller size), and the global ID of the part's first
+  // work-item in each dimension: global offset + group_offset * enqueued local size.
+  uint64_t local_size[3] = {0, 0, 0};
+  uint64_t global_id_base[3] = {0, 0, 0};
 };
-static_assert(sizeof(GpuLaunchState) == 104, "the shims' manifold_launch_state");
+static_assert(sizeof(GpuLaunchState) == 152, "the shims' manifold_launch_state");
 
 // The symbol of the launch state in every module that reads it.
 inline constexpr const char* kLaunchStateSymbol = "__manifold_launch";

@@ -27,6 +27,7 @@
 #include <optional>
 #include <set>
 
+#include "compiler/nvptx_atomics.h"
 #include "compiler/printf_format.h"
 #include "compiler/stages.h"
 #include "compiler/target_pipeline.h"
@@ -348,6 +349,35 @@ void move_constants_to_global_memory(llvm::Module& module) {
   }
 }
 
+// The work-group collectives' __local scratch (compiler/nvptx/collectives.cl): one static shared
+// array per module, next to the launch's dynamic block, that the library's calls of
+// __manifold_collective_scratch() address.
+void define_collective_scratch(llvm::Module& module) {
+  llvm::Function* scratch = module.getFunction("__manifold_collective_scratch");
+  if (!scratch) return;
+  llvm::LLVMContext& context = module.getContext();
+  auto* type = llvm::ArrayType::get(llvm::Type::getInt64Ty(context), 65);
+  auto* slots = new llvm::GlobalVariable(module, type, false, llvm::GlobalValue::InternalLinkage,
+                                         llvm::UndefValue::get(type), "__manifold_collective_slots",
+                                         nullptr, llvm::GlobalValue::NotThreadLocal, kSharedAS);
+  slots->setAlignment(llvm::Align(8));
+  for (llvm::User* user : llvm::SmallVector<llvm::User*, 8>(scratch->users())) {
+    auto* call = llvm::dyn_cast<llvm::CallInst>(user);
+    if (!call || call->getCalledFunction() != scratch) continue;
+    call->replaceAllUsesWith(
+        llvm::ConstantExpr::getPointerBitCastOrAddrSpaceCast(slots, call->getType()));
+    call->eraseFromParent();
+  }
+  if (scratch->use_empty()) scratch->eraseFromParent();
+}
+
+// The compute capability of a target's cpu ("sm_90": 90).
+unsigned compute_capability(const Target& target) {
+  unsigned sm = 0;
+  llvm::StringRef(target.cpu).drop_front(3).getAsInteger(10, sm);
+  return sm;
+}
+
 bool has_math_flag(const ParsedOptions& options, const char* flag) {
   return std::find(options.math_flags.begin(), options.math_flags.end(), flag) !=
          options.math_flags.end();
@@ -439,8 +469,11 @@ class NvptxPipeline final : public TargetPipeline {
   }
 
   bool resolved_later(const llvm::Function& function) const override {
-    // vprintf: the CUDA driver's JIT linker provides it; __nvvm_reflect: NVVMReflect folds it.
-    return function.getName() == "vprintf" || function.getName() == "__nvvm_reflect";
+    // vprintf: the CUDA driver's JIT linker provides it; __nvvm_reflect: NVVMReflect folds it;
+    // the atomics' scope markers and the collectives' scratch: optimize() resolves them.
+    const llvm::StringRef name = function.getName();
+    return name == "vprintf" || name == "__nvvm_reflect" || name == "__manifold_memory_scope" ||
+           name == "__manifold_collective_scratch";
   }
 
   bool optimize(Build& build) override;
@@ -480,6 +513,9 @@ class NvptxPipeline final : public TargetPipeline {
 bool NvptxPipeline::optimize(Build& build) {
   llvm::Module& module = build.module;
   const std::vector<KernelInfo>& kernels = build.program.kernels;
+  specialize_atomic_scopes(module);  // before inlining: calls still name their scopes
+  drop_atomic_volatility(module);
+  define_collective_scratch(module);
   // Only the kernels (and the names the runtime looks up) stay visible.
   std::set<std::string> kernel_names;
   for (const KernelInfo& k : kernels) kernel_names.insert(k.name);
@@ -531,6 +567,7 @@ bool NvptxPipeline::optimize(Build& build) {
                     });
   for (const KernelInfo& k : kernels)
     if (llvm::Function* f = module.getFunction(k.name)) retype_constant_arguments(*f, &build.log);
+  lower_atomic_orderings(module, compute_capability(target()));
   // MANIFOLD_NVPTX_DUMP=<file>: the final IR, for debugging the pipeline.
   if (const char* dump = std::getenv("MANIFOLD_NVPTX_DUMP"); dump && *dump) {
     std::error_code error;
@@ -560,7 +597,19 @@ Target nvptx_target(unsigned major, unsigned minor) {
   t.cpu = "sm_" + std::to_string(chosen.sm);
   t.features = "+ptx" + std::to_string(chosen.ptx);
   t.opencl_c_version = 300;
-  t.opencl_c_features = {"__opencl_c_int64", "__opencl_c_fp64"};
+  // Generic addressing, scoped atomics with every order (compiler/nvptx_atomics.h), module
+  // globals and the collectives (compiler/nvptx/*.cl) are PTX's own.
+  t.opencl_c_features = {
+      "__opencl_c_int64",
+      "__opencl_c_fp64",
+      "__opencl_c_generic_address_space",
+      "__opencl_c_program_scope_global_variables",
+      "__opencl_c_atomic_order_acq_rel",
+      "__opencl_c_atomic_order_seq_cst",
+      "__opencl_c_atomic_scope_device",
+      "__opencl_c_atomic_scope_all_devices",
+      "__opencl_c_work_group_collective_functions",
+  };
   t.extensions = {
       "cl_khr_byte_addressable_store",    "cl_khr_fp64",
       "cl_khr_global_int32_base_atomics", "cl_khr_global_int32_extended_atomics",

@@ -396,6 +396,16 @@ bool verify(const llvm::Module& module, std::string_view what, std::string* log)
 
 // The kernel keeps its name; its body moves to an internal function the new entry calls (and
 // the optimizer inlines).
+uint64_t program_global_variable_bytes(const llvm::Module& module) {
+  constexpr unsigned kGlobalAddressSpace = 1;  // clang's OpenCL global, on every Manifold target
+  uint64_t bytes = 0;
+  for (const llvm::GlobalVariable& g : module.globals())
+    if (!g.isDeclaration() && g.getAddressSpace() == kGlobalAddressSpace &&
+        !g.getName().starts_with("llvm."))
+      bytes += module.getDataLayout().getTypeAllocSize(g.getValueType());
+  return bytes;
+}
+
 uint64_t static_local_bytes(const llvm::Module& module, unsigned local_address_space) {
   uint64_t bytes = 0;
   for (const llvm::GlobalVariable& g : module.globals())

@@ -94,6 +94,11 @@ class SplitLibrary {
 // carry) so that one pipeline decides them.
 void strip_target_attributes(llvm::Module& module);
 
+// Bytes of the program's own variables in the global address space (program-scope and static
+// ones), before the builtin libraries join the module and optimization folds any away:
+// CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE.
+uint64_t program_global_variable_bytes(const llvm::Module& module);
+
 // Reports every called function still only declared (intrinsics aside) unless `resolved`
 // says a later stage or the loader provides it. builtin_note follows the name of an undefined
 // OpenCL builtin (a mangled name). False when anything is undefined.

@@ -22,6 +22,7 @@ bool TargetPipeline::finalize(llvm::Module& module, ProgramBinary& program,
     *log += "error: no code generator for target '" + target_.triple + "'\n";
     return false;
   }
+  program.global_variable_bytes = program_global_variable_bytes(module);
   Build build{module, program, options, *log};
   if (!lower(build) || !link_builtins(build)) return false;
   strip_target_attributes(module);  // again: the libraries just linked carry them too

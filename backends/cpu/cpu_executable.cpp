@@ -17,10 +17,14 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <vector>
 
 #include "backends/cpu/cpu_executable.h"
 #include "compiler/binary_format.h"
@@ -70,38 +74,99 @@ class ThreadBuffer {
     }
     return data_;
   }
+  const char* begin() const { return static_cast<const char*>(data_); }
+  const char* end() const { return begin() + capacity_; }
 
  private:
   void* data_ = nullptr;
   size_t capacity_ = 0;
 };
 
-// The running work-group's __local bytes and per-work-item private arrays, in the thread's
-// group buffer: what to_local/to_private/get_fence of a generic pointer ask about.
-struct GroupMemory {
-  const char* local_begin = nullptr;
-  const char* local_end = nullptr;
-  const char* private_begin = nullptr;
-  const char* private_end = nullptr;
-};
-thread_local GroupMemory current_group_memory;
-
-// The thread's stack, where the work-group function keeps work-items' private variables.
-struct StackRange {
-  const char* low = nullptr;
-  const char* high = nullptr;
-  StackRange() {
+// The memory a thread that runs work-groups keeps work-items' data in: its stack (the work-group
+// function's private variables), a buffer for the running group's __local bytes (its variables,
+// its __local arguments, the collectives' scratch) and one for its per-work-item private arrays.
+// What to_local/to_private/get_fence of a generic pointer ask about: every such thread is
+// registered, since a work-item may hold a pointer into another group's memory, which another
+// thread runs (published through global memory, CTS generic_address_space language_struct), and
+// the answer must not depend on which thread asks. The buffers only grow, and all of each counts:
+// nothing else ever lies there.
+class WorkerMemory {
+ public:
+  WorkerMemory() {
     pthread_attr_t attr;
-    if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
-    void* base = nullptr;
-    size_t size = 0;
-    if (pthread_attr_getstack(&attr, &base, &size) == 0) {
-      low = static_cast<const char*>(base);
-      high = low + size;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+      void* base = nullptr;
+      size_t size = 0;
+      if (pthread_attr_getstack(&attr, &base, &size) == 0) {
+        stack_low_ = static_cast<const char*>(base);
+        stack_high_ = stack_low_ + size;
+      }
+      pthread_attr_destroy(&attr);
     }
-    pthread_attr_destroy(&attr);
+    Registry& r = registry();
+    std::unique_lock lock(r.mutex);
+    r.workers.push_back(this);
   }
+  ~WorkerMemory() {
+    Registry& r = registry();
+    std::unique_lock lock(r.mutex);
+    r.workers.erase(std::find(r.workers.begin(), r.workers.end(), this));
+  }
+  WorkerMemory(const WorkerMemory&) = delete;
+  WorkerMemory& operator=(const WorkerMemory&) = delete;
+
+  char* local_memory(size_t bytes) { return grow(local_, local_range_, bytes); }
+  char* private_memory(size_t bytes) { return grow(private_, private_range_, bytes); }
+
+  // 2: __local memory, 0: private memory, -1: neither of this thread's.
+  int space_of(const char* p) const {
+    if (local_range_.holds(p)) return 2;
+    if (private_range_.holds(p) || (p >= stack_low_ && p < stack_high_)) return 0;
+    return -1;
+  }
+  // Where another registered thread's work-items keep `p`: 2, 0, or -1 (global memory).
+  static int space_elsewhere(const char* p, const WorkerMemory& asking) {
+    Registry& r = registry();
+    std::shared_lock lock(r.mutex);
+    for (const WorkerMemory* worker : r.workers)
+      if (int space = worker != &asking ? worker->space_of(p) : -1; space >= 0) return space;
+    return -1;
+  }
+
+ private:
+  // A buffer's extent, read by other threads.
+  struct Range {
+    std::atomic<const char*> begin{nullptr}, end{nullptr};
+    bool holds(const char* p) const {
+      return p >= begin.load(std::memory_order_acquire) && p < end.load(std::memory_order_acquire);
+    }
+  };
+  struct Registry {
+    std::shared_mutex mutex;
+    std::vector<const WorkerMemory*> workers;
+  };
+  // Never destroyed: threads may end after static destruction has begun.
+  static Registry& registry() {
+    static Registry* r = new Registry;
+    return *r;
+  }
+  static char* grow(ThreadBuffer& buffer, Range& range, size_t bytes) {
+    const char* before = buffer.begin();
+    auto* data = static_cast<char*>(buffer.get(bytes));
+    if (buffer.begin() != before) {  // reallocated: the old extent is no longer this thread's
+      range.end.store(nullptr, std::memory_order_release);
+      range.begin.store(buffer.begin(), std::memory_order_release);
+      range.end.store(buffer.end(), std::memory_order_release);
+    }
+    return data;
+  }
+
+  ThreadBuffer local_, private_;
+  Range local_range_, private_range_;
+  const char* stack_low_ = nullptr;
+  const char* stack_high_ = nullptr;
 };
+thread_local WorkerMemory this_worker;
 
 uint64_t align_up(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
@@ -313,14 +378,14 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
                                 (items_per_group < kSmallGroup || exec.item_loop_preferred))))
     entry = item_loop;
   const uint64_t scratch_bytes = exec.scratch_bytes_per_item * items_per_group;
-  const uint64_t scratch_offset = align_up(local_bytes, 128);
-  const uint64_t collective_offset = align_up(scratch_offset + scratch_bytes, 128);
-  const uint64_t buffer_bytes = collective_offset + 8 * (items_per_group + 2);
+  const uint64_t collective_offset = align_up(local_bytes, 128);
+  const uint64_t local_buffer_bytes = collective_offset + 8 * (items_per_group + 2);
 
   auto run_groups = [&](const tbb::blocked_range<size_t>& groups) {
     const compiler::PrintfBufferScope printf_scope(printf_buffer);
-    thread_local ThreadBuffer buffer;
-    char* memory = static_cast<char*>(buffer.get(buffer_bytes));
+    WorkerMemory& worker = this_worker;
+    char* memory = worker.local_memory(local_buffer_bytes);
+    char* scratch = scratch_bytes ? worker.private_memory(scratch_bytes) : nullptr;
     SmallArray<const void*> args(arg_count);
     std::copy(arg_values, arg_values + arg_count, args.data());
     SmallArray<void*> local_pointers(arg_count, nullptr);
@@ -329,12 +394,9 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
       local_pointers[i] = memory + local_offsets[i];
       args[i] = &local_pointers[i];
     }
-    current_group_memory = {memory, memory + local_bytes,
-                            scratch_bytes ? memory + scratch_offset : nullptr,
-                            scratch_bytes ? memory + scratch_offset + scratch_bytes : nullptr};
     WorkGroupContext context = shape;
     context.local_memory = memory;
-    context.scratch = scratch_bytes ? memory + scratch_offset : nullptr;
+    context.scratch = scratch;
     context.collective_scratch = memory + collective_offset;
     // Group coordinates of the first group by division, then by counting: a division per
     // dimension and group costs as much as a small group's whole work.
@@ -373,15 +435,14 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
 
 // Called by kernels (compiler/cpu_pipeline.cpp lowers to_global/to_local/to_private to it, the
 // builtin library's get_fence calls it): the named address space a generic pointer points
-// into. 2: the running group's __local memory; 0: a work-item's private memory (the thread's
-// stack, or the group's per-work-item arrays); 1: anything else, global memory.
+// into. 2: a group's __local memory; 0: a work-item's private memory (a stack of a thread that
+// runs groups, or a group's per-work-item arrays); 1: anything else, global memory. The calling
+// thread's own memory first, without a lock.
 extern "C" int __manifold_address_space_of(const void* pointer) {
-  using manifold::cpu::current_group_memory;
+  using manifold::cpu::WorkerMemory;
   const char* p = static_cast<const char*>(pointer);
-  const auto& group = current_group_memory;
-  if (p >= group.local_begin && p < group.local_end) return 2;
-  if (p >= group.private_begin && p < group.private_end) return 0;
-  thread_local const manifold::cpu::StackRange stack;
-  if (p >= stack.low && p < stack.high) return 0;
-  return 1;
+  const WorkerMemory& own = manifold::cpu::this_worker;
+  if (int space = own.space_of(p); space >= 0) return space;
+  const int space = WorkerMemory::space_elsewhere(p, own);
+  return space >= 0 ? space : 1;
 }

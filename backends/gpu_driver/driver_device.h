@@ -91,15 +91,17 @@ class DriverProgram final : public LoadedProgram {
   bool uses_printf() const override { return uses_printf_; }
   bool uses_printf_ = false;     // the PTX calls CUDA's vprintf
   CUdeviceptr launch_state = 0;  // the shim's __manifold_launch (0: the program never reads it)
-  size_t launch_state_size = 0;  // its size: 80 bytes in PTX, all of GpuLaunchState in AMDGPU
+  size_t launch_state_size = 0;  // its size: all of GpuLaunchState in PTX, 104 bytes in AMDGPU
 
   // What the shims' __manifold_launch holds (compiler/gpu_launch_abi.h, GpuLaunchState).
   struct LaunchState {
     uint64_t global_offset[3] = {0, 0, 0};
     uint32_t work_dim = 1, pad = 0;
     uint64_t group_offset[3] = {0, 0, 0};
-    uint64_t num_groups[3] = {0, 0, 0};   // 0: the launch's grid is the whole NDRange
-    uint64_t global_size[3] = {0, 0, 0};  // AMDGPU, where num_groups is set
+    uint64_t num_groups[3] = {0, 0, 0};      // 0: the launch's grid is the whole NDRange
+    uint64_t global_size[3] = {0, 0, 0};     // where num_groups is set
+    uint64_t local_size[3] = {0, 0, 0};      // NVPTX, where num_groups is set: the enqueued size
+    uint64_t global_id_base[3] = {0, 0, 0};  // NVPTX: the launch's first global ID
     bool operator==(const LaunchState&) const = default;
   };
   static_assert(sizeof(LaunchState) == sizeof(compiler::GpuLaunchState),

@@ -98,8 +98,17 @@ DriverDevice<V>::DriverDevice(CUdevice device, int ordinal, DeviceFacts facts)
   std::copy(std::begin(widths), std::end(widths), d.preferred_vector_width);
   std::copy(std::begin(widths), std::end(widths), d.native_vector_width);
   d.preferred_work_group_size_multiple = attribute(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
-  d.non_uniform_work_group_support = false;  // CUDA grids are uniform (not yet emulated)
+  // CUDA grids are uniform: a smaller last work-group goes as a launch of its own, which the
+  // NVPTX shim's launch state describes (driver_ops_impl.h launch_split). Not on AMDGPU yet.
+  const bool nvptx = target_.triple.rfind("nvptx", 0) == 0;
+  d.non_uniform_work_group_support = nvptx;
   fill_from_target(d, target_);
+  // Program-scope variables are the module's global memory (PTX .global), made and initialized
+  // when the driver loads the module, one per program and device; the spec's minimum size.
+  if (target_.has_feature("__opencl_c_program_scope_global_variables")) {
+    d.max_global_variable_size = 64 * 1024;
+    d.global_variable_preferred_total_size = 1 << 20;
+  }
   d.printf_buffer_size = 1 << 20;  // CUDA's default printf FIFO
   // Command-buffer graphs lost printf output in the CTS (command_buffer printf on the H100):
   // until that is understood, printf kernels are not recorded on driver (CUDA, HIP) devices.

@@ -224,21 +224,51 @@ class DriverOps final : public DeviceOps {
   // Whether `r` goes in one launch whose grid is the whole NDRange.
   bool one_launch(const compiler::NDRange& r) const {
     if (!r.whole()) return false;
-    // More groups than max_grid() (no division: this runs for every launch).
-    for (unsigned d = 0; d < r.work_dim; ++d)
-      if (r.global_size[d] > device.max_grid()[d] * r.local_size[d]) return false;
+    // More groups than max_grid(), or a smaller last group (no division: this runs for every
+    // launch).
+    for (unsigned d = 0; d < r.work_dim; ++d) {
+      const size_t groups_end = device.max_grid()[d] * r.local_size[d];
+      if (r.global_size[d] > groups_end) return false;
+      if (r.local_size[d] & (r.local_size[d] - 1)) {
+        if (r.global_size[d] % r.local_size[d]) return false;
+      } else if (r.global_size[d] & (r.local_size[d] - 1)) {
+        return false;
+      }
+    }
     return true;
   }
 
   static typename DriverProgram<V>::LaunchState state_of(const compiler::NDRange& r) {
     typename DriverProgram<V>::LaunchState state;
-    for (unsigned d = 0; d < 3; ++d) state.global_offset[d] = r.global_offset[d];
+    for (unsigned d = 0; d < 3; ++d)
+      state.global_id_base[d] = state.global_offset[d] = r.global_offset[d];
     state.work_dim = r.work_dim;
     return state;
   }
 
-  // A launch of part of an NDRange's work-groups, or of more than one launch may have: blocks of
-  // at most max_grid() groups, each told its first group and the NDRange's group count.
+  // Groups [first, first + count) of one dimension, launched as blocks of `block` work-items.
+  struct Segment {
+    size_t first, count;
+    unsigned block;
+  };
+  // A dimension's groups of this launch in segments one grid may hold: the groups of the enqueued
+  // local size, at most max_grid() at a time, then a smaller last group on its own.
+  static std::vector<Segment> segments(const compiler::NDRange& r, unsigned d, size_t max) {
+    std::vector<Segment> out;
+    const size_t local = d < r.work_dim ? r.local_size[d] : 1;
+    const size_t full = d < r.work_dim ? r.global_size[d] / local : 1;  // groups of that size
+    const size_t end = r.launch_end(d);
+    for (size_t g = r.launch_first(d); g < std::min(end, full); g += max)
+      out.push_back({g, std::min(max, std::min(end, full) - g), static_cast<unsigned>(local)});
+    if (end > full)
+      out.push_back({full, 1, static_cast<unsigned>(r.global_size[d] - full * local)});
+    return out;
+  }
+
+  // A launch of part of an NDRange's work-groups, of more groups than one launch may have, or of
+  // an NDRange with smaller last groups (non-uniform work-groups): grids of at most max_grid()
+  // groups of one size, each told its first group, the NDRange's group count, global size and
+  // enqueued local size.
   void launch_split(const KernelOp& op, LaunchRecord& record) {
     auto& program =
         const_cast<DriverProgram<V>&>(static_cast<const DriverProgram<V>&>(op.program()));
@@ -246,16 +276,21 @@ class DriverOps final : public DeviceOps {
     typename DriverProgram<V>::LaunchState state = state_of(r);
     for (unsigned d = 0; d < 3; ++d) {
       state.num_groups[d] = r.num_groups(d);
-      state.global_size[d] = r.global_size[d];
+      state.global_size[d] = d < r.work_dim ? r.global_size[d] : 1;
+      state.local_size[d] = d < r.work_dim ? r.local_size[d] : 1;
     }
     const auto& max = device.max_grid();
-    for (size_t z = r.launch_first(2); z < r.launch_end(2); z += max[2])
-      for (size_t y = r.launch_first(1); y < r.launch_end(1); y += max[1])
-        for (size_t x = r.launch_first(0); x < r.launch_end(0); x += max[0]) {
-          const size_t first[3] = {x, y, z};
+    const std::vector<Segment> xs = segments(r, 0, max[0]), ys = segments(r, 1, max[1]),
+                               zs = segments(r, 2, max[2]);
+    for (const Segment& z : zs)
+      for (const Segment& y : ys)
+        for (const Segment& x : xs) {
+          const Segment* part[3] = {&x, &y, &z};
           for (unsigned d = 0; d < 3; ++d) {
-            state.group_offset[d] = first[d];
-            record.grid[d] = static_cast<unsigned>(std::min(max[d], r.launch_end(d) - first[d]));
+            state.group_offset[d] = part[d]->first;
+            state.global_id_base[d] = r.global_offset[d] + part[d]->first * state.local_size[d];
+            record.grid[d] = static_cast<unsigned>(part[d]->count);
+            record.block[d] = part[d]->block;
           }
           if (program.launch_state) write_launch_state(program, state);
           if (CUresult result = launch_record<V>(record, stream); result != CUDA_SUCCESS)

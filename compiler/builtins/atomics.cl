@@ -41,74 +41,94 @@ LEGACY_FOR_AS(__local, 0)
 LEGACY_FOR_AS(__generic, 0)
 
 // ---- C11-style atomics (OpenCL C 2.0+) ----
+// Every form calls the one with an explicit order and scope. On NVPTX that one stays a function
+// of its own until the NVPTX pipeline has specialized its calls by their scope
+// (compiler/nvptx_atomics.h: clang's NVPTX target drops OpenCL's scopes).
+// __manifold_memory_scope keeps the scope parameter in use (else the optimizer drops it from the
+// calls here, as the NVPTX IR does not read it); the pipeline removes those calls.
+#ifdef __NVPTX__
+#define SCOPED __attribute__((overloadable, noinline))
+void __manifold_memory_scope(memory_scope scope);
+#define KEEP_SCOPE(scope) __manifold_memory_scope(scope)
+#else
+#define SCOPED OVL
+#define KEEP_SCOPE(scope)
+#endif
+
 // A: atomic type, C: its value type, for each object address space.
 #define C11_BASIC(AS, A, C)                                                                  \
   OVL void atomic_init(volatile AS A* object, C value) { __opencl_atomic_init(object, value); } \
-  OVL void atomic_store(volatile AS A* object, C value) {                                    \
-    __opencl_atomic_store(object, value, memory_order_seq_cst, memory_scope_device);         \
-  }                                                                                          \
-  OVL void atomic_store_explicit(volatile AS A* object, C value, memory_order order) {       \
-    __opencl_atomic_store(object, value, order, memory_scope_device);                        \
-  }                                                                                          \
-  OVL void atomic_store_explicit(volatile AS A* object, C value, memory_order order,         \
-                                 memory_scope scope) {                                       \
+  SCOPED void atomic_store_explicit(volatile AS A* object, C value, memory_order order,      \
+                                    memory_scope scope) {                                    \
+    KEEP_SCOPE(scope);                                                                       \
     __opencl_atomic_store(object, value, order, scope);                                      \
   }                                                                                          \
-  OVL C atomic_load(volatile AS A* object) {                                                 \
-    return __opencl_atomic_load(object, memory_order_seq_cst, memory_scope_device);          \
+  OVL void atomic_store(volatile AS A* object, C value) {                                    \
+    atomic_store_explicit(object, value, memory_order_seq_cst, memory_scope_device);         \
   }                                                                                          \
-  OVL C atomic_load_explicit(volatile AS A* object, memory_order order) {                    \
-    return __opencl_atomic_load(object, order, memory_scope_device);                         \
+  OVL void atomic_store_explicit(volatile AS A* object, C value, memory_order order) {       \
+    atomic_store_explicit(object, value, order, memory_scope_device);                        \
   }                                                                                          \
-  OVL C atomic_load_explicit(volatile AS A* object, memory_order order, memory_scope scope) { \
+  SCOPED C atomic_load_explicit(volatile AS A* object, memory_order order,                   \
+                                memory_scope scope) {                                        \
+    KEEP_SCOPE(scope);                                                                       \
     return __opencl_atomic_load(object, order, scope);                                       \
   }                                                                                          \
+  OVL C atomic_load(volatile AS A* object) {                                                 \
+    return atomic_load_explicit(object, memory_order_seq_cst, memory_scope_device);          \
+  }                                                                                          \
+  OVL C atomic_load_explicit(volatile AS A* object, memory_order order) {                    \
+    return atomic_load_explicit(object, order, memory_scope_device);                         \
+  }                                                                                          \
+  SCOPED C atomic_exchange_explicit(volatile AS A* object, C value, memory_order order,      \
+                                    memory_scope scope) {                                    \
+    KEEP_SCOPE(scope);                                                                       \
+    return __opencl_atomic_exchange(object, value, order, scope);                            \
+  }                                                                                          \
   OVL C atomic_exchange(volatile AS A* object, C value) {                                    \
-    return __opencl_atomic_exchange(object, value, memory_order_seq_cst, memory_scope_device); \
+    return atomic_exchange_explicit(object, value, memory_order_seq_cst, memory_scope_device); \
   }                                                                                          \
   OVL C atomic_exchange_explicit(volatile AS A* object, C value, memory_order order) {       \
-    return __opencl_atomic_exchange(object, value, order, memory_scope_device);              \
-  }                                                                                          \
-  OVL C atomic_exchange_explicit(volatile AS A* object, C value, memory_order order,         \
-                                 memory_scope scope) {                                       \
-    return __opencl_atomic_exchange(object, value, order, scope);                            \
+    return atomic_exchange_explicit(object, value, order, memory_scope_device);              \
   }
 
 // compare_exchange for one object address space and one `expected` address space.
 #define C11_CMPXCHG(AS, EAS, A, C, KIND)                                                       \
+  SCOPED bool atomic_compare_exchange_##KIND##_explicit(volatile AS A* object, EAS C* expected, \
+                                                        C desired, memory_order success,       \
+                                                        memory_order failure,                  \
+                                                        memory_scope scope) {                  \
+    KEEP_SCOPE(scope);                                                                         \
+    return __opencl_atomic_compare_exchange_##KIND(object, expected, desired, success,         \
+                                                   failure, scope);                            \
+  }                                                                                            \
   OVL bool atomic_compare_exchange_##KIND(volatile AS A* object, EAS C* expected, C desired) { \
-    return __opencl_atomic_compare_exchange_##KIND(object, expected, desired,                  \
-                                                   memory_order_seq_cst, memory_order_seq_cst, \
-                                                   memory_scope_device);                       \
+    return atomic_compare_exchange_##KIND##_explicit(object, expected, desired,                \
+                                                     memory_order_seq_cst, memory_order_seq_cst, \
+                                                     memory_scope_device);                     \
   }                                                                                            \
   OVL bool atomic_compare_exchange_##KIND##_explicit(volatile AS A* object, EAS C* expected,   \
                                                      C desired, memory_order success,          \
                                                      memory_order failure) {                   \
-    return __opencl_atomic_compare_exchange_##KIND(object, expected, desired, success,         \
-                                                   failure, memory_scope_device);              \
-  }                                                                                            \
-  OVL bool atomic_compare_exchange_##KIND##_explicit(volatile AS A* object, EAS C* expected,   \
-                                                     C desired, memory_order success,          \
-                                                     memory_order failure,                     \
-                                                     memory_scope scope) {                     \
-    return __opencl_atomic_compare_exchange_##KIND(object, expected, desired, success,         \
-                                                   failure, scope);                            \
+    return atomic_compare_exchange_##KIND##_explicit(object, expected, desired, success,       \
+                                                     failure, memory_scope_device);            \
   }
 #define C11_CMPXCHG_BOTH(AS, EAS, A, C) C11_CMPXCHG(AS, EAS, A, C, strong) \
   C11_CMPXCHG(AS, EAS, A, C, weak)
 
 // fetch_<op> for integer atomics; M is the operand type (ptrdiff_t for atomic_uintptr_t).
 #define C11_FETCH_OP(AS, A, C, M, OP)                                                          \
+  SCOPED C atomic_fetch_##OP##_explicit(volatile AS A* object, M operand, memory_order order,  \
+                                        memory_scope scope) {                                  \
+    KEEP_SCOPE(scope);                                                                         \
+    return __opencl_atomic_fetch_##OP(object, operand, order, scope);                          \
+  }                                                                                            \
   OVL C atomic_fetch_##OP(volatile AS A* object, M operand) {                                  \
-    return __opencl_atomic_fetch_##OP(object, operand, memory_order_seq_cst,                   \
-                                      memory_scope_device);                                    \
+    return atomic_fetch_##OP##_explicit(object, operand, memory_order_seq_cst,                 \
+                                        memory_scope_device);                                  \
   }                                                                                            \
   OVL C atomic_fetch_##OP##_explicit(volatile AS A* object, M operand, memory_order order) {   \
-    return __opencl_atomic_fetch_##OP(object, operand, order, memory_scope_device);            \
-  }                                                                                            \
-  OVL C atomic_fetch_##OP##_explicit(volatile AS A* object, M operand, memory_order order,     \
-                                     memory_scope scope) {                                     \
-    return __opencl_atomic_fetch_##OP(object, operand, order, scope);                          \
+    return atomic_fetch_##OP##_explicit(object, operand, order, memory_scope_device);          \
   }
 #define C11_FETCH_ALL(AS, A, C)                                                  \
   C11_FETCH_OP(AS, A, C, C, add) C11_FETCH_OP(AS, A, C, C, sub)                  \
@@ -117,29 +137,28 @@ LEGACY_FOR_AS(__generic, 0)
   C11_FETCH_OP(AS, A, C, C, max)
 
 #define C11_FLAG(AS)                                                                           \
+  SCOPED bool atomic_flag_test_and_set_explicit(volatile AS atomic_flag* object,               \
+                                                memory_order order, memory_scope scope) {      \
+    KEEP_SCOPE(scope);                                                                         \
+    return __opencl_atomic_exchange((volatile AS atomic_int*)object, 1, order, scope);         \
+  }                                                                                            \
   OVL bool atomic_flag_test_and_set(volatile AS atomic_flag* object) {                         \
-    return __opencl_atomic_exchange((volatile AS atomic_int*)object, 1, memory_order_seq_cst,  \
-                                    memory_scope_device);                                      \
+    return atomic_flag_test_and_set_explicit(object, memory_order_seq_cst, memory_scope_device); \
   }                                                                                            \
   OVL bool atomic_flag_test_and_set_explicit(volatile AS atomic_flag* object,                  \
                                              memory_order order) {                             \
-    return __opencl_atomic_exchange((volatile AS atomic_int*)object, 1, order,                 \
-                                    memory_scope_device);                                      \
+    return atomic_flag_test_and_set_explicit(object, order, memory_scope_device);              \
   }                                                                                            \
-  OVL bool atomic_flag_test_and_set_explicit(volatile AS atomic_flag* object,                  \
-                                             memory_order order, memory_scope scope) {         \
-    return __opencl_atomic_exchange((volatile AS atomic_int*)object, 1, order, scope);         \
+  SCOPED void atomic_flag_clear_explicit(volatile AS atomic_flag* object, memory_order order,  \
+                                         memory_scope scope) {                                 \
+    KEEP_SCOPE(scope);                                                                         \
+    __opencl_atomic_store((volatile AS atomic_int*)object, 0, order, scope);                   \
   }                                                                                            \
   OVL void atomic_flag_clear(volatile AS atomic_flag* object) {                                \
-    __opencl_atomic_store((volatile AS atomic_int*)object, 0, memory_order_seq_cst,            \
-                          memory_scope_device);                                                \
+    atomic_flag_clear_explicit(object, memory_order_seq_cst, memory_scope_device);             \
   }                                                                                            \
   OVL void atomic_flag_clear_explicit(volatile AS atomic_flag* object, memory_order order) {   \
-    __opencl_atomic_store((volatile AS atomic_int*)object, 0, order, memory_scope_device);     \
-  }                                                                                            \
-  OVL void atomic_flag_clear_explicit(volatile AS atomic_flag* object, memory_order order,     \
-                                      memory_scope scope) {                                    \
-    __opencl_atomic_store((volatile AS atomic_int*)object, 0, order, scope);                   \
+    atomic_flag_clear_explicit(object, order, memory_scope_device);                            \
   }
 
 #define C11_TYPES(AS)                                                              \
@@ -172,6 +191,24 @@ C11_CMPXCHG_TYPES(__local, __local)
 C11_CMPXCHG_TYPES(__local, __private)
 
 // ---- Fences ----
+#ifdef __NVPTX__
+// A fence of __local memory alone orders it for the work-group, whose memory it is, whatever the
+// scope asked for: membar.cta. mem_fence and its kin are work-group fences (OpenCL C 2.0, 6.13.9).
+SCOPED void atomic_work_item_fence(cl_mem_fence_flags flags, memory_order order,
+                                   memory_scope scope) {
+  KEEP_SCOPE(scope);
+  if (order == memory_order_relaxed) return;
+  if (!(flags & (CLK_GLOBAL_MEM_FENCE | CLK_IMAGE_MEM_FENCE)) && scope != memory_scope_work_item)
+    __nvvm_membar_cta();
+  else if (order == memory_order_seq_cst)
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  else
+    __atomic_thread_fence(__ATOMIC_ACQ_REL);
+}
+void OVL mem_fence(cl_mem_fence_flags flags) { __nvvm_membar_cta(); }
+void OVL read_mem_fence(cl_mem_fence_flags flags) { __nvvm_membar_cta(); }
+void OVL write_mem_fence(cl_mem_fence_flags flags) { __nvvm_membar_cta(); }
+#else
 // Work-items of a group run on one thread, so fences only order memory between threads
 // (other work-groups, the host). x86 keeps stores ordered; a sequentially consistent fence is
 // only needed for seq_cst.
@@ -185,3 +222,4 @@ void OVL atomic_work_item_fence(cl_mem_fence_flags flags, memory_order order,
 void OVL mem_fence(cl_mem_fence_flags flags) { __atomic_thread_fence(__ATOMIC_ACQ_REL); }
 void OVL read_mem_fence(cl_mem_fence_flags flags) { __atomic_thread_fence(__ATOMIC_ACQUIRE); }
 void OVL write_mem_fence(cl_mem_fence_flags flags) { __atomic_thread_fence(__ATOMIC_RELEASE); }
+#endif

@@ -15,10 +15,12 @@ add_custom_command(
   DEPENDS nvptx/shim.cl builtins/common.h builtins/saturating_fp_conversions.h
   COMMENT "Compiling the NVPTX builtin shim"
   VERBATIM)
-# Portable parts of the CPU builtin library, compiled for nvptx64 and linked after the shim,
-# before libclc: the C11-style atomics (every type and address space; libclc has few of them)
-# and vstore_half with every rounding mode (libclc rounds doubles through float).
-set(MANIFOLD_NVPTX_PORTABLE_SOURCES builtins/atomics.cl builtins/vstore_half.cl)
+# OpenCL C 3.0 builtins compiled for nvptx64 and linked after the shim, before libclc: portable
+# parts of the CPU builtin library (the C11-style atomics of every type and address space, which
+# libclc mostly lacks; vstore_half with every rounding mode, where libclc rounds doubles through
+# float; get_fence) and the NVPTX's own (nvptx/*.cl: the generic address space, collectives).
+set(MANIFOLD_NVPTX_PORTABLE_SOURCES builtins/atomics.cl builtins/vstore_half.cl
+    builtins/address_space.cl nvptx/generic_address_space.cl nvptx/collectives.cl)
 set(nvptx_portable_parts)
 foreach(source ${MANIFOLD_NVPTX_PORTABLE_SOURCES})
   get_filename_component(stem ${source} NAME_WE)
@@ -106,7 +108,7 @@ foreach(f ${embedded_libclc} ${libclc_split} ${embedded_libclc_index} ${embedded
 endforeach()
 set_source_files_properties(${MANIFOLD_NVPTX_EMBED} PROPERTIES OBJECT_DEPENDS
                                                                "${nvptx_embed_depends}")
-target_sources(manifold_compiler PRIVATE nvptx_pipeline.cpp ${MANIFOLD_NVPTX_EMBED})
+target_sources(manifold_compiler PRIVATE nvptx_pipeline.cpp nvptx_atomics.cpp ${MANIFOLD_NVPTX_EMBED})
 add_dependencies(manifold_compiler manifold_nvptx_shim)
 if(embedded_libclc)
   add_dependencies(manifold_compiler manifold_nvptx_libclc_split)

@@ -2,9 +2,10 @@
 // at build time and linked before libclc (a definition here wins: libclc's is then not pulled).
 //
 // Launch state the host writes before a launch when it changes (global offset, work_dim, and
-// for a launch of part of an NDRange's work-groups, the first group and the whole range's
-// group count): CUDA has no notion of these, so they live in one variable per module (declared
-// __constant here; the NVPTX pipeline moves constants to global memory, see nvptx_pipeline.cpp).
+// for a launch of part of an NDRange's work-groups, the first group, the whole range's group
+// count, global size and enqueued local size): CUDA has no notion of these, so they live in one
+// variable per module (declared __constant here; the NVPTX pipeline moves constants to global
+// memory, see nvptx_pipeline.cpp). compiler/gpu_launch_abi.h describes it.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
@@ -21,6 +22,9 @@ typedef struct {
   uint pad;
   ulong group_offset[3];  // the launch's first work-group in the NDRange
   ulong num_groups[3];    // the NDRange's work-groups; 0: the launch's grid is the whole range
+  ulong global_size[3];   // where num_groups is set: the NDRange's
+  ulong local_size[3];    // where num_groups is set: the enqueued local size
+  ulong global_id_base[3];  // global offset + group_offset * enqueued local size
 } manifold_launch_state;
 
 // Name known to the runtime (backends/cuda): it writes this symbol with cuModuleGetGlobal.
@@ -30,6 +34,8 @@ typedef struct {
 extern __constant manifold_launch_state __manifold_launch;
 
 // ---- Work-items: libclc's nvptx get_global_id ignores the global offset ----
+// A block is a work-group: of the enqueued local size, or the smaller last one of a non-uniform
+// NDRange's dimension, which a launch of its own runs (its num_groups set).
 
 #define PICK(dim, x, y, z, other) ((dim) == 0 ? (x) : (dim) == 1 ? (y) : (dim) == 2 ? (z) : (other))
 
@@ -37,7 +43,10 @@ INLINE OVERLOAD size_t get_local_size(uint dim) {
   return PICK(dim, __nvvm_read_ptx_sreg_ntid_x(), __nvvm_read_ptx_sreg_ntid_y(),
               __nvvm_read_ptx_sreg_ntid_z(), 1);
 }
-INLINE OVERLOAD size_t get_enqueued_local_size(uint dim) { return get_local_size(dim); }
+INLINE OVERLOAD size_t get_enqueued_local_size(uint dim) {
+  return dim < 3 && __manifold_launch.num_groups[dim] ? __manifold_launch.local_size[dim]
+                                                      : get_local_size(dim);
+}
 INLINE OVERLOAD size_t get_local_id(uint dim) {
   return PICK(dim, __nvvm_read_ptx_sreg_tid_x(), __nvvm_read_ptx_sreg_tid_y(),
               __nvvm_read_ptx_sreg_tid_z(), 0);
@@ -55,12 +64,25 @@ INLINE OVERLOAD size_t get_num_groups(uint dim) {
                : PICK(dim, __nvvm_read_ptx_sreg_nctaid_x(), __nvvm_read_ptx_sreg_nctaid_y(),
                       __nvvm_read_ptx_sreg_nctaid_z(), 1);
 }
-INLINE OVERLOAD size_t get_global_size(uint dim) { return get_num_groups(dim) * get_local_size(dim); }
+INLINE OVERLOAD size_t get_global_size(uint dim) {
+  if (dim >= 3) return 1;
+  return __manifold_launch.num_groups[dim]
+             ? __manifold_launch.global_size[dim]
+             : PICK(dim, __nvvm_read_ptx_sreg_nctaid_x(), __nvvm_read_ptx_sreg_nctaid_y(),
+                    __nvvm_read_ptx_sreg_nctaid_z(), 1) *
+                   get_local_size(dim);
+}
 INLINE OVERLOAD size_t get_global_offset(uint dim) {
   return dim < 3 ? __manifold_launch.global_offset[dim] : 0;
 }
+// The block's own position in the launch, from where the launch starts: a block of a part with
+// a smaller last group is that part's only one in its dimension, so ntid is right for it too.
 INLINE OVERLOAD size_t get_global_id(uint dim) {
-  return get_group_id(dim) * get_local_size(dim) + get_local_id(dim) + get_global_offset(dim);
+  if (dim >= 3) return 0;
+  return PICK(dim, __nvvm_read_ptx_sreg_ctaid_x(), __nvvm_read_ptx_sreg_ctaid_y(),
+              __nvvm_read_ptx_sreg_ctaid_z(), 0) *
+             get_local_size(dim) +
+         get_local_id(dim) + __manifold_launch.global_id_base[dim];
 }
 INLINE OVERLOAD uint get_work_dim(void) { return __manifold_launch.work_dim; }
 INLINE OVERLOAD size_t get_local_linear_id(void) {

@@ -466,6 +466,9 @@ TEST_F(DeviceQueries, VersionConsistency) {
     EXPECT_GE(CM * 10 + Cm, 12) << cv;
     EXPECT_TRUE(cver.count({1, 2})) << "OpenCL C 1.2 missing from ALL_VERSIONS";
     EXPECT_TRUE(cver.count({3, 0})) << "OpenCL C 3.0 missing from ALL_VERSIONS";
+    // OpenCL C 1.2 includes the versions before it: programs with -cl-std=CL1.1 build too.
+    EXPECT_TRUE(cver.count({1, 0})) << "OpenCL C 1.0 missing from ALL_VERSIONS";
+    EXPECT_TRUE(cver.count({1, 1})) << "OpenCL C 1.1 missing from ALL_VERSIONS";
     for (auto [a, b] : cver) EXPECT_LE(a * 10 + b, (cl_uint)(M * 10 + m)) << "OpenCL C " << a << "." << b;
   }
 }

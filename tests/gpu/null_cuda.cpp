@@ -4,7 +4,10 @@
 // simulation tracks, and kernels that do nothing. It exercises the CUDA backend's host-side
 // logic (staging pipelines, stream and event ordering, completion, write-back) and lets a
 // profiler measure Manifold's own launch overhead with the driver's cost taken out.
-// Kernel results are NOT computed: tests that check kernel output fail on it, by design.
+// Kernel results are NOT computed: tests that check kernel output fail on it, by design. A
+// module's global variables are PTX's .global declarations of the image, each with storage of its
+// own (cuModuleGetGlobal), and a test may ask for a log of launches: each one's grid, block and
+// the module's launch state (__manifold_launch) as the launch saw it, in stream order.
 //
 //   LD_LIBRARY_PATH=<build>/null-cuda OCL_ICD_VENDORS=<build>/icd MANIFOLD_TEST_DEVICE_TYPE=gpu ...
 //
@@ -27,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -527,22 +531,72 @@ API cuEventElapsedTime(float* ms, void* from, void* to) {
             .count();
   return kSuccess;
 }
-API cuModuleLoadDataEx(void** module, const void*, unsigned, void*, void**) {
-  *module = new int(0);
+// A loaded module: storage for each variable its PTX declares in the global state space
+// (".global .align 8 .b8 name[152]", ".global .align 4 .u32 name = 5"; initial values are not
+// simulated). A code object (AMDGPU) declares none here.
+struct NullModule {
+  std::map<std::string, std::vector<unsigned char>> globals;
+};
+size_t ptx_type_bytes(const std::string& type) {
+  if (type == ".b8" || type == ".u8" || type == ".s8") return 1;
+  if (type == ".b16" || type == ".u16" || type == ".s16" || type == ".f16") return 2;
+  if (type == ".b32" || type == ".u32" || type == ".s32" || type == ".f32") return 4;
+  if (type == ".b64" || type == ".u64" || type == ".s64" || type == ".f64") return 8;
+  return 0;
+}
+void read_ptx_globals(const char* ptx, NullModule& module) {
+  const char* end = ptx + std::strlen(ptx);
+  for (const char* line = ptx; line < end;) {
+    const char* next = std::find(line, end, '\n');
+    std::string text(line, next);
+    line = next + 1;
+    std::vector<std::string> words;
+    for (size_t at = 0; at < text.size();) {
+      const size_t from = text.find_first_not_of(" \t", at);
+      if (from == std::string::npos) break;
+      const size_t to = text.find_first_of(" \t;", from);
+      words.push_back(text.substr(from, to - from));
+      if (to == std::string::npos || text[to] == ';') break;
+      at = to;
+    }
+    size_t i = 0;
+    while (i < words.size() && (words[i] == ".visible" || words[i] == ".extern")) ++i;
+    if (i >= words.size() || words[i] != ".global") continue;
+    for (++i; i < words.size() && ptx_type_bytes(words[i]) == 0; ++i) {
+    }
+    if (i + 1 >= words.size()) continue;
+    const size_t element = ptx_type_bytes(words[i]);
+    std::string name = words[i + 1];
+    size_t count = 1;
+    if (const size_t bracket = name.find('['); bracket != std::string::npos) {
+      count = std::strtoull(name.c_str() + bracket + 1, nullptr, 10);
+      name.resize(bracket);
+    }
+    module.globals[name].assign(element * count, 0);
+  }
+}
+
+API cuModuleLoadDataEx(void** module, const void* image, unsigned, void*, void**) {
+  auto* loaded = new NullModule;
+  const char* text = static_cast<const char*>(image);
+  if (std::strncmp(text, "\177ELF", 4) != 0) read_ptx_globals(text, *loaded);
+  *module = loaded;
   return kSuccess;
 }
 API cuModuleUnload(void* module) {
-  delete static_cast<int*>(module);
+  delete static_cast<NullModule*>(module);
   return kSuccess;
 }
 API cuModuleGetFunction(void** function, void* module, const char*) {
   *function = module;
   return kSuccess;
 }
-API cuModuleGetGlobal_v2(unsigned long long* p, size_t* n, void*, const char*) {
-  static unsigned char globals[4096];
-  *p = reinterpret_cast<unsigned long long>(globals);
-  *n = 28;
+API cuModuleGetGlobal_v2(unsigned long long* p, size_t* n, void* module, const char* name) {
+  auto& globals = static_cast<NullModule*>(module)->globals;
+  auto it = globals.find(name);
+  if (it == globals.end() || it->second.empty()) return kNotFound;
+  *p = reinterpret_cast<unsigned long long>(it->second.data());
+  *n = it->second.size();
   return kSuccess;
 }
 API cuFuncGetAttribute(int* v, int which, void*) {
@@ -577,12 +631,48 @@ extern "C" __attribute__((visibility("default"))) void null_cuda_fail(int launch
   g_fail_graphs = graphs;
 }
 
-API cuLaunchKernel(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                   void* stream, void**, void**) {
+// The launch log (tests/gpu/null_cuda_language_test.cpp): off until a test turns it on.
+struct LaunchEntry {
+  unsigned grid[3], block[3], shared;
+  unsigned char state[256];  // the module's __manifold_launch when the launch ran
+  size_t state_size;
+};
+std::mutex g_log_mutex;
+std::atomic<bool> g_logging{false};
+std::vector<LaunchEntry> g_log;
+extern "C" __attribute__((visibility("default"))) void null_cuda_log_launches(bool on) {
+  std::lock_guard lock(g_log_mutex);
+  g_logging = on;
+  g_log.clear();
+}
+// Copies up to `capacity` entries of the log into `out`; returns how many there are.
+extern "C" __attribute__((visibility("default"))) size_t null_cuda_launch_log(LaunchEntry* out,
+                                                                              size_t capacity) {
+  std::lock_guard lock(g_log_mutex);
+  std::copy_n(g_log.begin(), std::min(capacity, g_log.size()), out);
+  return g_log.size();
+}
+
+API cuLaunchKernel(void* function, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                   unsigned bz, unsigned shared, void* stream, void**, void**) {
   for (int n = g_fail_launches.load(); n > 0;)
     if (g_fail_launches.compare_exchange_weak(n, n - 1)) return kOutOfMemory;
   ++g_stats.kernels;
-  of(stream)->push(nullptr, true);  // an ordering point: the kernel computes nothing
+  if (!g_logging) {
+    of(stream)->push(nullptr, true);  // an ordering point: the kernel computes nothing
+    return kSuccess;
+  }
+  LaunchEntry entry{{gx, gy, gz}, {bx, by, bz}, shared, {}, 0};
+  auto* module = static_cast<NullModule*>(function);  // cuModuleGetFunction's handle
+  of(stream)->push([entry, module]() mutable {
+    auto it = module->globals.find("__manifold_launch");
+    if (it != module->globals.end()) {
+      entry.state_size = std::min(sizeof entry.state, it->second.size());
+      device_move(entry.state, it->second.data(), entry.state_size);
+    }
+    std::lock_guard lock(g_log_mutex);
+    if (g_logging) g_log.push_back(entry);
+  });
   return kSuccess;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <string>
 
 #include "compiler/compiler.h"
@@ -20,25 +21,55 @@ std::string ptxas() {
   return {};
 }
 
-void expect_builds(const char* name, const std::string& source, const char* options = "") {
-  const Target target = nvptx_target(9, 0);
+// Runs ptxas on `ptx` for `arch`; its exit status, and what it said in *text.
+int assemble(const std::string& assembler, const std::string& ptx, const std::string& name,
+             const std::string& arch, std::string* text) {
+  const std::string path = testing::TempDir() + "/manifold_" + name + ".ptx";
+  std::ofstream(path) << ptx;
+  const std::string command = assembler + " -arch=" + arch + " -o /dev/null " + path + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  char buf[512];
+  while (pipe && fgets(buf, sizeof(buf), pipe)) *text += buf;
+  return pipe ? pclose(pipe) : -1;
+}
+
+// Whether this ptxas compiles for `arch` (CUDA 13 dropped sm_50 to sm_72).
+bool ptxas_knows(const std::string& assembler, const std::string& arch) {
+  std::string text;
+  assemble(assembler, ".version 6.0\n.target " + arch + "\n.address_size 64\n", "probe_" + arch,
+           arch, &text);
+  return text.find("is not defined") == std::string::npos;
+}
+
+// Builds `source` for compute capability sm (90: sm_90) and, where ptxas is installed, assembles
+// the PTX: for that architecture where ptxas knows it, else for the oldest it does (the PTX of an
+// older target is what the driver JIT-compiles for a newer GPU).
+std::string expect_builds_for(unsigned sm, const char* name, const std::string& source,
+                              const char* options = "") {
+  const Target target = nvptx_target(sm / 10, sm % 10);
   BuildOutput out = build(source, options, target);
-  ASSERT_TRUE(out.success) << name << ":\n" << out.log;
+  EXPECT_TRUE(out.success) << name << " for sm_" << sm << ":\n" << out.log;
+  if (!out.success) return {};
   std::string error;
   auto ptx = nvptx_ptx_of(out.binary, &error);
-  ASSERT_TRUE(ptx.has_value()) << error;
+  EXPECT_TRUE(ptx.has_value()) << error;
+  if (!ptx) return {};
   EXPECT_NE(ptx->find(".entry"), std::string::npos);
   const std::string assembler = ptxas();
-  if (assembler.empty()) return;
-  const std::string path = testing::TempDir() + "/manifold_" + name + ".ptx";
-  std::ofstream(path) << *ptx;
-  const std::string command = assembler + " -arch=sm_90 -o /dev/null " + path + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
+  if (assembler.empty()) return *ptx;
+  std::string arch = "sm_" + std::to_string(sm);
+  if (!ptxas_knows(assembler, arch)) arch = "sm_75";
   std::string text;
-  char buf[512];
-  while (pipe && fgets(buf, sizeof(buf), pipe)) text += buf;
-  const int rc = pipe ? pclose(pipe) : -1;
-  EXPECT_EQ(rc, 0) << name << ": ptxas says:\n" << text << "\nPTX:\n" << ptx->substr(0, 6000);
+  const int rc =
+      assemble(assembler, *ptx, name + std::string("_sm") + std::to_string(sm), arch, &text);
+  EXPECT_EQ(rc, 0) << name << " for sm_" << sm << ": ptxas -arch=" << arch << " says:\n"
+                   << text << "\nPTX:\n"
+                   << ptx->substr(0, 6000);
+  return *ptx;
+}
+
+void expect_builds(const char* name, const std::string& source, const char* options = "") {
+  expect_builds_for(90, name, source, options);
 }
 
 TEST(NvptxPipeline, TargetNamesTheComputeCapability) {
@@ -79,7 +110,7 @@ TEST(NvptxPipeline, WorkDimReadsTheLaunchStateAndWorkGroupBarrierLinks) {
   EXPECT_NE(ptx->find("[__manifold_launch+24]"), std::string::npos) << *ptx;
   // The state is global memory, read through the non-coherent cache, not a __constant__: a
   // module with constant data makes every launch of its kernels slower on the GPU.
-  EXPECT_NE(ptx->find(".global .align 8 .b8 __manifold_launch[80] = {0, 0, 0, 0, 0, 0, 0, 0, 0, "
+  EXPECT_NE(ptx->find(".global .align 8 .b8 __manifold_launch[152] = {0, 0, 0, 0, 0, 0, 0, 0, 0, "
                       "0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1"),
             std::string::npos)
       << *ptx;
@@ -106,7 +137,7 @@ TEST(NvptxPipeline, ProgramScopeConstantsAreGlobalMemory) {
 // CTS c11_atomics on CUDA: the C11-style functions on local 64-bit atomics (and the rest of
 // the family) were undefined at link: libclc has few of them.
 TEST(NvptxPipeline, C11AtomicsOfEveryTypeOnLocalAndGlobalMemory) {
-  // The orders and scopes the CUDA device reports (relaxed, work-group), on every type.
+  // Relaxed work-group atomics on every type (every order and scope: OpenCLC30 below).
   expect_builds("c11_atomics", R"(
     #define R memory_order_relaxed
     #define WG memory_scope_work_group
@@ -330,6 +361,245 @@ TEST(NvptxPipeline, OpenCL30) {
       out[get_global_id(1) * get_global_size(0) + get_global_id(0)] = (int)get_global_linear_id();
     })",
                 "-cl-std=CL3.0");
+}
+
+// ---- OpenCL C 3.0's optional features on CUDA (issue 21) ----
+
+TEST(NvptxPipeline, TargetReportsTheOpenCLC30FeaturesItImplements) {
+  const Target t = nvptx_target(9, 0);
+  EXPECT_EQ(t.opencl_c_version, 300u);
+  const std::set<std::string> features(t.opencl_c_features.begin(), t.opencl_c_features.end());
+  EXPECT_EQ(features, (std::set<std::string>{
+                          "__opencl_c_int64", "__opencl_c_fp64", "__opencl_c_generic_address_space",
+                          "__opencl_c_program_scope_global_variables",
+                          "__opencl_c_atomic_order_acq_rel", "__opencl_c_atomic_order_seq_cst",
+                          "__opencl_c_atomic_scope_device", "__opencl_c_atomic_scope_all_devices",
+                          "__opencl_c_work_group_collective_functions"}));
+}
+
+const char* kGenericPointers = R"(
+  int read_through(generic int* p) { return *p; }
+  kernel void k(global int* data, global int* out) {
+    local int shared_value;
+    int private_value = 3;
+    shared_value = 2;
+    generic int* pointers[3] = {data, &shared_value, &private_value};
+    int bits = 0, sum = 0;
+    for (int i = 0; i < 3; ++i) {
+      generic int* p = pointers[data[i] & 3];
+      bits = bits * 8 + (to_global(p) != NULL) + 2 * (to_local(p) != NULL) +
+             4 * (to_private(p) != NULL);
+      sum += get_fence(p) + read_through(p);
+      global int* g = to_global(p);
+      if (g) *g += 1;
+      local int* l = to_local(p);
+      if (l) *l += 1;
+    }
+    out[0] = bits + sum + shared_value + (int)(global int*)pointers[0][0];
+  })";
+
+// Every order with every scope, on global and local memory, 32 and 64 bits, and the fences.
+const char* kAtomicsEveryOrderAndScope = R"(
+  #define RMW(object, order, scope) \
+    r += atomic_fetch_add_explicit(object, 1, order, scope) + \
+         atomic_fetch_xor_explicit(object, 1, order, scope) + \
+         atomic_exchange_explicit(object, 1, order, scope)
+  #define ORDERS(object, scope) \
+    RMW(object, memory_order_relaxed, scope); RMW(object, memory_order_acquire, scope); \
+    RMW(object, memory_order_release, scope); RMW(object, memory_order_acq_rel, scope); \
+    RMW(object, memory_order_seq_cst, scope); \
+    r += atomic_load_explicit(object, memory_order_acquire, scope) + \
+         atomic_load_explicit(object, memory_order_seq_cst, scope); \
+    atomic_store_explicit(object, r, memory_order_release, scope); \
+    atomic_store_explicit(object, r, memory_order_seq_cst, scope)
+  #define SCOPES(object) \
+    ORDERS(object, memory_scope_work_item); ORDERS(object, memory_scope_work_group); \
+    ORDERS(object, memory_scope_device); ORDERS(object, memory_scope_all_svm_devices)
+  #define FENCES(flags) \
+    atomic_work_item_fence(flags, memory_order_acquire, memory_scope_work_item); \
+    atomic_work_item_fence(flags, memory_order_release, memory_scope_work_group); \
+    atomic_work_item_fence(flags, memory_order_acq_rel, memory_scope_device); \
+    atomic_work_item_fence(flags, memory_order_seq_cst, memory_scope_all_svm_devices)
+  kernel void k(global atomic_int* gi, global atomic_long* gl, global long* out) {
+    local atomic_int li;
+    local atomic_long ll;
+    long r = 0;
+    if (get_local_id(0) == 0) { atomic_init(&li, 0); atomic_init(&ll, 0); }
+    work_group_barrier(CLK_LOCAL_MEM_FENCE);
+    SCOPES(gi); SCOPES(gl); SCOPES(&li); SCOPES(&ll);
+    int e = 0;
+    atomic_compare_exchange_strong_explicit(gi, &e, 1, memory_order_seq_cst, memory_order_acquire,
+                                            memory_scope_device);
+    atomic_compare_exchange_weak_explicit(&li, &e, 1, memory_order_acq_rel, memory_order_relaxed,
+                                          memory_scope_work_group);
+    long f = 0;
+    atomic_compare_exchange_strong_explicit(&ll, &f, 2, memory_order_release,
+                                            memory_order_relaxed, memory_scope_all_svm_devices);
+    FENCES(CLK_GLOBAL_MEM_FENCE); FENCES(CLK_LOCAL_MEM_FENCE);
+    FENCES(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    mem_fence(CLK_GLOBAL_MEM_FENCE); read_mem_fence(CLK_LOCAL_MEM_FENCE);
+    write_mem_fence(CLK_GLOBAL_MEM_FENCE);
+    out[get_global_id(0)] = r + e + f + atomic_fetch_add(gi, 1) + atomic_load(&ll) +
+                            atomic_flag_test_and_set_explicit((global atomic_flag*)gi + 1,
+                                                              memory_order_acq_rel,
+                                                              memory_scope_work_group);
+  })";
+
+const char* kProgramScopeGlobals = R"(
+  global int counter = 5;
+  global float table[4] = {1.5f, 2.5f, 3.5f, 4.5f};
+  global int* global pointer_to_counter = &counter;
+  static global long hidden = -1;
+  global uint hits;
+  int next_ticket(void) { static global int ticket = 100; return ticket++; }
+  kernel void bump(void) {
+    atomic_inc(&hits);
+    if (get_global_id(0) == 0) { *pointer_to_counter += 1; table[hits & 3] += 1.0f; hidden--; }
+  }
+  kernel void read_back(global float* out) {
+    out[0] = counter; out[1] = hits; out[2] = table[0] + table[3]; out[3] = hidden;
+    out[4] = next_ticket();
+  })";
+
+// Each collective of each type the device has, with every scan and broadcast form.
+const char* kCollectives = R"(
+  #define ALL(T) \
+    kernel void k_##T(global T* v, global int* p) { \
+      size_t i = get_global_id(0); \
+      T x = v[i]; \
+      v[i] = work_group_reduce_add(x) + work_group_reduce_min(x) + work_group_reduce_max(x) + \
+             work_group_scan_inclusive_add(x) + work_group_scan_inclusive_min(x) + \
+             work_group_scan_inclusive_max(x) + work_group_scan_exclusive_add(x) + \
+             work_group_scan_exclusive_min(x) + work_group_scan_exclusive_max(x) + \
+             work_group_broadcast(x, 1) + work_group_broadcast(x, 1, 0) + \
+             work_group_broadcast(x, 0, 1, 0); \
+      p[i] = work_group_all(p[i]) + work_group_any(p[i]); \
+    }
+  ALL(int) ALL(uint) ALL(long) ALL(ulong) ALL(float) ALL(double)
+)";
+
+const char* kNonUniformQueries = R"(
+  kernel void k(global ulong* out) {
+    size_t i = get_global_linear_id();
+    out[i] = get_global_id(0) + get_local_id(1) + get_local_size(2) + get_enqueued_local_size(0) +
+             get_group_id(1) + get_num_groups(2) + get_global_size(0) + get_local_linear_id() +
+             get_global_offset(1) + get_work_dim();
+  })";
+
+// What the CUDA device reports must build for every GPU generation LLVM targets, and its PTX
+// must assemble (ptxas, where installed).
+class NvptxOpenCLC30 : public ::testing::TestWithParam<unsigned> {};
+
+TEST_P(NvptxOpenCLC30, FeatureKernelsBuildAndAssemble) {
+  const unsigned sm = GetParam();
+  expect_builds_for(sm, "generic", kGenericPointers, "-cl-std=CL3.0");
+  expect_builds_for(sm, "atomics", kAtomicsEveryOrderAndScope, "-cl-std=CL3.0");
+  expect_builds_for(sm, "globals", kProgramScopeGlobals, "-cl-std=CL3.0");
+  expect_builds_for(sm, "collectives", kCollectives, "-cl-std=CL3.0");
+  expect_builds_for(sm, "non_uniform", kNonUniformQueries, "-cl-std=CL3.0");
+}
+
+INSTANTIATE_TEST_SUITE_P(ComputeCapabilities, NvptxOpenCLC30,
+                         ::testing::Values(50u, 60u, 70u, 75u, 80u, 86u, 90u),
+                         [](const auto& info) { return "sm_" + std::to_string(info.param); });
+
+TEST(NvptxPipeline, PtxasIsPresentOrTheAssemblyChecksAreSkipped) {
+  if (ptxas().empty()) GTEST_SKIP() << "no ptxas: the PTX of these tests is not assembled";
+  for (const char* arch : {"sm_50", "sm_60", "sm_70"})
+    if (!ptxas_knows(ptxas(), arch))
+      std::printf("note: this ptxas has no %s: its PTX is assembled for sm_75\n", arch);
+}
+
+std::string ptx_for(unsigned sm, const char* source, const char* options = "-cl-std=CL3.0") {
+  BuildOutput out = build(source, options, nvptx_target(sm / 10, sm % 10));
+  EXPECT_TRUE(out.success) << out.log;
+  std::string error;
+  return nvptx_ptx_of(out.binary, &error).value_or("");
+}
+
+// Clang's NVPTX target drops OpenCL's scopes and LLVM's NVPTX backend the orders of atomicrmw:
+// the pipeline puts both back (compiler/nvptx_atomics.h).
+TEST(NvptxPipeline, AtomicsKeepTheirScopesAndOrders) {
+  const std::string ptx = ptx_for(90, R"(
+    kernel void k(global atomic_int* g, global int* out) {
+      local atomic_int l;
+      if (get_local_id(0) == 0) atomic_init(&l, 0);
+      work_group_barrier(CLK_LOCAL_MEM_FENCE);
+      out[0] = atomic_load_explicit(g, memory_order_acquire, memory_scope_device);
+      atomic_store_explicit(g + 1, 1, memory_order_release, memory_scope_work_group);
+      out[1] = atomic_fetch_add_explicit(g + 2, 1, memory_order_seq_cst, memory_scope_work_group);
+      out[2] = atomic_fetch_add_explicit(&l, 1, memory_order_acq_rel, memory_scope_work_group);
+      out[3] = atomic_fetch_or(g + 3, 4);  // seq_cst, device
+      atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_release,
+                             memory_scope_all_svm_devices);
+    })");
+  EXPECT_NE(ptx.find("ld.acquire.gpu.global.b32"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("st.release.cta.global.b32"), std::string::npos) << ptx;
+  // A seq_cst read-modify-write: a full fence before, an acquire fence after, of its scope.
+  EXPECT_NE(ptx.find("fence.sc.cta;\n\tatom.global.add.u32"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("atom.shared.add.u32"), std::string::npos) << ptx;  // not generic
+  EXPECT_NE(ptx.find("fence.sc.gpu;\n\tatom.global.or.b32"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("fence.acq_rel.sys"), std::string::npos) << ptx;
+  // Nothing else is system-scoped (volatile atomics were, and stayed generic).
+  size_t system = 0;
+  for (size_t at = ptx.find(".sys"); at != std::string::npos; at = ptx.find(".sys", at + 1))
+    ++system;
+  EXPECT_EQ(system, 1u) << ptx;
+}
+
+// Before sm_70 PTX has no ordered loads, stores or atomics (LLVM's backend ended the process on
+// them): relaxed ones between membar fences.
+TEST(NvptxPipeline, AtomicOrdersBeforeVoltaAreFences) {
+  const std::string ptx = ptx_for(60, R"(
+    kernel void k(global atomic_int* g, global int* out) {
+      out[0] = atomic_load_explicit(g, memory_order_acquire, memory_scope_device);
+      atomic_store_explicit(g + 1, 1, memory_order_seq_cst, memory_scope_work_group);
+      int e = 0;
+      atomic_compare_exchange_strong(g + 2, &e, 1);
+      atomic_work_item_fence(CLK_IMAGE_MEM_FENCE, memory_order_acq_rel, memory_scope_work_item);
+    })");
+  EXPECT_NE(ptx.find("ld.volatile.global.b32"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("membar.gl"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("membar.cta;\n\tst.volatile.global.b32"), std::string::npos) << ptx;
+  EXPECT_EQ(ptx.find(".acquire"), std::string::npos) << ptx;
+  EXPECT_EQ(ptx.find(".release"), std::string::npos) << ptx;
+}
+
+TEST(NvptxPipeline, GenericPointersAskTheHardwareWhereTheyPoint) {
+  const std::string ptx = ptx_for(90, kGenericPointers);
+  for (const char* test : {"isspacep.global", "isspacep.shared", "isspacep.local"})
+    EXPECT_NE(ptx.find(test), std::string::npos) << test << "\n" << ptx;
+}
+
+TEST(NvptxPipeline, ProgramScopeGlobalsAreModuleVariables) {
+  BuildOutput out = build(kProgramScopeGlobals, "-cl-std=CL3.0", nvptx_target(9, 0));
+  ASSERT_TRUE(out.success) << out.log;
+  std::string error;
+  const std::string ptx = nvptx_ptx_of(out.binary, &error).value_or("");
+  EXPECT_NE(ptx.find(".global .align 4 .u32 counter = 5;"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find(".global .align 4 .b8 table[16] = {0, 0, 192, 63"), std::string::npos) << ptx;
+  // counter, table, pointer_to_counter, hidden, hits, ticket.
+  EXPECT_EQ(global_variables_size(out.binary), 4u + 16 + 8 + 8 + 4 + 4);
+}
+
+// The collectives' scratch is static shared memory of its own, beside the launch's dynamic block
+// (which the runtime sizes for the __local arguments alone).
+TEST(NvptxPipeline, CollectivesUseShufflesAndAStaticScratch) {
+  const std::string ptx = ptx_for(90, R"(
+    kernel void k(global int* v, local int* scratch) {
+      size_t i = get_global_id(0);
+      scratch[get_local_id(0)] = v[i];
+      v[i] = work_group_reduce_add(scratch[0]) + work_group_scan_exclusive_min(v[i]) +
+             work_group_all(v[i]);
+    })");
+  EXPECT_NE(ptx.find(".shared .align 8 .b8 __manifold_collective_slots[520];"), std::string::npos)
+      << ptx;
+  EXPECT_NE(ptx.find(".extern .shared .align 128 .b8 __manifold_dynamic_shared[]"),
+            std::string::npos)
+      << ptx;
+  EXPECT_NE(ptx.find("shfl.sync.down.b32"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("shfl.sync.up.b32"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("bar.red.and.pred"), std::string::npos) << ptx;
 }
 
 }  // namespace
