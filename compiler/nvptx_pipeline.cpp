@@ -488,6 +488,8 @@ bool NvptxPipeline::optimize(Build& build) {
     if (kernel_names.count(f.getName().str())) {
       f.setCallingConv(llvm::CallingConv::PTX_Kernel);
       f.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    } else if (f.getName().starts_with(kOutlinedBuiltinPrefix)) {
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);  // stays a call (stages.h)
     } else {
       f.setLinkage(llvm::GlobalValue::InternalLinkage);
       f.removeFnAttr(llvm::Attribute::NoInline);
@@ -560,16 +562,25 @@ Target nvptx_target(unsigned major, unsigned minor) {
   t.cpu = "sm_" + std::to_string(chosen.sm);
   t.features = "+ptx" + std::to_string(chosen.ptx);
   t.opencl_c_version = 300;
-  t.opencl_c_features = {"__opencl_c_int64", "__opencl_c_fp64"};
+  t.opencl_c_features = {
+      "__opencl_c_int64",
+      "__opencl_c_fp64",
+      // Images: compiler/builtins/image.cl over the descriptors of compiler/image_abi.h, as on
+      // the CPU (the portable builtins, compiler/nvptx/nvptx.cmake).
+      "__opencl_c_images",
+      "__opencl_c_read_write_images",
+      "__opencl_c_3d_image_writes",
+  };
   t.extensions = {
       "cl_khr_byte_addressable_store",    "cl_khr_fp64",
       "cl_khr_global_int32_base_atomics", "cl_khr_global_int32_extended_atomics",
       "cl_khr_local_int32_base_atomics",  "cl_khr_local_int32_extended_atomics",
       "cl_khr_int64_base_atomics",        "cl_khr_int64_extended_atomics",
+      "cl_khr_3d_image_writes",
   };
   t.fp64 = true;
   t.fp16 = false;
-  t.images = false;
+  t.images = true;
   t.spirv = true;  // the SPIR-V reader's IR takes this pipeline like clang's
   return t;
 }

@@ -13,6 +13,7 @@
 #include "backends/gpu_stream/launch_batch.h"
 #include "core/log.h"
 #include "core/operations.h"
+#include "core/sampler.h"
 #include "core/tls.h"
 
 namespace manifold::gpu {
@@ -187,6 +188,18 @@ class DriverOps final : public DeviceOps {
           const uint64_t address = arg.buffer ? device.address(*arg.buffer)
                                               : reinterpret_cast<uint64_t>(arg.svm_pointer);
           record.add_param(&address, sizeof address);
+          break;
+        }
+        case compiler::ArgKind::Image: {
+          // Its descriptor's address (compiler/image_abi.h), passed as a buffer's would be.
+          const uint64_t descriptor = device.image_descriptor_address(*arg.buffer);
+          record.add_param(&descriptor, sizeof descriptor);
+          break;
+        }
+        case compiler::ArgKind::Sampler: {
+          // Its CLK_* bits as a pointer's value (compiler/image_abi.h).
+          const uint64_t bits = arg.sampler ? arg.sampler->kernel_bits() : 0;
+          record.add_param(&bits, sizeof bits);
           break;
         }
         case compiler::ArgKind::Local:
