@@ -73,8 +73,26 @@ class DriverOps final : public DeviceOps {
       std::memmove(host_address(op.dst), host_address(op.src), op.size);
   }
   void copy_rect(const CopyRectOp& op) override {
+    if (!slices_whole_rows_apart(op.rect)) {
+      // One copy per slice (image transfers: a host slice pitch need only be large enough).
+      CopyRectOp slice = op;
+      slice.rect.region[2] = 1;
+      for (size_t z = 0; z < op.rect.region[2]; ++z) {
+        slice.src.offset = op.src.offset + z * op.rect.src_slice_pitch;
+        slice.dst.offset = op.dst.offset + z * op.rect.dst_slice_pitch;
+        const CUDA_MEMCPY3D c = rect_params(slice);
+        check_driver_call<V>(a.cuMemcpy3DAsync(&c, stream), "rectangular copy");
+      }
+      return;
+    }
     const CUDA_MEMCPY3D c = rect_params(op);
     check_driver_call<V>(a.cuMemcpy3DAsync(&c, stream), "rectangular copy");
+  }
+  // Whether CUDA_MEMCPY3D can space the rectangle's slices: it counts them in rows.
+  static bool slices_whole_rows_apart(const Rect& r) {
+    if (r.region[2] <= 1) return true;
+    return r.src_row_pitch && r.dst_row_pitch && r.src_slice_pitch % r.src_row_pitch == 0 &&
+           r.dst_slice_pitch % r.dst_row_pitch == 0;
   }
   CUDA_MEMCPY3D rect_params(const CopyRectOp& op) {
     CUDA_MEMCPY3D c{};
@@ -417,7 +435,7 @@ bool DriverOps<V>::build(const OperationList& list, RecordedGraph<V>& g) {
       m.srcHeight = m.dstHeight = m.Height = m.Depth = 1;
       r = a.cuGraphAddMemcpyNode(&node, c.graph, previous, deps, &m, device.context());
     } else if (const auto* rect = std::get_if<CopyRectOp>(&op)) {
-      if (!rect->src.mem || !rect->dst.mem) return false;
+      if (!rect->src.mem || !rect->dst.mem || !slices_whole_rows_apart(rect->rect)) return false;
       const CUDA_MEMCPY3D m = rect_params(*rect);
       r = a.cuGraphAddMemcpyNode(&node, c.graph, previous, deps, &m, device.context());
     } else if (const auto* fill = std::get_if<FillOp>(&op)) {

@@ -352,7 +352,14 @@ TEST_F(NullCuda, ImageArgumentsAreDescriptorsInGpuMemory) {
   Mem img(clCreateImage(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, &format, &desc, pixels,
                         &err));
   ASSERT_EQ(Err(CL_SUCCESS), Err(err));
-  Sampler sampler(clCreateSampler(context_, CL_TRUE, CL_ADDRESS_REPEAT, CL_FILTER_LINEAR, &err));
+  const cl_sampler_properties repeat_linear[] = {CL_SAMPLER_NORMALIZED_COORDS,
+                                                 CL_TRUE,
+                                                 CL_SAMPLER_ADDRESSING_MODE,
+                                                 CL_ADDRESS_REPEAT,
+                                                 CL_SAMPLER_FILTER_MODE,
+                                                 CL_FILTER_LINEAR,
+                                                 0};
+  Sampler sampler(clCreateSamplerWithProperties(context_, repeat_linear, &err));
   ASSERT_EQ(Err(CL_SUCCESS), Err(err));
   Mem out(clCreateBuffer(context_, CL_MEM_READ_WRITE, 16, nullptr, &err));
   ASSERT_EQ(Err(CL_SUCCESS), Err(err));
