@@ -249,10 +249,6 @@ void guard_integer_division(llvm::Module& module) {
       }
 }
 
-// Builtin library functions named so stay out of line (compiler/builtins/image.cl: the general
-// image format conversions, whose copies in every read would make big kernels).
-constexpr llvm::StringLiteral kOutlinedPrefix = "__manifold_outlined_";
-
 // Manifold's own builtin library (compiler/builtins), embedded at build time.
 const SplitLibrary& builtin_library() {
   static const SplitLibrary library(
@@ -324,7 +320,7 @@ bool CpuPipeline::optimize(Build& build) {
   for (llvm::Function& function : module) {
     if (function.isDeclaration()) continue;
     function.removeFnAttr(llvm::Attribute::OptimizeNone);
-    if (function.getName().starts_with(kOutlinedPrefix)) {
+    if (function.getName().starts_with(kOutlinedBuiltinPrefix)) {
       // A builtin library function meant to stay a call (no barriers, no work-item queries).
       function.setLinkage(llvm::GlobalValue::InternalLinkage);
       continue;

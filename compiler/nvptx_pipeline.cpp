@@ -524,6 +524,8 @@ bool NvptxPipeline::optimize(Build& build) {
     if (kernel_names.count(f.getName().str())) {
       f.setCallingConv(llvm::CallingConv::PTX_Kernel);
       f.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    } else if (f.getName().starts_with(kOutlinedBuiltinPrefix)) {
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);  // stays a call (stages.h)
     } else {
       f.setLinkage(llvm::GlobalValue::InternalLinkage);
       f.removeFnAttr(llvm::Attribute::NoInline);
@@ -598,7 +600,8 @@ Target nvptx_target(unsigned major, unsigned minor) {
   t.features = "+ptx" + std::to_string(chosen.ptx);
   t.opencl_c_version = 300;
   // Generic addressing, scoped atomics with every order (compiler/nvptx_atomics.h), module
-  // globals and the collectives (compiler/nvptx/*.cl) are PTX's own.
+  // globals and the collectives (compiler/nvptx/*.cl) are PTX's own. Images:
+  // compiler/builtins/image.cl over the descriptors of compiler/image_abi.h, as on the CPU.
   t.opencl_c_features = {
       "__opencl_c_int64",
       "__opencl_c_fp64",
@@ -609,16 +612,20 @@ Target nvptx_target(unsigned major, unsigned minor) {
       "__opencl_c_atomic_scope_device",
       "__opencl_c_atomic_scope_all_devices",
       "__opencl_c_work_group_collective_functions",
+      "__opencl_c_images",
+      "__opencl_c_read_write_images",
+      "__opencl_c_3d_image_writes",
   };
   t.extensions = {
       "cl_khr_byte_addressable_store",    "cl_khr_fp64",
       "cl_khr_global_int32_base_atomics", "cl_khr_global_int32_extended_atomics",
       "cl_khr_local_int32_base_atomics",  "cl_khr_local_int32_extended_atomics",
       "cl_khr_int64_base_atomics",        "cl_khr_int64_extended_atomics",
+      "cl_khr_3d_image_writes",
   };
   t.fp64 = true;
   t.fp16 = false;
-  t.images = false;
+  t.images = true;
   t.spirv = true;  // the SPIR-V reader's IR takes this pipeline like clang's
   return t;
 }

@@ -31,6 +31,23 @@ inline std::optional<std::string> module_image(std::span<const uint8_t> binary,
   return std::string(object->begin(), object->end());
 }
 
+// An image's descriptor in a GPU's memory (DriverDevice::image_descriptor_address).
+template <class V>
+class ImageDescriptor final : public DeviceObjectState {
+ public:
+  ImageDescriptor(DriverDevice<V>& device, CUdeviceptr pointer)
+      : device_(device), pointer_(pointer) {}
+  ~ImageDescriptor() override {
+    device_.make_current();
+    V::api().cuMemFree(pointer_);
+  }
+  CUdeviceptr pointer() const { return pointer_; }
+
+ private:
+  DriverDevice<V>& device_;
+  CUdeviceptr pointer_;
+};
+
 }  // namespace detail
 
 template <class V>
@@ -313,6 +330,27 @@ CUdeviceptr DriverDevice<V>::address(MemObject& mem) {
     return backing;
   });
   return static_cast<DriverBacking<V>&>(b).pointer() + mem.root_offset();
+}
+
+template <class V>
+CUdeviceptr DriverDevice<V>::image_descriptor_address(MemObject& image) {
+  DeviceObjectState& state = image.device_state(this, [&] {
+    const ManifoldImage descriptor = image_descriptor(*image.image(), address(image));
+    make_current();
+    CUdeviceptr pointer = 0;
+    if (CUresult r = api().cuMemAlloc(&pointer, sizeof descriptor); r != CUDA_SUCCESS)
+      fail(r == CUDA_ERROR_OUT_OF_MEMORY ? CL_MEM_OBJECT_ALLOCATION_FAILURE : CL_OUT_OF_RESOURCES,
+           "cannot allocate an image descriptor on the GPU: " + V::error_text(r));
+    auto made = std::make_unique<detail::ImageDescriptor<V>>(*this, pointer);
+    // In place before any launch that reads it is enqueued (a stream of its own: no wait for
+    // the work of the application's queues).
+    CUstream stream = copy_stream();
+    copy_to_device(pointer, &descriptor, sizeof descriptor, stream);
+    if (CUresult r = api().cuStreamSynchronize(stream); r != CUDA_SUCCESS)
+      fail(CL_OUT_OF_RESOURCES, "copy of an image descriptor to the GPU: " + V::error_text(r));
+    return made;
+  });
+  return static_cast<detail::ImageDescriptor<V>&>(state).pointer();
 }
 
 // Pageable host memory goes through the device's staging (backends/gpu_stream/staging.h);

@@ -247,7 +247,7 @@ INL float linear_to_srgb(float c) {
 }
 
 // The general format conversions are functions of their own, called (not inlined: see
-// kOutlinedPrefix in cpu_pipeline.cpp) from every read and write, with the common formats
+// kOutlinedBuiltinPrefix in compiler/stages.h) from every read and write, with the common formats
 // inlined before them: a kernel with many reads (a filter, trilinear reads of eight texels)
 // stays small and quick to compile.
 #define OUTLINED __attribute__((noinline))

@@ -18,9 +18,12 @@ add_custom_command(
 # OpenCL C 3.0 builtins compiled for nvptx64 and linked after the shim, before libclc: portable
 # parts of the CPU builtin library (the C11-style atomics of every type and address space, which
 # libclc mostly lacks; vstore_half with every rounding mode, where libclc rounds doubles through
-# float; get_fence) and the NVPTX's own (nvptx/*.cl: the generic address space, collectives).
+# float; get_fence; the images, which libclc lacks: image.cl's software path over
+# compiler/image_abi.h's descriptors) and the NVPTX's own (nvptx/*.cl: the generic address space,
+# collectives).
 set(MANIFOLD_NVPTX_PORTABLE_SOURCES builtins/atomics.cl builtins/vstore_half.cl
-    builtins/address_space.cl nvptx/generic_address_space.cl nvptx/collectives.cl)
+    builtins/address_space.cl builtins/image.cl nvptx/generic_address_space.cl
+    nvptx/collectives.cl)
 set(nvptx_portable_parts)
 foreach(source ${MANIFOLD_NVPTX_PORTABLE_SOURCES})
   get_filename_component(stem ${source} NAME_WE)
@@ -30,14 +33,29 @@ foreach(source ${MANIFOLD_NVPTX_PORTABLE_SOURCES})
     COMMAND ${MANIFOLD_CLANG} -cc1 -triple nvptx64-nvidia-cuda -target-feature +ptx60
             -emit-llvm-bc -x cl -cl-std=CL3.0 -O2 -fno-builtin -fdeclare-opencl-builtins
             -internal-isystem ${MANIFOLD_CLANG_RESOURCE_DIR}/include -include opencl-c-base.h
-            "-cl-ext=-all,+cl_khr_fp64,+__opencl_c_fp64,+cl_khr_fp16,+__opencl_c_generic_address_space,+__opencl_c_program_scope_global_variables,+__opencl_c_atomic_order_acq_rel,+__opencl_c_atomic_order_seq_cst,+__opencl_c_atomic_scope_device,+__opencl_c_atomic_scope_all_devices,+__opencl_c_int64,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics"
+            "-cl-ext=-all,+cl_khr_fp64,+__opencl_c_fp64,+cl_khr_fp16,+__opencl_c_generic_address_space,+__opencl_c_program_scope_global_variables,+__opencl_c_atomic_order_acq_rel,+__opencl_c_atomic_order_seq_cst,+__opencl_c_atomic_scope_device,+__opencl_c_atomic_scope_all_devices,+__opencl_c_int64,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics,+__opencl_c_images,+__opencl_c_read_write_images,+__opencl_c_3d_image_writes,+cl_khr_3d_image_writes,+cl_khr_depth_images"
             -I ${CMAKE_CURRENT_SOURCE_DIR}/builtins
             ${CMAKE_CURRENT_SOURCE_DIR}/${source} -o ${part}
-    DEPENDS ${source} builtins/common.h
+    DEPENDS ${source} builtins/common.h image_abi.h
     COMMENT "Compiling ${source} for NVPTX"
     VERBATIM)
   list(APPEND nvptx_portable_parts ${part})
 endforeach()
+# image.cl's glue (builtins/image_glue.ll, hand-written IR) for nvptx64: the same functions, with
+# NVPTX's triple and data layout (clang's for nvptx64) and a sampler in NVPTX's constant address
+# space (4; 2 in x86-64's fake map).
+file(READ ${CMAKE_CURRENT_SOURCE_DIR}/builtins/image_glue.ll nvptx_image_glue)
+string(REGEX REPLACE "target datalayout = \"[^\"]*\""
+                     "target datalayout = \"e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64\""
+                     nvptx_image_glue "${nvptx_image_glue}")
+string(REGEX REPLACE "target triple = \"[^\"]*\"" "target triple = \"nvptx64-nvidia-cuda\""
+                     nvptx_image_glue "${nvptx_image_glue}")
+string(REPLACE "addrspace(2)" "addrspace(4)" nvptx_image_glue "${nvptx_image_glue}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/nvptx_image_glue.ll.new "${nvptx_image_glue}")
+configure_file(${CMAKE_CURRENT_BINARY_DIR}/nvptx_image_glue.ll.new
+               ${CMAKE_CURRENT_BINARY_DIR}/nvptx_image_glue.ll COPYONLY)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS builtins/image_glue.ll)
+list(APPEND nvptx_portable_parts ${CMAKE_CURRENT_BINARY_DIR}/nvptx_image_glue.ll)
 set(MANIFOLD_NVPTX_PORTABLE_BC ${CMAKE_CURRENT_BINARY_DIR}/nvptx_portable.bc)
 add_custom_command(
   OUTPUT ${MANIFOLD_NVPTX_PORTABLE_BC}

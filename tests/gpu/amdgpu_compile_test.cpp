@@ -307,6 +307,13 @@ TEST_P(AmdgpuCorpus, EveryKernelLinksWithNothingUndefined) {
         EXPECT_FALSE(out.success);
         continue;
       }
+      // Neither are images (no image builtins for AMDGPU yet).
+      if (source.find("image2d_t") != std::string::npos ||
+          source.find("image1d_t") != std::string::npos) {
+        EXPECT_FALSE(out.success);
+        EXPECT_NE(out.log.find("__opencl_c_images"), std::string::npos) << out.log;
+        continue;
+      }
       ASSERT_TRUE(out.success) << out.log << "\n" << source;
       std::string error;
       auto bytes = amdgpu_code_object_of(out.binary, &error);

@@ -68,8 +68,11 @@ std::string expect_builds_for(unsigned sm, const char* name, const std::string& 
   return *ptx;
 }
 
-void expect_builds(const char* name, const std::string& source, const char* options = "") {
-  expect_builds_for(90, name, source, options);
+// *assembled: whether ptxas checked the PTX (it is not installed everywhere).
+void expect_builds(const char* name, const std::string& source, const char* options = "",
+                   bool* assembled = nullptr) {
+  const std::string ptx = expect_builds_for(90, name, source, options);
+  if (assembled) *assembled = !ptx.empty() && !ptxas().empty();
 }
 
 TEST(NvptxPipeline, TargetNamesTheComputeCapability) {
@@ -600,6 +603,73 @@ TEST(NvptxPipeline, CollectivesUseShufflesAndAStaticScratch) {
   EXPECT_NE(ptx.find("shfl.sync.down.b32"), std::string::npos) << ptx;
   EXPECT_NE(ptx.find("shfl.sync.up.b32"), std::string::npos) << ptx;
   EXPECT_NE(ptx.find("bar.red.and.pred"), std::string::npos) << ptx;
+}
+
+// Images on CUDA: the image builtins (compiler/builtins/image.cl, the software path over the
+// descriptors of compiler/image_abi.h) on every image type, with samplers from arguments and from
+// the source, read_write images and 3D writes.
+TEST(NvptxPipeline, ImagesOfEveryTypeWithEverySamplerSource) {
+  const Target target = nvptx_target(9, 0);
+  EXPECT_TRUE(target.images);
+  EXPECT_TRUE(target.has_feature("__opencl_c_images"));
+  EXPECT_TRUE(target.has_feature("__opencl_c_read_write_images"));
+  EXPECT_TRUE(target.has_feature("__opencl_c_3d_image_writes"));
+  const char* source = R"(
+    const sampler_t lit = CLK_NORMALIZED_COORDS_TRUE | CLK_ADDRESS_MIRRORED_REPEAT | CLK_FILTER_LINEAR;
+    kernel void every(read_only image1d_t a, read_only image1d_array_t b, read_only image2d_t c,
+                      read_only image2d_array_t d, read_only image3d_t e,
+                      read_only image1d_buffer_t f, write_only image3d_t g, read_write image2d_t h,
+                      write_only image2d_array_t i, sampler_t s, global float4* out,
+                      global int4* iout) {
+      const sampler_t local_lit = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST;
+      int x = get_global_id(0);
+      float4 acc = read_imagef(a, s, x * 0.5f) + read_imagef(b, lit, (float2)(x, 1)) +
+                   read_imagef(c, local_lit, (int2)(x, 0)) +
+                   read_imagef(d, lit, (float4)(0.5f, 0.5f, 1.0f, 0.0f)) +
+                   read_imagef(e, s, (float4)(x, 1.0f, 2.0f, 0.0f)) + read_imagef(f, x);
+      int4 v = read_imagei(c, s, (float2)(x, 0.0f)) +
+               as_int4(read_imageui(e, local_lit, (int4)(x, 0, 0, 0)));
+      write_imagef(g, (int4)(x, 1, 1, 0), acc);
+      write_imageui(h, (int2)(x, 0), read_imageui(h, (int2)(x, 0)) + 1u);
+      atomic_work_item_fence(CLK_IMAGE_MEM_FENCE, memory_order_acq_rel, memory_scope_work_item);
+      write_imagei(i, (int4)(x, 0, 1, 0), v);
+      out[x] = acc + (float4)(get_image_width(a), get_image_dim(e).z, get_image_array_size(d),
+                              get_image_channel_order(h) + get_image_channel_data_type(i));
+      iout[x] = v;
+    })";
+  bool assembled = false;
+  expect_builds("images", source, "-cl-std=CL3.0", &assembled);
+  if (HasFatalFailure()) return;
+  BuildOutput out = build(source, "-cl-std=CL3.0", target);
+  ASSERT_TRUE(out.success) << out.log;
+  std::string error;
+  auto ptx = nvptx_ptx_of(out.binary, &error);
+  ASSERT_TRUE(ptx.has_value()) << error;
+  // Descriptor fields do not change while a kernel runs: read through the non-coherent cache.
+  EXPECT_NE(ptx->find("ld.global.nc"), std::string::npos);
+  // An image is the address of its descriptor, a sampler its bits: one 64-bit parameter each.
+  for (int p = 0; p < 10; ++p)
+    EXPECT_NE(ptx->find(".param .u64 .ptr .global .align 1 every_param_" + std::to_string(p) + ","),
+              std::string::npos)
+        << "parameter " << p;
+  // The general format conversions stay calls (compiler/stages.h, kOutlinedBuiltinPrefix).
+  EXPECT_NE(
+      ptx->find(".func  (.param .align 16 .b8 func_retval0[16]) __manifold_outlined_decode_f("),
+      std::string::npos);
+  if (!assembled) GTEST_SKIP() << "compiled to PTX, but not assembled: no ptxas here";
+}
+
+// OpenCL C 1.2 programs (the default) read and write images too; integer coordinates without a
+// sampler, and the sRGB table of image.cl, which must not land in the constant bank.
+TEST(NvptxPipeline, ImagesInOpenCL12) {
+  bool assembled = false;
+  expect_builds("images12", R"(
+    kernel void copy(read_only image2d_t in, write_only image2d_t out, sampler_t s) {
+      int2 c = (int2)(get_global_id(0), get_global_id(1));
+      write_imagef(out, c, read_imagef(in, s, c) * 0.5f);
+    })",
+                "", &assembled);
+  if (!assembled) GTEST_SKIP() << "compiled to PTX, but not assembled: no ptxas here";
 }
 
 }  // namespace
