@@ -560,15 +560,18 @@ Target nvptx_target(unsigned major, unsigned minor) {
   t.cpu = "sm_" + std::to_string(chosen.sm);
   t.features = "+ptx" + std::to_string(chosen.ptx);
   t.opencl_c_version = 300;
-  t.opencl_c_features = {"__opencl_c_int64", "__opencl_c_fp64"};
+  // fp16: compiler/builtins/half.cl; sm_53 and later do half arithmetic natively, older SMs in
+  // float (LLVM promotes it).
+  t.opencl_c_features = {"__opencl_c_int64", "__opencl_c_fp64", "__opencl_c_fp16"};
   t.extensions = {
       "cl_khr_byte_addressable_store",    "cl_khr_fp64",
       "cl_khr_global_int32_base_atomics", "cl_khr_global_int32_extended_atomics",
       "cl_khr_local_int32_base_atomics",  "cl_khr_local_int32_extended_atomics",
       "cl_khr_int64_base_atomics",        "cl_khr_int64_extended_atomics",
   };
+  t.extensions.push_back("cl_khr_fp16");
   t.fp64 = true;
-  t.fp16 = false;
+  t.fp16 = true;
   t.images = false;
   t.spirv = true;  // the SPIR-V reader's IR takes this pipeline like clang's
   return t;

@@ -17,8 +17,9 @@ add_custom_command(
   VERBATIM)
 # Portable parts of the CPU builtin library, compiled for nvptx64 and linked after the shim,
 # before libclc: the C11-style atomics (every type and address space; libclc has few of them)
-# and vstore_half with every rounding mode (libclc rounds doubles through float).
-set(MANIFOLD_NVPTX_PORTABLE_SOURCES builtins/atomics.cl builtins/vstore_half.cl)
+# vstore_half with every rounding mode (libclc rounds doubles through float), and every builtin
+# of half (libclc has none).
+set(MANIFOLD_NVPTX_PORTABLE_SOURCES builtins/atomics.cl builtins/vstore_half.cl builtins/half.cl)
 set(nvptx_portable_parts)
 foreach(source ${MANIFOLD_NVPTX_PORTABLE_SOURCES})
   get_filename_component(stem ${source} NAME_WE)
@@ -31,7 +32,7 @@ foreach(source ${MANIFOLD_NVPTX_PORTABLE_SOURCES})
             "-cl-ext=-all,+cl_khr_fp64,+__opencl_c_fp64,+cl_khr_fp16,+__opencl_c_generic_address_space,+__opencl_c_program_scope_global_variables,+__opencl_c_atomic_order_acq_rel,+__opencl_c_atomic_order_seq_cst,+__opencl_c_atomic_scope_device,+__opencl_c_atomic_scope_all_devices,+__opencl_c_int64,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics"
             -I ${CMAKE_CURRENT_SOURCE_DIR}/builtins
             ${CMAKE_CURRENT_SOURCE_DIR}/${source} -o ${part}
-    DEPENDS ${source} builtins/common.h
+    DEPENDS ${source} builtins/common.h builtins/half_rounding.h
     COMMENT "Compiling ${source} for NVPTX"
     VERBATIM)
   list(APPEND nvptx_portable_parts ${part})
