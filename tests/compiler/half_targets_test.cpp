@@ -13,6 +13,7 @@
 
 #include "backends/cpu/cpu_executable.h"
 #include "compiler/compiler.h"
+#include "every_half_builtin.h"
 #include "jit_test_util.h"
 
 namespace manifold::compiler {
@@ -128,6 +129,20 @@ TEST(HalfTargets, SameBitsWithAndWithoutHalfHardware) {
       ++failures;
       ADD_FAILURE() << "(half)" << n[i] << ": 0x" << std::hex << native[i * 8 + 4];
     }
+  }
+}
+
+// Every builtin of half links, and the JIT finds everything the code calls, with and without the
+// half hardware.
+TEST(HalfTargets, EveryHalfBuiltinBuildsAndLoads) {
+  Target no_f16c = host();
+  no_f16c.features += no_f16c.features.empty() ? "-avx512fp16,-f16c" : ",-avx512fp16,-f16c";
+  for (const Target* target : {&host(), static_cast<const Target*>(&no_f16c)}) {
+    // Unoptimized: the calls stay calls, and the build takes half the time.
+    BuildOutput out = build(kEveryHalfBuiltin, "-cl-std=CL3.0 -cl-opt-disable", *target);
+    ASSERT_TRUE(out.success) << out.log;
+    std::string error;
+    EXPECT_NE(CpuExecutable::load(out.binary, *target, &error), nullptr) << error;
   }
 }
 
