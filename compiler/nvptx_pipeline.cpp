@@ -36,8 +36,11 @@
 extern "C" {
 extern const char manifold_nvptx_shim_bitcode[];
 extern const uint64_t manifold_nvptx_shim_bitcode_size;
+// The portable builtins (compiler/builtins/*.cl), split into parts with a symbol index.
 extern const char manifold_nvptx_portable_bitcode[];
 extern const uint64_t manifold_nvptx_portable_bitcode_size;
+extern const char manifold_nvptx_portable_index[];
+extern const uint64_t manifold_nvptx_portable_index_size;
 // Embedded, libclc is split into parts with a symbol index (compiler/nvptx/nvptx.cmake).
 extern const char manifold_nvptx_libclc_bitcode[];
 extern const uint64_t manifold_nvptx_libclc_bitcode_size;
@@ -393,12 +396,12 @@ class NvptxPipeline final : public TargetPipeline {
                                            "nvptx shim"),
                      log))
       return false;
-    if (!link_lazily(module,
-                     llvm::MemoryBufferRef(llvm::StringRef(manifold_nvptx_portable_bitcode,
-                                                           manifold_nvptx_portable_bitcode_size),
-                                           "nvptx portable builtins"),
-                     log))
-      return false;
+    static const SplitLibrary portable(
+        llvm::MemoryBufferRef(
+            llvm::StringRef(manifold_nvptx_portable_bitcode, manifold_nvptx_portable_bitcode_size),
+            "nvptx portable builtins"),
+        std::string_view(manifold_nvptx_portable_index, manifold_nvptx_portable_index_size));
+    if (!portable.link_into(module, log)) return false;
     llvm::MemoryBufferRef libclc =
         library_bytes(manifold_nvptx_libclc_bitcode, manifold_nvptx_libclc_bitcode_size,
                       "libclc nvptx64--nvidiacl.bc",
