@@ -475,6 +475,8 @@ Target host_cpu_target() {
       "__opencl_c_atomic_scope_all_devices",
       "__opencl_c_int64",
       "__opencl_c_fp64",
+      // Half: compiler/builtins/half.cl (in float, rounded once; F16C converts).
+      "__opencl_c_fp16",
       "__opencl_c_work_group_collective_functions",
       // Images: compiler/builtins/image.cl over the descriptors of compiler/image_abi.h.
       "__opencl_c_images",
@@ -488,8 +490,9 @@ Target host_cpu_target() {
       "cl_khr_int64_base_atomics",        "cl_khr_int64_extended_atomics",
       "cl_khr_3d_image_writes",
   };
+  target.extensions.push_back("cl_khr_fp16");
   target.fp64 = true;
-  target.fp16 = false;
+  target.fp16 = true;
   target.images = true;
   target.spirv = true;
   return target;

@@ -37,8 +37,11 @@
 extern "C" {
 extern const char manifold_nvptx_shim_bitcode[];
 extern const uint64_t manifold_nvptx_shim_bitcode_size;
+// The portable builtins (compiler/builtins/*.cl), split into parts with a symbol index.
 extern const char manifold_nvptx_portable_bitcode[];
 extern const uint64_t manifold_nvptx_portable_bitcode_size;
+extern const char manifold_nvptx_portable_index[];
+extern const uint64_t manifold_nvptx_portable_index_size;
 // Embedded, libclc is split into parts with a symbol index (compiler/nvptx/nvptx.cmake).
 extern const char manifold_nvptx_libclc_bitcode[];
 extern const uint64_t manifold_nvptx_libclc_bitcode_size;
@@ -423,12 +426,12 @@ class NvptxPipeline final : public TargetPipeline {
                                            "nvptx shim"),
                      log))
       return false;
-    if (!link_lazily(module,
-                     llvm::MemoryBufferRef(llvm::StringRef(manifold_nvptx_portable_bitcode,
-                                                           manifold_nvptx_portable_bitcode_size),
-                                           "nvptx portable builtins"),
-                     log))
-      return false;
+    static const SplitLibrary portable(
+        llvm::MemoryBufferRef(
+            llvm::StringRef(manifold_nvptx_portable_bitcode, manifold_nvptx_portable_bitcode_size),
+            "nvptx portable builtins"),
+        std::string_view(manifold_nvptx_portable_index, manifold_nvptx_portable_index_size));
+    if (!portable.link_into(module, log)) return false;
     llvm::MemoryBufferRef libclc =
         library_bytes(manifold_nvptx_libclc_bitcode, manifold_nvptx_libclc_bitcode_size,
                       "libclc nvptx64--nvidiacl.bc",
@@ -602,6 +605,8 @@ Target nvptx_target(unsigned major, unsigned minor) {
   // Generic addressing, scoped atomics with every order (compiler/nvptx_atomics.h), module
   // globals and the collectives (compiler/nvptx/*.cl) are PTX's own. Images:
   // compiler/builtins/image.cl over the descriptors of compiler/image_abi.h, as on the CPU.
+  // fp16: compiler/builtins/half.cl; sm_53 and later do half arithmetic natively, older SMs in
+  // float (LLVM promotes it).
   t.opencl_c_features = {
       "__opencl_c_int64",
       "__opencl_c_fp64",
@@ -615,6 +620,7 @@ Target nvptx_target(unsigned major, unsigned minor) {
       "__opencl_c_images",
       "__opencl_c_read_write_images",
       "__opencl_c_3d_image_writes",
+      "__opencl_c_fp16",
   };
   t.extensions = {
       "cl_khr_byte_addressable_store",    "cl_khr_fp64",
@@ -623,8 +629,9 @@ Target nvptx_target(unsigned major, unsigned minor) {
       "cl_khr_int64_base_atomics",        "cl_khr_int64_extended_atomics",
       "cl_khr_3d_image_writes",
   };
+  t.extensions.push_back("cl_khr_fp16");
   t.fp64 = true;
-  t.fp16 = false;
+  t.fp16 = true;
   t.images = true;
   t.spirv = true;  // the SPIR-V reader's IR takes this pipeline like clang's
   return t;

@@ -157,6 +157,10 @@ CpuDevice::CpuDevice() : target_(compiler::host_cpu_target()) {
   d.single_fp_config = CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO |
                        CL_FP_ROUND_TO_INF | CL_FP_FMA;
   if (target_.fp64) d.double_fp_config = d.single_fp_config;
+  // Half (compiler/builtins/half.cl): computed in float and rounded once to nearest even, denormals
+  // kept; fma correctly rounded.
+  if (target_.fp16)
+    d.half_fp_config = CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST | CL_FP_FMA;
   const unsigned vb = vector_bytes(target_);
   // Elements of each type in one vector register, at most 16: OpenCL C has no wider vectors,
   // and applications that pick their vector type from these (hash crackers) take them as
@@ -172,6 +176,8 @@ CpuDevice::CpuDevice() : target_(compiler::host_cpu_target()) {
                              target_.fp16 ? lanes(vb / 2) : 0};
   std::copy(std::begin(widths), std::end(widths), d.preferred_vector_width);
   std::copy(std::begin(widths), std::end(widths), d.native_vector_width);
+  // Half arithmetic runs in float lanes (F16C converts; no AVX512-FP16 is used).
+  d.native_vector_width[6] = target_.fp16 ? lanes(vb / 4) : 0;
   d.preferred_work_group_size_multiple = vb / 4;  // floats per vector register
   d.non_uniform_work_group_support = true;
   fill_from_target(d, target_);

@@ -24,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <utility>
 #include <vector>
 
 #include "backends/cpu/cpu_executable.h"
@@ -34,6 +35,12 @@
 
 extern "C" int __manifold_printf(const char* format, const char* descriptor, const char* values);
 extern "C" int __manifold_address_space_of(const void* pointer);
+// libgcc's half-precision conversions (GCC 12 and later, _Float16 in SSE registers as LLVM passes
+// it). Only their addresses are taken, so their types need not be spelled.
+extern "C" void __truncdfhf2();
+extern "C" void __truncsfhf2();
+extern "C" void __extendhfsf2();
+extern "C" void __extendhfdf2();
 
 namespace manifold::cpu {
 
@@ -181,6 +188,16 @@ llvm::Error add_host_symbols(llvm::orc::LLJIT& jit) {
   symbols[jit.mangleAndIntern("__manifold_address_space_of")] = {
       llvm::orc::ExecutorAddr::fromPtr(&__manifold_address_space_of),
       llvm::JITSymbolFlags::Exported};
+  // x86 code converts half through these where the CPU lacks AVX512-FP16 (from double) or F16C
+  // (from and to float). Named here: the process's symbol search sees only what the application
+  // loaded globally, and a C application need not have loaded libgcc_s.
+  const std::pair<const char*, void (*)()> half_conversions[] = {{"__truncdfhf2", &__truncdfhf2},
+                                                                 {"__truncsfhf2", &__truncsfhf2},
+                                                                 {"__extendhfsf2", &__extendhfsf2},
+                                                                 {"__extendhfdf2", &__extendhfdf2}};
+  for (const auto& [name, function] : half_conversions)
+    symbols[jit.mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(function),
+                                          llvm::JITSymbolFlags::Exported};
   if (auto error = main.define(llvm::orc::absoluteSymbols(std::move(symbols)))) return error;
   // SLEEF provides the vector and scalar math the builtin library calls.
   auto sleef = llvm::orc::DynamicLibrarySearchGenerator::Load("libsleef.so.3", prefix);

@@ -111,7 +111,12 @@ DriverDevice<V>::DriverDevice(CUdevice device, int ordinal, DeviceFacts facts)
                        CL_FP_ROUND_TO_INF | CL_FP_FMA | CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT;
   d.double_fp_config = CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO |
                        CL_FP_ROUND_TO_INF | CL_FP_FMA;
-  const cl_uint widths[7] = {1, 1, 1, 1, 1, 1, 0};  // scalar SIMT lanes: no vector preference
+  // Half (compiler/builtins/half.cl): arithmetic natively from sm_53 on (in float before),
+  // functions in float rounded once to nearest even, denormals kept; fma correctly rounded.
+  if (target_.fp16)
+    d.half_fp_config = CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST | CL_FP_FMA;
+  // Scalar SIMT lanes: no vector preference.
+  const cl_uint widths[7] = {1, 1, 1, 1, 1, 1, cl_uint(target_.fp16)};
   std::copy(std::begin(widths), std::end(widths), d.preferred_vector_width);
   std::copy(std::begin(widths), std::end(widths), d.native_vector_width);
   d.preferred_work_group_size_multiple = attribute(CU_DEVICE_ATTRIBUTE_WARP_SIZE);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "compiler/compiler.h"
+#include "every_half_builtin.h"
 
 namespace {
 
@@ -356,6 +357,20 @@ TEST(NvptxPipeline, ShuffleAndShuffle2) {
       vstore4(shuffle2((double8)(1.0), (double8)(2.0), convert_ulong4(m.lo.lo)), 0, d);
       vstore2(shuffle((char16)(7), convert_uchar2(m.lo.lo.lo)), 0, c);
     })");
+}
+
+// Every builtin of half (compiler/builtins/half.cl, libclc has none) links, for Hopper and for
+// GPUs before sm_53, which have no half arithmetic (LLVM computes in float there). Not assembled
+// here: ptxas takes most of a minute over this one large kernel.
+TEST(NvptxPipeline, EveryHalfBuiltin) {
+  for (unsigned major : {9u, 5u}) {
+    BuildOutput out = build(kEveryHalfBuiltin, "-cl-std=CL3.0", nvptx_target(major, 0));
+    ASSERT_TRUE(out.success) << "sm_" << major << "0:\n" << out.log;
+    std::string error;
+    auto ptx = nvptx_ptx_of(out.binary, &error);
+    ASSERT_TRUE(ptx.has_value()) << error;
+    EXPECT_NE(ptx->find(".entry every"), std::string::npos);
+  }
 }
 
 TEST(NvptxPipeline, OpenCL30) {

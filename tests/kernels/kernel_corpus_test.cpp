@@ -454,3 +454,5 @@ TEST_F(KernelCorpus, SaturatingConversionsOfSpecialValues) {
     EXPECT_EQ(s.read<int32_t>(Out.get(), expected.size()), expected);
   });
 }
+
+#include "half_corpus.inc"
