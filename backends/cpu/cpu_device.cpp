@@ -192,7 +192,6 @@ CpuDevice::CpuDevice() : target_(compiler::host_cpu_target()) {
   d.preferred_work_group_size_multiple = vb / 4;  // floats per vector register
   d.non_uniform_work_group_support = true;
   fill_from_target(d, target_);
-  if (has_feature(target_, "__opencl_c_subgroups")) d.max_num_sub_groups = 4096 / (vb / 4);
   // A host-side extension (2D images made from buffers: api/memory.cpp), no compiler macro.
   if (d.image_support)
     d.extensions.push_back(name_version("cl_khr_image2d_from_buffer", CL_MAKE_VERSION(1, 0, 0)));
