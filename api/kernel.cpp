@@ -557,9 +557,12 @@ void clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device,
         check(dims_valid, CL_INVALID_VALUE,
               "param_value_size does not describe 1 to 3 local sizes");
       const size_t count = *static_cast<const size_t*>(input_value);
-      // One dimension carries the work-items; 0 everywhere when no size fits.
-      size_t result[3] = {count * width, 1, 1};
-      if (count == 0 || count > kernel_max / width) result[0] = result[1] = result[2] = 0;
+      // One dimension carries the work-items (the last sub-group partial where the kernel's
+      // limit cuts it); 0 everywhere when no size fits.
+      const size_t items = count > kernel_max ? 0 : std::min(count * width, kernel_max);
+      size_t result[3] = {items, 1, 1};
+      if (count == 0 || (items + width - 1) / width != count || items > dev.max_work_item_sizes[0])
+        result[0] = result[1] = result[2] = 0;
       const size_t n = dims_valid ? dims : 3;
       return out.bytes(result, n * sizeof(size_t));
     }

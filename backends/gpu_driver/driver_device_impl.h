@@ -100,6 +100,8 @@ DriverDevice<V>::DriverDevice(CUdevice device, int ordinal, DeviceFacts facts)
   d.preferred_work_group_size_multiple = attribute(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
   d.non_uniform_work_group_support = false;  // CUDA grids are uniform (not yet emulated)
   fill_from_target(d, target_);
+  // Sub-groups are warps (where the target has them): scheduled independently of each other.
+  d.sub_group_independent_forward_progress = d.max_num_sub_groups != 0;
   d.printf_buffer_size = 1 << 20;  // CUDA's default printf FIFO
   // Command-buffer graphs lost printf output in the CTS (command_buffer printf on the H100):
   // until that is understood, printf kernels are not recorded on driver (CUDA, HIP) devices.

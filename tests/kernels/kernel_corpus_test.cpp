@@ -652,6 +652,7 @@ const Shape kSubGroupShapes[] = {
     {"1D 64", 1, {128, 1, 1}, {64, 1, 1}},
     {"1D 70 (partial sub-group)", 1, {140, 1, 1}, {70, 1, 1}},
     {"1D 13", 1, {39, 1, 1}, {13, 1, 1}},
+    {"1D 1", 1, {3, 1, 1}, {1, 1, 1}},
     {"1D 256", 1, {512, 1, 1}, {256, 1, 1}},
     {"2D 6x5", 2, {12, 10, 1}, {6, 5, 1}},
     {"3D 3x4x5", 3, {6, 4, 5}, {3, 4, 5}},
@@ -1443,9 +1444,7 @@ void check_arithmetic(SubGroups& test, const char* type_name, uint32_t seed) {
             for (const SubGroup& sub_group : sub_groups_of(shape, width)) {
               for (size_t lane = 0; lane < sub_group.size(); ++lane) {
                 const size_t g = sub_group.lanes[lane];
-                SCOPED_TRACE("GID " + std::to_string(g) + ", lane " + std::to_string(lane));
                 for (int op : ops) {
-                  SCOPED_TRACE("operation " + std::to_string(op));
                   // Logical operations see truth values.
                   auto value = [&](size_t l) {
                     const T v = in[sub_group.lanes[l]];
@@ -1461,11 +1460,15 @@ void check_arithmetic(SubGroups& test, const char* type_name, uint32_t seed) {
                     if (l <= lane) inclusive = apply_op(op, inclusive, value(l));
                     if (l < lane) exclusive = apply_op(op, exclusive, value(l));
                   }
-                  ASSERT_EQ(clustered[10 * g + op], cluster_result) << "clustered";
+                  const auto where = [&] {
+                    return "operation " + std::to_string(op) + ", GID " + std::to_string(g) +
+                           ", lane " + std::to_string(lane);
+                  };
+                  ASSERT_EQ(clustered[10 * g + op], cluster_result) << "clustered, " << where();
                   if (cluster > 1 || !taken[g]) continue;  // one run checks the others
-                  ASSERT_EQ(out[30 * g + 3 * op + 0], reduce) << "reduce";
-                  ASSERT_EQ(out[30 * g + 3 * op + 1], inclusive) << "inclusive scan";
-                  ASSERT_EQ(out[30 * g + 3 * op + 2], exclusive) << "exclusive scan";
+                  ASSERT_EQ(out[30 * g + 3 * op + 0], reduce) << "reduce, " << where();
+                  ASSERT_EQ(out[30 * g + 3 * op + 1], inclusive) << "inclusive scan, " << where();
+                  ASSERT_EQ(out[30 * g + 3 * op + 2], exclusive) << "exclusive scan, " << where();
                 }
               }
             }
