@@ -288,7 +288,10 @@ class CpuPipeline final : public TargetPipeline {
            name.starts_with("_Z14get_num_groups") || name.starts_with("_Z15get_global_size") ||
            name.starts_with("_Z17get_global_offset") || name == "_Z12get_work_dimv" ||
            name == "_Z20get_global_linear_idv" || name == "_Z19get_local_linear_idv" ||
-           name == "_Z7barrierj" || name.starts_with("_Z18work_group_barrier");
+           name == "_Z7barrierj" || name.starts_with("_Z18work_group_barrier") ||
+           name == "_Z18get_sub_group_sizev" || name == "_Z22get_max_sub_group_sizev" ||
+           name == "_Z18get_num_sub_groupsv" || name == "_Z27get_enqueued_num_sub_groupsv" ||
+           name == "_Z16get_sub_group_idv" || name == "_Z22get_sub_group_local_idv";
   }
 
   const char* missing_builtin_note() const override {
@@ -388,7 +391,8 @@ bool CpuPipeline::optimize(Build& build) {
         &tuning);
   }
   std::string error;
-  if (!form_work_group_functions(module, kernels, execs, vector_register_bits, &error)) {
+  if (!form_work_group_functions(module, kernels, execs, vector_register_bits,
+                                 std::max(target.sub_group_size, 1u), &error)) {
     build.log += error + "\n";
     return false;
   }
@@ -464,6 +468,13 @@ Target host_cpu_target() {
     features += feature.second ? '+' : '-';
     features.append(feature.first().data(), feature.first().size());
   }
+  // A sub-group is one vector of 32-bit work-items, what the work-group pass vectorizes across
+  // (the device's preferred work-group size multiple).
+  target.sub_group_size =
+      features.find("+avx512f") != std::string::npos ? 16
+      : features.find("+avx2") != std::string::npos || features.find("+avx,") != std::string::npos
+          ? 8
+          : 4;
   target.features = std::move(features);
   target.opencl_c_version = 300;
   target.opencl_c_features = {
@@ -482,6 +493,8 @@ Target host_cpu_target() {
       "__opencl_c_images",
       "__opencl_c_read_write_images",
       "__opencl_c_3d_image_writes",
+      // Sub-groups: compiler/builtins/subgroups.cl over the work-group pass's sub-group mode.
+      "__opencl_c_subgroups",
   };
   target.extensions = {
       "cl_khr_byte_addressable_store",    "cl_khr_fp64",
@@ -491,6 +504,15 @@ Target host_cpu_target() {
       "cl_khr_3d_image_writes",
   };
   target.extensions.push_back("cl_khr_fp16");
+  // The sub-group extensions, over __opencl_c_subgroups. No cl_khr_subgroups: it requires
+  // independent forward progress of sub-groups, which the CPU, running a group's sub-groups in
+  // turn on one thread, does not give.
+  for (const char* extension :
+       {"cl_khr_subgroup_extended_types", "cl_khr_subgroup_non_uniform_vote",
+        "cl_khr_subgroup_ballot", "cl_khr_subgroup_non_uniform_arithmetic",
+        "cl_khr_subgroup_shuffle", "cl_khr_subgroup_shuffle_relative",
+        "cl_khr_subgroup_clustered_reduce"})
+    target.extensions.push_back(extension);
   target.fp64 = true;
   target.fp16 = true;
   target.images = true;

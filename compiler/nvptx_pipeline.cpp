@@ -420,18 +420,18 @@ class NvptxPipeline final : public TargetPipeline {
   bool link_builtins(Build& build) override {
     llvm::Module& module = build.module;
     std::string* log = &build.log;
-    if (!link_lazily(module,
-                     llvm::MemoryBufferRef(llvm::StringRef(manifold_nvptx_shim_bitcode,
-                                                           manifold_nvptx_shim_bitcode_size),
-                                           "nvptx shim"),
-                     log))
-      return false;
+    const llvm::MemoryBufferRef shim(
+        llvm::StringRef(manifold_nvptx_shim_bitcode, manifold_nvptx_shim_bitcode_size),
+        "nvptx shim");
+    if (!link_lazily(module, shim, log)) return false;
     static const SplitLibrary portable(
         llvm::MemoryBufferRef(
             llvm::StringRef(manifold_nvptx_portable_bitcode, manifold_nvptx_portable_bitcode_size),
             "nvptx portable builtins"),
         std::string_view(manifold_nvptx_portable_index, manifold_nvptx_portable_index_size));
     if (!portable.link_into(module, log)) return false;
+    // The shim's work-item functions the portable builtins call (the sub-group functions).
+    if (!link_lazily(module, shim, log)) return false;
     llvm::MemoryBufferRef libclc =
         library_bytes(manifold_nvptx_libclc_bitcode, manifold_nvptx_libclc_bitcode_size,
                       "libclc nvptx64--nvidiacl.bc",
@@ -585,12 +585,13 @@ bool NvptxPipeline::optimize(Build& build) {
 }  // namespace
 
 Target nvptx_target(unsigned major, unsigned minor) {
-  // The lowest PTX ISA version that knows each SM (LLVM refuses a lower one).
+  // The lowest PTX ISA version that knows each SM (LLVM refuses a lower one), and at least 6.2
+  // (activemask, for the non-uniform sub-group functions: compiler/nvptx/subgroups.cl).
   struct Sm {
     unsigned sm, ptx;
   };
-  static const Sm table[] = {{50, 60}, {52, 60}, {53, 60},  {60, 60},  {61, 60}, {62, 60},
-                             {70, 60}, {72, 61}, {75, 63},  {80, 70},  {86, 71}, {87, 74},
+  static const Sm table[] = {{50, 62}, {52, 62}, {53, 62},  {60, 62},  {61, 62}, {62, 62},
+                             {70, 62}, {72, 62}, {75, 63},  {80, 70},  {86, 71}, {87, 74},
                              {89, 78}, {90, 78}, {100, 86}, {101, 86}, {120, 87}};
   const unsigned wanted = major * 10 + minor;
   Sm chosen = table[0];
@@ -630,6 +631,16 @@ Target nvptx_target(unsigned major, unsigned minor) {
       "cl_khr_3d_image_writes",
   };
   t.extensions.push_back("cl_khr_fp16");
+  // Sub-groups are warps (compiler/nvptx/subgroups.cl), which make independent forward progress:
+  // cl_khr_subgroups too.
+  t.opencl_c_features.push_back("__opencl_c_subgroups");
+  t.sub_group_size = 32;
+  for (const char* extension :
+       {"cl_khr_subgroups", "cl_khr_subgroup_extended_types", "cl_khr_subgroup_non_uniform_vote",
+        "cl_khr_subgroup_ballot", "cl_khr_subgroup_non_uniform_arithmetic",
+        "cl_khr_subgroup_shuffle", "cl_khr_subgroup_shuffle_relative",
+        "cl_khr_subgroup_clustered_reduce"})
+    t.extensions.push_back(extension);
   t.fp64 = true;
   t.fp16 = true;
   t.images = true;

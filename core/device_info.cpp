@@ -124,6 +124,12 @@ void fill_from_target(DeviceInfo& d, const compiler::Target& target) {
   // images are, the only fences that scope serves (atomic_work_item_fence on image memory).
   d.atomic_fence_capabilities = d.atomic_memory_capabilities | CL_DEVICE_ATOMIC_ORDER_ACQ_REL;
   if (target.images) d.atomic_fence_capabilities |= CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM;
+  // Sub-groups cut a work-group along its linear local ids (max_work_group_size is set first).
+  if (target.has_feature("__opencl_c_subgroups") && target.sub_group_size) {
+    d.sub_group_size = target.sub_group_size;
+    d.max_num_sub_groups =
+        static_cast<cl_uint>((d.max_work_group_size + d.sub_group_size - 1) / d.sub_group_size);
+  }
   d.compiler_available = d.linker_available = true;
 }
 

@@ -181,7 +181,6 @@ CpuDevice::CpuDevice() : target_(compiler::host_cpu_target()) {
   d.preferred_work_group_size_multiple = vb / 4;  // floats per vector register
   d.non_uniform_work_group_support = true;
   fill_from_target(d, target_);
-  if (has_feature(target_, "__opencl_c_subgroups")) d.max_num_sub_groups = 4096 / (vb / 4);
   // Host memory imports (clImportMemoryARM): the CPU works on the application's pages in place.
   d.extensions.push_back(name_version("cl_arm_import_memory", CL_MAKE_VERSION(1, 0, 0)));
   d.extensions.push_back(name_version("cl_arm_import_memory_host", CL_MAKE_VERSION(1, 0, 0)));

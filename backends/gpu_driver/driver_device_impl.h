@@ -131,6 +131,8 @@ DriverDevice<V>::DriverDevice(CUdevice device, int ordinal, DeviceFacts facts)
     d.max_global_variable_size = 64 * 1024;
     d.global_variable_preferred_total_size = 1 << 20;
   }
+  // Sub-groups are warps (where the target has them): scheduled independently of each other.
+  d.sub_group_independent_forward_progress = d.max_num_sub_groups != 0;
   d.printf_buffer_size = 1 << 20;  // CUDA's default printf FIFO
   // Command-buffer graphs lost printf output in the CTS (command_buffer printf on the H100):
   // until that is understood, printf kernels are not recorded on driver (CUDA, HIP) devices.

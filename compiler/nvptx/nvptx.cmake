@@ -20,17 +20,18 @@ add_custom_command(
 # libclc mostly lacks; vstore_half with every rounding mode, where libclc rounds doubles through
 # float; get_fence; the images, which libclc lacks: image.cl's software path over
 # compiler/image_abi.h's descriptors; every builtin of half, which libclc lacks) and the NVPTX's
-# own (nvptx/*.cl: the generic address space, collectives).
+# own (nvptx/*.cl: the generic address space, collectives, the sub-group functions over warp
+# instructions, PTX 6.2 for activemask).
 set(MANIFOLD_NVPTX_PORTABLE_SOURCES builtins/atomics.cl builtins/vstore_half.cl
     builtins/address_space.cl builtins/image.cl builtins/half.cl nvptx/generic_address_space.cl
-    nvptx/collectives.cl)
+    nvptx/collectives.cl nvptx/subgroups.cl)
 set(nvptx_portable_parts)
 foreach(source ${MANIFOLD_NVPTX_PORTABLE_SOURCES})
   get_filename_component(stem ${source} NAME_WE)
   set(part ${CMAKE_CURRENT_BINARY_DIR}/nvptx_${stem}.bc)
   add_custom_command(
     OUTPUT ${part}
-    COMMAND ${MANIFOLD_CLANG} -cc1 -triple nvptx64-nvidia-cuda -target-feature +ptx60
+    COMMAND ${MANIFOLD_CLANG} -cc1 -triple nvptx64-nvidia-cuda -target-feature +ptx62
             -emit-llvm-bc -x cl -cl-std=CL3.0 -O2 -fno-builtin -fdeclare-opencl-builtins
             -internal-isystem ${MANIFOLD_CLANG_RESOURCE_DIR}/include -include opencl-c-base.h
             "-cl-ext=-all,+cl_khr_fp64,+__opencl_c_fp64,+cl_khr_fp16,+__opencl_c_generic_address_space,+__opencl_c_program_scope_global_variables,+__opencl_c_atomic_order_acq_rel,+__opencl_c_atomic_order_seq_cst,+__opencl_c_atomic_scope_device,+__opencl_c_atomic_scope_all_devices,+__opencl_c_int64,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics,+__opencl_c_images,+__opencl_c_read_write_images,+__opencl_c_3d_image_writes,+cl_khr_3d_image_writes,+cl_khr_depth_images"

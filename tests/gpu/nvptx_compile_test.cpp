@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -685,6 +686,82 @@ TEST(NvptxPipeline, ImagesInOpenCL12) {
     })",
                 "", &assembled);
   if (!assembled) GTEST_SKIP() << "compiled to PTX, but not assembled: no ptxas here";
+}
+
+// Sub-groups are warps: every function of cl_khr_subgroups and the cl_khr_subgroup_* extensions
+// builds, and assembles for Turing, Ampere and Hopper; redux.sync only where the GPU has it.
+TEST(NvptxPipeline, SubGroupFunctionsOnWarps) {
+  const Target target = nvptx_target(9, 0);
+  EXPECT_TRUE(target.has_feature("__opencl_c_subgroups"));
+  EXPECT_EQ(target.sub_group_size, 32u);
+  for (const char* extension :
+       {"cl_khr_subgroups", "cl_khr_subgroup_extended_types", "cl_khr_subgroup_non_uniform_vote",
+        "cl_khr_subgroup_ballot", "cl_khr_subgroup_non_uniform_arithmetic",
+        "cl_khr_subgroup_shuffle", "cl_khr_subgroup_shuffle_relative",
+        "cl_khr_subgroup_clustered_reduce"})
+    EXPECT_NE(std::find(target.extensions.begin(), target.extensions.end(), extension),
+              target.extensions.end())
+        << extension;
+  const char* source = R"(
+    #define EACH_TYPE(M) M(char) M(uchar) M(short) M(ushort) M(int) M(uint) M(long) M(ulong) \
+                         M(float) M(double)
+    #define USE(T)                                                                          \
+      kernel void use_##T(global T* p, global int* q, uint cluster) {                       \
+        size_t g = get_global_id(0);                                                        \
+        T x = p[g];                                                                         \
+        T r = sub_group_reduce_add(x) + sub_group_reduce_min(x) + sub_group_reduce_max(x) + \
+              sub_group_scan_inclusive_add(x) + sub_group_scan_exclusive_max(x) +           \
+              sub_group_broadcast(x, 1) + sub_group_shuffle(x, 3) +                         \
+              sub_group_shuffle_xor(x, 1) + sub_group_shuffle_up(x, 1) +                    \
+              sub_group_shuffle_down(x, 2) + sub_group_broadcast_first(x) +                 \
+              sub_group_clustered_reduce_mul(x, 4) + sub_group_clustered_reduce_min(x, 8);  \
+        if (q[g]) r += sub_group_non_uniform_reduce_add(x) +                                \
+                       sub_group_non_uniform_scan_inclusive_mul(x) +                        \
+                       sub_group_non_uniform_scan_exclusive_min(x) +                        \
+                       sub_group_non_uniform_broadcast(x, 0);                               \
+        q[g] += sub_group_non_uniform_all_equal(x);                                         \
+        p[g] = r;                                                                           \
+        vstore4(sub_group_broadcast(vload4(g, p), 2), g, p);                                \
+      }
+    EACH_TYPE(USE)
+    kernel void other(global uint* out, global long* l) {
+      size_t g = get_global_id(0);
+      uint4 b = sub_group_ballot(out[g] > 3);
+      out[g] = get_sub_group_size() + get_max_sub_group_size() + get_num_sub_groups() +
+               get_enqueued_num_sub_groups() + get_sub_group_id() + get_sub_group_local_id() +
+               sub_group_all(out[g]) + sub_group_any(out[g]) + sub_group_elect() +
+               sub_group_non_uniform_all(out[g]) + sub_group_non_uniform_any(out[g]) +
+               sub_group_inverse_ballot(b) + sub_group_ballot_bit_extract(b, 3) +
+               sub_group_ballot_bit_count(b) + sub_group_ballot_inclusive_scan(b) +
+               sub_group_ballot_exclusive_scan(b) + sub_group_ballot_find_lsb(b) +
+               sub_group_ballot_find_msb(b) + get_sub_group_eq_mask().x +
+               get_sub_group_ge_mask().x + get_sub_group_gt_mask().x +
+               get_sub_group_le_mask().x + get_sub_group_lt_mask().x +
+               sub_group_non_uniform_reduce_logical_xor((int)out[g]) +
+               sub_group_clustered_reduce_logical_and((int)out[g], 2) +
+               sub_group_non_uniform_reduce_and(out[g]) + sub_group_clustered_reduce_xor(out[g], 16);
+      l[g] = sub_group_non_uniform_scan_exclusive_or(l[g]);
+      sub_group_barrier(CLK_LOCAL_MEM_FENCE);
+      sub_group_barrier(CLK_GLOBAL_MEM_FENCE, memory_scope_sub_group);
+      vstore16(sub_group_non_uniform_broadcast(vload16(g, (global double*)l), 5), g,
+               (global double*)l);
+    })";
+  for (const auto& [major, minor] : {std::pair{7u, 5u}, std::pair{8u, 0u}, std::pair{9u, 0u}}) {
+    SCOPED_TRACE("sm_" + std::to_string(major * 10 + minor));
+    const std::string ptx = expect_builds_for(
+        major * 10 + minor, ("subgroups_sm" + std::to_string(major * 10 + minor)).c_str(), source,
+        "-cl-std=CL3.0");
+    EXPECT_NE(ptx.find("shfl.sync.idx.b32"), std::string::npos);
+    EXPECT_NE(ptx.find("activemask.b32"), std::string::npos);
+    EXPECT_NE(ptx.find("vote.sync.ballot.b32"), std::string::npos);
+    EXPECT_NE(ptx.find("bar.warp.sync"), std::string::npos);
+    EXPECT_EQ(ptx.find("redux.sync") != std::string::npos, major >= 8);
+  }
+  // OpenCL C 2.0 programs see the functions through cl_khr_subgroups.
+  expect_builds("subgroups_cl20", R"(
+    #pragma OPENCL EXTENSION cl_khr_subgroups : enable
+    kernel void k(global int* p) { p[get_global_id(0)] = sub_group_reduce_add(p[0]); })",
+                "-cl-std=CL2.0");
 }
 
 }  // namespace
