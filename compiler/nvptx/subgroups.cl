@@ -66,7 +66,7 @@ INLINE static uint shuffle_word(uint members, uint word, uint source) {
 
 // The value of lane `source`, for any type, `members` taking part: its 32-bit words one by one
 // (the words past a narrow type's bytes are zeroed first, so that nothing undefined moves).
-#define SHUFFLE(T)                                                          \
+#define LANE_SHUFFLE(T)                                                     \
   INLINE static OVL T shuffle(uint members, T x, uint source) {            \
     union {                                                                \
       T value;                                                             \
@@ -87,7 +87,7 @@ INLINE static uint shuffle_word(uint members, uint word, uint source) {
   VECTOR_TYPES(M, char) VECTOR_TYPES(M, uchar) VECTOR_TYPES(M, short)                     \
   VECTOR_TYPES(M, ushort) VECTOR_TYPES(M, int) VECTOR_TYPES(M, uint) VECTOR_TYPES(M, long) \
   VECTOR_TYPES(M, ulong) VECTOR_TYPES(M, float) VECTOR_TYPES(M, double)
-ALL_TYPES(SHUFFLE)
+ALL_TYPES(LANE_SHUFFLE)
 
 // A lane outside the sub-group (an undefined result) reads the last one.
 #define BROADCASTS(T)                                                            \
