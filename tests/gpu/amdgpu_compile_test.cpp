@@ -326,6 +326,12 @@ TEST_P(AmdgpuCorpus, EveryKernelLinksWithNothingUndefined) {
         continue;
       }
       if (!out.success && out.log.find("program scope variable") != std::string::npos) continue;
+      // Nor sub-groups (the AMDGPU target reports none yet); the corpus's sub-group kernels also
+      // take their GID macro from a prelude the runner adds.
+      if (source.find("sub_group") != std::string::npos) {
+        EXPECT_FALSE(out.success);
+        continue;
+      }
       ASSERT_TRUE(out.success) << out.log << "\n" << source;
       std::string error;
       auto bytes = amdgpu_code_object_of(out.binary, &error);
