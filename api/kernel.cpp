@@ -526,9 +526,9 @@ void clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device,
   // The 3.0 spec: CL_INVALID_OPERATION if device does not support subgroups.
   check(dev.max_num_sub_groups != 0, CL_INVALID_OPERATION, "the device does not support subgroups");
   const compiler::KernelInfo& info = info_for(k, d);
-  // Sub-groups are as wide as the device's preferred work-group multiple (one SIMD register
-  // of work-items on the CPU); a work-group is cut into sub-groups along its linear index.
-  const size_t width = std::max<size_t>(dev.preferred_work_group_size_multiple, 1);
+  // A work-group is cut into sub-groups of the device's width along its linear index (one SIMD
+  // register of work-items on the CPU, a warp on CUDA), the last one partial.
+  const size_t width = dev.sub_group_size;
   const size_t kernel_max = kernel_work_group_size(info, dev);
   // The local size given as input: 1 to 3 size_t values (CL_INVALID_VALUE otherwise).
   auto local_items = [&]() {
@@ -558,9 +558,12 @@ void clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device,
         check(dims_valid, CL_INVALID_VALUE,
               "param_value_size does not describe 1 to 3 local sizes");
       const size_t count = *static_cast<const size_t*>(input_value);
-      // One dimension carries the work-items; 0 everywhere when no size fits.
-      size_t result[3] = {count * width, 1, 1};
-      if (count == 0 || count > kernel_max / width) result[0] = result[1] = result[2] = 0;
+      // One dimension carries the work-items (the last sub-group partial where the kernel's
+      // limit cuts it); 0 everywhere when no size fits.
+      const size_t items = count > kernel_max ? 0 : std::min(count * width, kernel_max);
+      size_t result[3] = {items, 1, 1};
+      if (count == 0 || (items + width - 1) / width != count || items > dev.max_work_item_sizes[0])
+        result[0] = result[1] = result[2] = 0;
       const size_t n = dims_valid ? dims : 3;
       return out.bytes(result, n * sizeof(size_t));
     }

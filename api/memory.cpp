@@ -271,9 +271,10 @@ namespace {
 
 bool supports_images(const DeviceInfo& i) { return i.image_support; }
 
-// Every format the CPU device's builtins read and write (compiler/builtins/image.cl), for every
-// image type and access. The spec's minimum lists (full profile) are all included.
-const std::vector<cl_image_format>& cpu_image_formats() {
+// Every format the image builtins read and write (compiler/builtins/image.cl, on every device
+// with images), for every image type and access. The spec's minimum lists (full profile) are all
+// included.
+const std::vector<cl_image_format>& builtin_image_formats() {
   static const std::vector<cl_image_format> formats = [] {
     std::vector<cl_image_format> f;
     const cl_channel_type all_types[] = {CL_UNORM_INT8,     CL_UNORM_INT16,   CL_SNORM_INT8,
@@ -311,11 +312,11 @@ bool is_image_type(cl_mem_object_type t) {
   }
 }
 
-// The formats of the image-capable devices in the context (only CPU devices support images; they
-// all read and write the same formats).
+// The formats of the image-capable devices in the context (they all read and write the same
+// formats, through the same builtins).
 const std::vector<cl_image_format>& context_image_formats(const Context& c) {
   static const std::vector<cl_image_format> none;
-  return c.any_device(supports_images) ? cpu_image_formats() : none;
+  return c.any_device(supports_images) ? builtin_image_formats() : none;
 }
 
 bool format_supported(const Context& c, const cl_image_format& f) {

@@ -156,7 +156,8 @@ std::vector<uint8_t> serialize(const ProgramBinary& program) {
     payload.u64(e.static_local_size);
     payload.u64(e.scratch_bytes_per_item);
     payload.u32((e.has_barriers ? 1u : 0u) | (e.uses_printf ? 2u : 0u) |
-                (e.item_loop_fits_any_group ? 4u : 0u) | (e.item_loop_preferred ? 8u : 0u));
+                (e.item_loop_fits_any_group ? 4u : 0u) | (e.item_loop_preferred ? 8u : 0u) |
+                (e.partition_independent ? 16u : 0u));
     payload.str(e.item_loop_symbol);
   }
   payload.bytes(program.bitcode);
@@ -216,6 +217,7 @@ std::optional<ProgramBinary> deserialize(std::span<const uint8_t> bytes, std::st
     e.uses_printf = flags & 2u;
     e.item_loop_fits_any_group = flags & 4u;
     e.item_loop_preferred = flags & 8u;
+    e.partition_independent = flags & 16u;
     e.item_loop_symbol = r.str();
     program.execs.push_back(std::move(e));
   }

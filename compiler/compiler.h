@@ -72,6 +72,9 @@ struct Target {
   bool fp64 = true;
   bool fp16 = false;
   bool images = false;
+  // Work-items per sub-group where the target reports sub-groups (__opencl_c_subgroups): the
+  // CPU's vector of work-items, a warp on NVIDIA GPUs.
+  unsigned sub_group_size = 0;
   // Programs from SPIR-V (compiler/spirv/) build for this target: the device reports SPIR-V
   // 1.0 to 1.2 and cl_khr_il_program.
   bool spirv = false;

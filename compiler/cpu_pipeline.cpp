@@ -19,6 +19,7 @@
 #include <llvm/Transforms/IPO/GlobalDCE.h>
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/EarlyCSE.h>
+#include <llvm/Transforms/Scalar/LoopUnrollPass.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Scalar/Scalarizer.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
@@ -248,10 +249,6 @@ void guard_integer_division(llvm::Module& module) {
       }
 }
 
-// Builtin library functions named so stay out of line (compiler/builtins/image.cl: the general
-// image format conversions, whose copies in every read would make big kernels).
-constexpr llvm::StringLiteral kOutlinedPrefix = "__manifold_outlined_";
-
 // Manifold's own builtin library (compiler/builtins), embedded at build time.
 const SplitLibrary& builtin_library() {
   static const SplitLibrary library(
@@ -291,7 +288,10 @@ class CpuPipeline final : public TargetPipeline {
            name.starts_with("_Z14get_num_groups") || name.starts_with("_Z15get_global_size") ||
            name.starts_with("_Z17get_global_offset") || name == "_Z12get_work_dimv" ||
            name == "_Z20get_global_linear_idv" || name == "_Z19get_local_linear_idv" ||
-           name == "_Z7barrierj" || name.starts_with("_Z18work_group_barrier");
+           name == "_Z7barrierj" || name.starts_with("_Z18work_group_barrier") ||
+           name == "_Z18get_sub_group_sizev" || name == "_Z22get_max_sub_group_sizev" ||
+           name == "_Z18get_num_sub_groupsv" || name == "_Z27get_enqueued_num_sub_groupsv" ||
+           name == "_Z16get_sub_group_idv" || name == "_Z22get_sub_group_local_idv";
   }
 
   const char* missing_builtin_note() const override {
@@ -323,7 +323,7 @@ bool CpuPipeline::optimize(Build& build) {
   for (llvm::Function& function : module) {
     if (function.isDeclaration()) continue;
     function.removeFnAttr(llvm::Attribute::OptimizeNone);
-    if (function.getName().starts_with(kOutlinedPrefix)) {
+    if (function.getName().starts_with(kOutlinedBuiltinPrefix)) {
       // A builtin library function meant to stay a call (no barriers, no work-item queries).
       function.setLinkage(llvm::GlobalValue::InternalLinkage);
       continue;
@@ -377,8 +377,22 @@ bool CpuPipeline::optimize(Build& build) {
               .getFixedValue());
       break;
     }
+  if (!build.options.opt_disable) {
+    mark_step_loops_for_unrolling(module, kernels);
+    run_module_passes(
+        module, machine,
+        [](llvm::PassBuilder&, llvm::ModulePassManager& passes) {
+          llvm::FunctionPassManager unroll;
+          unroll.addPass(
+              llvm::LoopUnrollPass(llvm::LoopUnrollOptions(/*OptLevel=*/2, /*OnlyWhenForced=*/true,
+                                                           /*ForgetSCEV=*/false)));
+          passes.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(unroll)));
+        },
+        &tuning);
+  }
   std::string error;
-  if (!form_work_group_functions(module, kernels, execs, vector_register_bits, &error)) {
+  if (!form_work_group_functions(module, kernels, execs, vector_register_bits,
+                                 std::max(target.sub_group_size, 1u), &error)) {
     build.log += error + "\n";
     return false;
   }
@@ -393,10 +407,17 @@ bool CpuPipeline::optimize(Build& build) {
         !function.hasFnAttribute(kKeepVectorsAttribute))
       function.setLinkage(llvm::GlobalValue::InternalLinkage);
   const std::string cpu = resolved_cpu(target);
+  const bool avx512 = target.features.find("+avx512f") != std::string::npos;
   for (llvm::Function& function : module) {
     if (function.isDeclaration()) continue;
     function.addFnAttr("target-cpu", cpu);
     if (!target.features.empty()) function.addFnAttr("target-features", target.features);
+    // LLVM tunes AVX-512 server CPUs to vectorize 256 bits wide (older ones lowered their
+    // clock for 512-bit code). A work-group function is throughput code on every core:
+    // 512-bit vectors of work-items double the arithmetic per instruction, as a kernel's own
+    // float16 values already get.
+    if (avx512 && function.getName().ends_with(".wg"))
+      function.addFnAttr("prefer-vector-width", "512");
   }
   const bool optimize = !build.options.opt_disable;
   if (optimize) {
@@ -447,6 +468,13 @@ Target host_cpu_target() {
     features += feature.second ? '+' : '-';
     features.append(feature.first().data(), feature.first().size());
   }
+  // A sub-group is one vector of 32-bit work-items, what the work-group pass vectorizes across
+  // (the device's preferred work-group size multiple).
+  target.sub_group_size =
+      features.find("+avx512f") != std::string::npos ? 16
+      : features.find("+avx2") != std::string::npos || features.find("+avx,") != std::string::npos
+          ? 8
+          : 4;
   target.features = std::move(features);
   target.opencl_c_version = 300;
   target.opencl_c_features = {
@@ -458,11 +486,15 @@ Target host_cpu_target() {
       "__opencl_c_atomic_scope_all_devices",
       "__opencl_c_int64",
       "__opencl_c_fp64",
+      // Half: compiler/builtins/half.cl (in float, rounded once; F16C converts).
+      "__opencl_c_fp16",
       "__opencl_c_work_group_collective_functions",
       // Images: compiler/builtins/image.cl over the descriptors of compiler/image_abi.h.
       "__opencl_c_images",
       "__opencl_c_read_write_images",
       "__opencl_c_3d_image_writes",
+      // Sub-groups: compiler/builtins/subgroups.cl over the work-group pass's sub-group mode.
+      "__opencl_c_subgroups",
   };
   target.extensions = {
       "cl_khr_byte_addressable_store",    "cl_khr_fp64",
@@ -471,8 +503,18 @@ Target host_cpu_target() {
       "cl_khr_int64_base_atomics",        "cl_khr_int64_extended_atomics",
       "cl_khr_3d_image_writes",
   };
+  target.extensions.push_back("cl_khr_fp16");
+  // The sub-group extensions, over __opencl_c_subgroups. No cl_khr_subgroups: it requires
+  // independent forward progress of sub-groups, which the CPU, running a group's sub-groups in
+  // turn on one thread, does not give.
+  for (const char* extension :
+       {"cl_khr_subgroup_extended_types", "cl_khr_subgroup_non_uniform_vote",
+        "cl_khr_subgroup_ballot", "cl_khr_subgroup_non_uniform_arithmetic",
+        "cl_khr_subgroup_shuffle", "cl_khr_subgroup_shuffle_relative",
+        "cl_khr_subgroup_clustered_reduce"})
+    target.extensions.push_back(extension);
   target.fp64 = true;
-  target.fp16 = false;
+  target.fp16 = true;
   target.images = true;
   target.spirv = true;
   return target;

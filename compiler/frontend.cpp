@@ -70,10 +70,12 @@ std::string cl_ext_argument(const Target& target) {
     remove("cl_khr_fp64");
     remove("__opencl_c_fp64");
   }
-  if (target.fp16)
+  if (target.fp16) {
     add("cl_khr_fp16");
-  else
+  } else {
     remove("cl_khr_fp16");
+    remove("__opencl_c_fp16");
+  }
   if (target.images) {
     // Clang declares the image builtins (and accepts image types) from this feature.
     add("__opencl_c_images");
@@ -166,6 +168,10 @@ FrontendResult run_frontend(llvm::LLVMContext& context, std::string_view source,
   args.push_back("-D__OPENCL_VERSION__=" + std::to_string(target.opencl_version));
   // Clang defines it on its own for SPIR-V targets, whose OpenCL features it takes as all present.
   args.push_back(target.images ? "-D__IMAGE_SUPPORT__=1" : "-U__IMAGE_SUPPORT__");
+  // A feature macro clang 22 does not know (its -cl-ext takes the name but defines nothing):
+  // OpenCL C 3.0's, for devices that report it with cl_khr_fp16.
+  if (target.fp16 && version >= 300 && target.has_feature("__opencl_c_fp16"))
+    args.push_back("-D__opencl_c_fp16=1");
   if (options.no_warnings) args.push_back("-w");
   if (options.warnings_as_errors) args.push_back("-Werror");
   for (const std::string& define : options.defines) args.push_back("-D" + define);

@@ -1,8 +1,10 @@
-// How an image and a sampler reach a kernel on the CPU device. Shared by the runtime (C++,
-// backends/cpu) and Manifold's builtin library (OpenCL C, compiler/builtins/image.cl), so the
-// two sides cannot drift apart.
+// How an image and a sampler reach a kernel on every device with images (the CPU and its
+// emulated GPUs, CUDA). Shared by the runtime (C++, core/image.cpp, backends/cpu,
+// backends/gpu_driver) and Manifold's builtin library (OpenCL C, compiler/builtins/image.cl, for
+// the CPU and for NVPTX), so the two sides cannot drift apart.
 //
-// An image kernel argument is a pointer to a ManifoldImage that stays valid while the kernel runs.
+// An image kernel argument is a pointer to a ManifoldImage that stays valid while the kernel runs:
+// on the CPU on the host, on a GPU in the GPU's memory (made when the image is first used there).
 // A sampler kernel argument, and the value `__translate_sampler_initializer` returns for a sampler
 // declared in the source, is a pointer-sized integer holding the CLK_* bits of opencl-c-base.h:
 //   CLK_NORMALIZED_COORDS_TRUE (1) | CLK_ADDRESS_* (0, 2, 4, 6, 8) | CLK_FILTER_* (0x10, 0x20).
@@ -18,7 +20,7 @@ typedef std::uint64_t manifold_u64;
 #endif
 
 typedef struct ManifoldImage {
-  manifold_u64 data;         // address of pixel (0, 0, 0) in host memory
+  manifold_u64 data;         // address of pixel (0, 0, 0) in device memory
   manifold_u64 row_pitch;    // bytes from one row to the next
   manifold_u64 slice_pitch;  // bytes from one 2D slice (3D) or array layer (1D/2D arrays) to the next
   manifold_u32 width;        // pixels

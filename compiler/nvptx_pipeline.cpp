@@ -37,8 +37,11 @@
 extern "C" {
 extern const char manifold_nvptx_shim_bitcode[];
 extern const uint64_t manifold_nvptx_shim_bitcode_size;
+// The portable builtins (compiler/builtins/*.cl), split into parts with a symbol index.
 extern const char manifold_nvptx_portable_bitcode[];
 extern const uint64_t manifold_nvptx_portable_bitcode_size;
+extern const char manifold_nvptx_portable_index[];
+extern const uint64_t manifold_nvptx_portable_index_size;
 // Embedded, libclc is split into parts with a symbol index (compiler/nvptx/nvptx.cmake).
 extern const char manifold_nvptx_libclc_bitcode[];
 extern const uint64_t manifold_nvptx_libclc_bitcode_size;
@@ -417,18 +420,18 @@ class NvptxPipeline final : public TargetPipeline {
   bool link_builtins(Build& build) override {
     llvm::Module& module = build.module;
     std::string* log = &build.log;
-    if (!link_lazily(module,
-                     llvm::MemoryBufferRef(llvm::StringRef(manifold_nvptx_shim_bitcode,
-                                                           manifold_nvptx_shim_bitcode_size),
-                                           "nvptx shim"),
-                     log))
-      return false;
-    if (!link_lazily(module,
-                     llvm::MemoryBufferRef(llvm::StringRef(manifold_nvptx_portable_bitcode,
-                                                           manifold_nvptx_portable_bitcode_size),
-                                           "nvptx portable builtins"),
-                     log))
-      return false;
+    const llvm::MemoryBufferRef shim(
+        llvm::StringRef(manifold_nvptx_shim_bitcode, manifold_nvptx_shim_bitcode_size),
+        "nvptx shim");
+    if (!link_lazily(module, shim, log)) return false;
+    static const SplitLibrary portable(
+        llvm::MemoryBufferRef(
+            llvm::StringRef(manifold_nvptx_portable_bitcode, manifold_nvptx_portable_bitcode_size),
+            "nvptx portable builtins"),
+        std::string_view(manifold_nvptx_portable_index, manifold_nvptx_portable_index_size));
+    if (!portable.link_into(module, log)) return false;
+    // The shim's work-item functions the portable builtins call (the sub-group functions).
+    if (!link_lazily(module, shim, log)) return false;
     llvm::MemoryBufferRef libclc =
         library_bytes(manifold_nvptx_libclc_bitcode, manifold_nvptx_libclc_bitcode_size,
                       "libclc nvptx64--nvidiacl.bc",
@@ -524,6 +527,8 @@ bool NvptxPipeline::optimize(Build& build) {
     if (kernel_names.count(f.getName().str())) {
       f.setCallingConv(llvm::CallingConv::PTX_Kernel);
       f.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    } else if (f.getName().starts_with(kOutlinedBuiltinPrefix)) {
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);  // stays a call (stages.h)
     } else {
       f.setLinkage(llvm::GlobalValue::InternalLinkage);
       f.removeFnAttr(llvm::Attribute::NoInline);
@@ -580,12 +585,13 @@ bool NvptxPipeline::optimize(Build& build) {
 }  // namespace
 
 Target nvptx_target(unsigned major, unsigned minor) {
-  // The lowest PTX ISA version that knows each SM (LLVM refuses a lower one).
+  // The lowest PTX ISA version that knows each SM (LLVM refuses a lower one), and at least 6.2
+  // (activemask, for the non-uniform sub-group functions: compiler/nvptx/subgroups.cl).
   struct Sm {
     unsigned sm, ptx;
   };
-  static const Sm table[] = {{50, 60}, {52, 60}, {53, 60},  {60, 60},  {61, 60}, {62, 60},
-                             {70, 60}, {72, 61}, {75, 63},  {80, 70},  {86, 71}, {87, 74},
+  static const Sm table[] = {{50, 62}, {52, 62}, {53, 62},  {60, 62},  {61, 62}, {62, 62},
+                             {70, 62}, {72, 62}, {75, 63},  {80, 70},  {86, 71}, {87, 74},
                              {89, 78}, {90, 78}, {100, 86}, {101, 86}, {120, 87}};
   const unsigned wanted = major * 10 + minor;
   Sm chosen = table[0];
@@ -598,7 +604,10 @@ Target nvptx_target(unsigned major, unsigned minor) {
   t.features = "+ptx" + std::to_string(chosen.ptx);
   t.opencl_c_version = 300;
   // Generic addressing, scoped atomics with every order (compiler/nvptx_atomics.h), module
-  // globals and the collectives (compiler/nvptx/*.cl) are PTX's own.
+  // globals and the collectives (compiler/nvptx/*.cl) are PTX's own. Images:
+  // compiler/builtins/image.cl over the descriptors of compiler/image_abi.h, as on the CPU.
+  // fp16: compiler/builtins/half.cl; sm_53 and later do half arithmetic natively, older SMs in
+  // float (LLVM promotes it).
   t.opencl_c_features = {
       "__opencl_c_int64",
       "__opencl_c_fp64",
@@ -609,16 +618,32 @@ Target nvptx_target(unsigned major, unsigned minor) {
       "__opencl_c_atomic_scope_device",
       "__opencl_c_atomic_scope_all_devices",
       "__opencl_c_work_group_collective_functions",
+      "__opencl_c_images",
+      "__opencl_c_read_write_images",
+      "__opencl_c_3d_image_writes",
+      "__opencl_c_fp16",
   };
   t.extensions = {
       "cl_khr_byte_addressable_store",    "cl_khr_fp64",
       "cl_khr_global_int32_base_atomics", "cl_khr_global_int32_extended_atomics",
       "cl_khr_local_int32_base_atomics",  "cl_khr_local_int32_extended_atomics",
       "cl_khr_int64_base_atomics",        "cl_khr_int64_extended_atomics",
+      "cl_khr_3d_image_writes",
   };
+  t.extensions.push_back("cl_khr_fp16");
+  // Sub-groups are warps (compiler/nvptx/subgroups.cl), which make independent forward progress:
+  // cl_khr_subgroups too.
+  t.opencl_c_features.push_back("__opencl_c_subgroups");
+  t.sub_group_size = 32;
+  for (const char* extension :
+       {"cl_khr_subgroups", "cl_khr_subgroup_extended_types", "cl_khr_subgroup_non_uniform_vote",
+        "cl_khr_subgroup_ballot", "cl_khr_subgroup_non_uniform_arithmetic",
+        "cl_khr_subgroup_shuffle", "cl_khr_subgroup_shuffle_relative",
+        "cl_khr_subgroup_clustered_reduce"})
+    t.extensions.push_back(extension);
   t.fp64 = true;
-  t.fp16 = false;
-  t.images = false;
+  t.fp16 = true;
+  t.images = true;
   t.spirv = true;  // the SPIR-V reader's IR takes this pipeline like clang's
   return t;
 }

@@ -59,6 +59,11 @@ llvm::TargetMachine* thread_target_machine(const Target& target, CodeDestination
 llvm::MemoryBufferRef library_bytes(const char* embedded, uint64_t size, const char* name,
                                     const std::vector<std::string>& paths);
 
+// Builtin library functions whose names start so stay calls on every target, never inlined
+// (compiler/builtins/image.cl: the general image format conversions, whose copies in every read
+// would make big kernels, slow to compile on the CPU and to JIT-compile in a GPU's driver).
+inline constexpr std::string_view kOutlinedBuiltinPrefix = "__manifold_outlined_";
+
 // Links the bitcode library `library` into `module`, only what the module uses: functions it
 // does not reach are never parsed. False with a message in *log.
 bool link_lazily(llvm::Module& module, const llvm::MemoryBufferRef& library, std::string* log);

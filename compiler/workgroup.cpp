@@ -1,6 +1,7 @@
 #include "compiler/workgroup.h"
 
 #include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/ADT/SetVector.h>
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/Analysis/LoopInfo.h>
@@ -18,12 +19,16 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/LoopUtils.h>
 #include <llvm/Transforms/Utils/SSAUpdater.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
 #include <algorithm>
+#include <bit>
 #include <deque>
+#include <functional>
 #include <optional>
+#include <set>
 
 #include "compiler/kernel_info.h"
 
@@ -54,6 +59,14 @@ enum class Query {
   Private,            // __manifold.wi_private(i64 offset): this work-item's private memory + offset
   CollectiveScratch,  // __manifold_collective_scratch(): the group's collective scratch
   UniformSlot,        // __manifold.wg_uniform(i32 k): the group's one copy of uniform slot k
+  SubGroupSize,
+  MaxSubGroupSize,
+  NumSubGroups,
+  EnqueuedNumSubGroups,
+  SubGroupId,
+  SubGroupLocalId,
+  SubGroupActive,    // __manifold_sub_group_active(): lanes at this sub-group barrier (bit mask)
+  SubGroupExchange,  // __manifold_sub_group_exchange(): the group's sub-group exchange slots
 };
 
 constexpr const char* kSlotFunction = "__manifold.wi_slot";
@@ -61,6 +74,10 @@ constexpr const char* kPrivateFunction = "__manifold.wi_private";
 constexpr const char* kUniformFunction = "__manifold.wg_uniform";
 // A barrier the pass inserts itself (implicit loop barriers); never reaches the final module.
 constexpr const char* kImplicitBarrier = "__manifold.implicit_barrier";
+// Where the work-items of a sub-group meet (compiler/builtins/subgroups.cl): sub_group_barrier
+// and every sub-group function that exchanges values. Kernels that call it are lowered in
+// sub-group mode (KernelLowering::sub_group_mode_).
+constexpr const char* kSubGroupBarrier = "__manifold_sub_group_barrier";
 
 // Region id meaning "the work-items returned".
 constexpr unsigned kExit = ~0u;
@@ -83,6 +100,14 @@ std::optional<Query> query_of(const Function* callee) {
       {kPrivateFunction, Query::Private},
       {kUniformFunction, Query::UniformSlot},
       {"__manifold_collective_scratch", Query::CollectiveScratch},
+      {"_Z18get_sub_group_sizev", Query::SubGroupSize},
+      {"_Z22get_max_sub_group_sizev", Query::MaxSubGroupSize},
+      {"_Z18get_num_sub_groupsv", Query::NumSubGroups},
+      {"_Z27get_enqueued_num_sub_groupsv", Query::EnqueuedNumSubGroups},
+      {"_Z16get_sub_group_idv", Query::SubGroupId},
+      {"_Z22get_sub_group_local_idv", Query::SubGroupLocalId},
+      {"__manifold_sub_group_active", Query::SubGroupActive},
+      {"__manifold_sub_group_exchange", Query::SubGroupExchange},
   };
   auto it = kNames.find(callee->getName());
   if (it == kNames.end()) return std::nullopt;
@@ -94,7 +119,7 @@ std::optional<Query> query_of(const Instruction* inst) {
   return call ? query_of(call->getCalledFunction()) : std::nullopt;
 }
 
-bool is_barrier(const Instruction* inst) {
+bool is_work_group_barrier(const Instruction* inst) {
   auto* call = llvm::dyn_cast<CallInst>(inst);
   if (!call || !call->getCalledFunction()) return false;
   llvm::StringRef name = call->getCalledFunction()->getName();
@@ -103,10 +128,23 @@ bool is_barrier(const Instruction* inst) {
          name == kImplicitBarrier;
 }
 
+bool is_sub_group_barrier(const Instruction* inst) {
+  auto* call = llvm::dyn_cast<CallInst>(inst);
+  return call && call->getCalledFunction() &&
+         call->getCalledFunction()->getName() == kSubGroupBarrier;
+}
+
+// Where regions end: work-group and sub-group barriers.
+bool is_barrier(const Instruction* inst) {
+  return is_work_group_barrier(inst) || is_sub_group_barrier(inst);
+}
+
 // A work-item query (or placeholder) with constant operands gives the same value wherever it is
 // evaluated for the same work-item: rather than spilling it across a barrier, re-evaluate it.
+// Not the active lanes of a sub-group, which differ from one sub-group barrier to the next.
 bool is_rematerializable(const Instruction* inst) {
-  if (!query_of(inst)) return false;
+  auto query = query_of(inst);
+  if (!query || *query == Query::SubGroupActive) return false;
   auto* call = llvm::cast<CallInst>(inst);
   return std::all_of(call->arg_begin(), call->arg_end(),
                      [](const llvm::Use& u) { return llvm::isa<llvm::Constant>(u.get()); });
@@ -184,6 +222,10 @@ class Divergence {
         case Query::LocalLinearId:
         case Query::Slot:
         case Query::Private:
+        case Query::SubGroupSize:
+        case Query::SubGroupId:
+        case Query::SubGroupLocalId:
+        case Query::SubGroupActive:
           return true;
         default:
           return false;
@@ -362,11 +404,13 @@ bool has_barriers(Function& kernel) {
 //   where a work-item's vector sits in contiguous memory (16-element strides are too wide for
 //   the vectorizer's interleaved loads; 8-element ones are not, so uint8 hash rounds without
 //   loops stay ahead in the work-group form);
-// - or its work is mostly in narrower vectors of 4 elements or more and its loops carry many
-//   vector lanes from one iteration to the next (8 float4 accumulators): the work-group form
-//   runs each iteration of such a loop for all work-items in turn, storing and reloading every
-//   carried lane in per-work-item arrays. Two-element vectors are so narrow that the item loop
-//   leaves most of a register idle: 8 float2 accumulators run faster across work-items;
+// - or its work is mostly in narrower vectors and its loops carry many lanes of vectors that
+//   fill a register (8 float8 accumulators on 256-bit registers): the work-group form runs
+//   each iteration of such a loop for all work-items in turn, storing and reloading every
+//   carried lane in per-work-item arrays, more of them than its registers hold. Vectors
+//   narrower than a register (8 float4 or float2 accumulators) leave it half idle in the item
+//   loop and run faster across work-items, whose unrolled loops (mark_step_loops_for_unrolling)
+//   store and reload once per several iterations;
 // - or those loops load and store only each work-item's own vectors (below).
 // Scalar code, and narrow vectors with little loop state (float4 pixels, an n-body step's
 // float3 accumulator), keep the work-group form, which fills the registers across work-items.
@@ -401,7 +445,7 @@ bool prefers_item_loop(Function& kernel, unsigned register_bits) {
   for (llvm::Loop* loop : loops.getLoopsInPreorder())
     for (llvm::PHINode& phi : loop->getHeader()->phis())
       if (auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(phi.getType());
-          vector && vector->getNumElements() >= 4)
+          vector && vector->getPrimitiveSizeInBits().getFixedValue() >= register_bits)
         carried_lanes += vector->getNumElements();
   if (carried_lanes >= kManyCarriedLanes) return true;
   // Loops that load and store only each work-item's own vectors (a streaming read of float4
@@ -429,6 +473,27 @@ bool prefers_item_loop(Function& kernel, unsigned register_bits) {
   return per_item_access;
 }
 
+// Whether the kernel computes the same for any division of the NDRange into work-groups (see
+// KernelExec::partition_independent). Called on the kernel as written, everything inlined.
+bool independent_of_partition(Function& kernel, const KernelInfo& info) {
+  for (const KernelArg& arg : info.args)
+    if (arg.kind == ArgKind::Local) return false;
+  for (BasicBlock& block : kernel)
+    for (Instruction& inst : block) {
+      if (is_barrier(&inst)) return false;
+      for (const Value* operand : inst.operands())
+        if (auto* global = llvm::dyn_cast<llvm::GlobalValue>(operand->stripPointerCasts());
+            global && global->getAddressSpace() == 3)
+          return false;
+      const std::optional<Query> query = query_of(&inst);
+      if (query && *query != Query::GlobalId && *query != Query::GlobalSize &&
+          *query != Query::GlobalOffset && *query != Query::WorkDim &&
+          *query != Query::GlobalLinearId)
+        return false;
+    }
+  return true;
+}
+
 struct Region {
   unsigned id;
   BasicBlock* start;
@@ -444,8 +509,9 @@ enum class Form { WorkGroup, ItemLoop };
 class KernelLowering {
  public:
   KernelLowering(llvm::Module& module, Function& kernel, KernelInfo& info, KernelExec& exec,
-                 Form form = Form::WorkGroup, std::string entry_name = {})
+                 unsigned sub_group_size, Form form = Form::WorkGroup, std::string entry_name = {})
       : form_(form),
+        sub_group_size_(sub_group_size),
         entry_name_(entry_name.empty() ? (kernel.getName() + ".wg").str() : std::move(entry_name)),
         module_(module),
         kernel_(kernel),
@@ -462,7 +528,9 @@ class KernelLowering {
 
  private:
   void insert_implicit_loop_barriers();
+  void insert_reconvergence_barriers();
   void split_at_barriers();
+  void order_barriers_for_sub_groups();
   void privatize_allocas();
   void spill_cross_barrier_values();
   void form_regions();
@@ -476,7 +544,13 @@ class KernelLowering {
   };
   RegionEnd emit_region(Region& region, Function* wg, llvm::ValueToValueMapTy& base_map,
                         BasicBlock* preheader);
+  // Sub-group mode: the entry's per-lane state and the loop that runs the sub-groups in turn,
+  // each as far as it gets before a work-group barrier (build_work_group_function).
+  void emit_sub_group_scheduler(IRBuilder<>& b, Function* wg, llvm::ValueToValueMapTy& base_map,
+                                const std::vector<BasicBlock*>& preheaders, BasicBlock* finish);
+  Value* active_lanes(unsigned region_id, BasicBlock* preheader);
   Value* resolve_query(IRBuilder<>& b, CallInst* call, Query query);
+  Value* resolve_sub_group_query(IRBuilder<>& b, CallInst* call, Query query);
   // Where the region's x loop may stop: the local size, or fewer work-items when the region
   // starts with a monotone condition that idles the rest (computed in the preheader).
   Value* x_loop_bound(const Region& region, llvm::ValueToValueMapTy& map, BasicBlock* preheader,
@@ -486,6 +560,19 @@ class KernelLowering {
   void drop_barriers();
 
   const Form form_;
+  // Work-items per sub-group: consecutive local linear ids, the last sub-group partial.
+  const unsigned sub_group_size_;
+  // The kernel has sub-group barriers (sub_group_barrier, the sub-group functions that exchange
+  // values). Its work-group function then keeps where each work-item stands (the region it runs
+  // next) and runs one sub-group at a time: the sub-group's work-items at its earliest barrier
+  // (in program order, loops kept together) run on to the next one, until all reach a
+  // work-group barrier or return; then the next sub-group runs. The work-items that arrive
+  // together at a barrier are the active ones of the sub-group functions there (what a GPU
+  // does at the reconvergence point of divergent code), and a sub-group may wait at a barrier
+  // that other sub-groups never reach. Barriers on the back edges of loops holding sub-group
+  // barriers keep the work-items of a sub-group in the same iteration.
+  bool sub_group_mode_ = false;
+  bool uses_exchange_ = false;
   const std::string entry_name_;
   llvm::Module& module_;
   Function& kernel_;
@@ -502,6 +589,8 @@ class KernelLowering {
   BlockSet barrier_set_;
   std::vector<Region> regions_;
   llvm::DenseMap<BasicBlock*, unsigned> region_after_barrier_;
+  // Sub-group mode: whether a region starts after a work-group barrier.
+  std::vector<bool> after_work_group_barrier_;
 
   // Spill slots (struct-of-arrays) and private memory (array-of-structs) per work-item.
   std::vector<uint64_t> slot_sizes_;
@@ -524,13 +613,28 @@ class KernelLowering {
     Value* local_memory;
     Value* collective_scratch;
     Value* private_base;
+    Value* exchange;         // sub-group exchange slots: 128 bytes per work-item
+    Value* lane_state;       // sub-group mode: i32 per work-item, the region it runs next
+    Value* items;            // work-items of this group
+    Value* sub_group_begin;  // sub-group mode: the running sub-group's first linear id
+    Value* sub_group_end;    // and one past its last
     std::vector<Value*> slot_base;
     std::vector<llvm::AllocaInst*> uniform_slots;
   } uniforms_{};
   // Loop state of the region being emitted.
   Value* local_id_[3] = {nullptr, nullptr, nullptr};
   Value* local_linear_ = nullptr;
+  // Sub-group mode: the active lanes of the region being emitted, computed on first use.
+  Value* region_active_ = nullptr;
+  unsigned region_id_ = 0;
+  BasicBlock* region_preheader_ = nullptr;
 };
+
+// Lane states of sub-group mode (Uniforms::lane_state): the region a work-item runs next, with
+// this bit while it waits at a work-group barrier; kExit once it returned.
+constexpr uint32_t kWaitsForGroup = 0x80000000u;
+// Bytes of a work-item's sub-group exchange slot: the widest OpenCL C type (double16).
+constexpr uint64_t kExchangeBytes = 128;
 
 Function* KernelLowering::placeholder(const char* name, llvm::Type* arg) {
   llvm::FunctionType* type = llvm::FunctionType::get(ptr_, {arg}, false);
@@ -560,6 +664,26 @@ void KernelLowering::drop_barriers() {
       if (is_barrier(&inst)) inst.eraseFromParent();
 }
 
+// An innermost loop without barriers that every work-item of a group enters and leaves
+// together (uniform exit conditions): insert_implicit_loop_barriers makes its iterations
+// regions.
+bool runs_in_step(const llvm::Loop& loop, const Divergence& divergence) {
+  if (!loop.isInnermost() || !divergence.reached_by_all(loop.getHeader())) return false;
+  llvm::SmallVector<BasicBlock*, 4> exiting;
+  loop.getExitingBlocks(exiting);
+  if (exiting.empty()) return false;
+  for (BasicBlock* block : loop.blocks())
+    for (Instruction& inst : *block)
+      if (is_barrier(&inst)) return false;
+  for (BasicBlock* block : exiting) {
+    const Instruction* terminator = block->getTerminator();
+    const Value* condition = Divergence::condition_of(terminator);
+    if (!condition || divergence.divergent(condition) || !llvm::isa<llvm::BranchInst>(terminator))
+      return false;
+  }
+  return true;
+}
+
 // Innermost loops that every work-item runs the same number of times get barriers on the
 // edges out of their exiting blocks (into the loop and out of it). Each iteration then becomes
 // a region that starts with the loop body and ends with the exit test choosing the next
@@ -574,20 +698,9 @@ void KernelLowering::insert_implicit_loop_barriers() {
   llvm::LoopInfo loops(dominators);
   std::vector<std::pair<BasicBlock*, BasicBlock*>> edges;
   for (llvm::Loop* loop : loops.getLoopsInPreorder()) {
-    if (!loop->isInnermost()) continue;
-    bool eligible = divergence.reached_by_all(loop->getHeader());
+    if (!runs_in_step(*loop, divergence)) continue;
     llvm::SmallVector<BasicBlock*, 4> exiting;
     loop->getExitingBlocks(exiting);
-    eligible &= !exiting.empty();
-    for (BasicBlock* block : loop->blocks())
-      for (Instruction& inst : *block) eligible &= !is_barrier(&inst);
-    for (BasicBlock* block : exiting) {
-      const Instruction* terminator = block->getTerminator();
-      const Value* condition = Divergence::condition_of(terminator);
-      eligible &= condition != nullptr && !divergence.divergent(condition) &&
-                  llvm::isa<llvm::BranchInst>(terminator);
-    }
-    if (!eligible) continue;
     for (BasicBlock* block : exiting)
       for (BasicBlock* successor : llvm::successors(block))
         if (std::find(edges.begin(), edges.end(), std::make_pair(block, successor)) == edges.end())
@@ -630,6 +743,118 @@ void KernelLowering::insert_implicit_loop_barriers() {
   }
 }
 
+void KernelLowering::insert_reconvergence_barriers() {
+  llvm::DominatorTree dominators(kernel_);
+  llvm::LoopInfo loops(dominators);
+  std::vector<std::pair<BasicBlock*, BasicBlock*>> edges;
+  for (llvm::Loop* loop : loops.getLoopsInPreorder()) {
+    bool holds_barrier = false;
+    for (BasicBlock* block : loop->blocks())
+      for (Instruction& inst : *block) holds_barrier |= is_sub_group_barrier(&inst);
+    if (!holds_barrier) continue;
+    llvm::SmallVector<BasicBlock*, 4> latches;
+    loop->getLoopLatches(latches);
+    for (BasicBlock* latch : latches)
+      if (std::find(edges.begin(), edges.end(), std::make_pair(latch, loop->getHeader())) ==
+          edges.end())
+        edges.emplace_back(latch, loop->getHeader());
+  }
+  if (edges.empty()) return;
+  llvm::FunctionCallee barrier = module_.getOrInsertFunction(
+      kSubGroupBarrier, llvm::FunctionType::get(llvm::Type::getVoidTy(context_), false));
+  for (auto [from, to] : edges) {
+    BasicBlock* on_edge = BasicBlock::Create(context_, "reconverge", &kernel_, to);
+    CallInst::Create(barrier, "", on_edge);
+    llvm::BranchInst::Create(to, on_edge);
+    from->getTerminator()->replaceSuccessorWith(to, on_edge);
+    for (llvm::PHINode& phi : to->phis())
+      for (unsigned i = 0; i < phi.getNumIncomingValues(); ++i)
+        if (phi.getIncomingBlock(i) == from) phi.setIncomingBlock(i, on_edge);
+  }
+}
+
+// Sub-group mode numbers the regions in program order with loops kept together: each loop's
+// blocks after what leads into it and before what follows it, its back edges last. The
+// scheduler runs the lowest-numbered region a sub-group's work-items stand at, so the
+// work-items that meet at a barrier are all those that reach it in this pass over the code.
+void KernelLowering::order_barriers_for_sub_groups() {
+  llvm::DominatorTree dominators(kernel_);
+  llvm::LoopInfo loops(dominators);
+  llvm::DenseMap<const BasicBlock*, unsigned> rpo_index;
+  std::vector<BasicBlock*> rpo_blocks;
+  for (BasicBlock* block : llvm::ReversePostOrderTraversal<Function*>(&kernel_)) {
+    rpo_index[block] = rpo_blocks.size();
+    rpo_blocks.push_back(block);
+  }
+  llvm::DenseMap<const BasicBlock*, unsigned> position;
+  unsigned next_position = 0;
+  // Places the blocks of `loop` (the whole function when null): a topological order of its
+  // blocks and inner loops (each inner loop one node, named by its header), ties broken by
+  // reverse post-order; then each inner loop's blocks in its place. Cycles that are no natural
+  // loops (irreducible control flow) keep reverse post-order.
+  std::function<void(llvm::Loop*)> place = [&](llvm::Loop* loop) {
+    auto node_of = [&](BasicBlock* block) {
+      llvm::Loop* inner = loops.getLoopFor(block);
+      if (inner == loop) return block;
+      while (inner && inner->getParentLoop() != loop) inner = inner->getParentLoop();
+      return inner ? inner->getHeader() : block;
+    };
+    std::vector<BasicBlock*> members;
+    if (loop) {
+      members.assign(loop->block_begin(), loop->block_end());
+    } else {
+      members = rpo_blocks;
+    }
+    const BlockSet member_set(members.begin(), members.end());
+    llvm::DenseMap<BasicBlock*, unsigned> pending;
+    llvm::DenseMap<BasicBlock*, std::vector<BasicBlock*>> successors;
+    for (BasicBlock* block : members) pending.try_emplace(node_of(block), 0);
+    for (BasicBlock* block : members)
+      for (BasicBlock* s : llvm::successors(block)) {
+        if (!member_set.contains(s) || (loop && s == loop->getHeader())) continue;
+        BasicBlock* from = node_of(block);
+        BasicBlock* to = node_of(s);
+        if (from == to) continue;
+        successors[from].push_back(to);
+        ++pending[to];
+      }
+    std::set<std::pair<unsigned, BasicBlock*>> ready;
+    for (auto& [node, count] : pending)
+      if (count == 0) ready.emplace(rpo_index.lookup(node), node);
+    llvm::SmallPtrSet<BasicBlock*, 16> placed;
+    auto emit = [&](BasicBlock* node) {
+      placed.insert(node);
+      llvm::Loop* inner = loops.getLoopFor(node);
+      if (inner != loop && inner->getHeader() == node) {
+        place(inner);
+      } else {
+        position[node] = next_position++;
+      }
+    };
+    while (placed.size() < pending.size()) {
+      if (ready.empty()) {
+        // A cycle no loop covers: take the earliest remaining node in reverse post-order.
+        BasicBlock* first = nullptr;
+        for (auto& [node, count] : pending)
+          if (!placed.contains(node) &&
+              (!first || rpo_index.lookup(node) < rpo_index.lookup(first)))
+            first = node;
+        ready.emplace(rpo_index.lookup(first), first);
+      }
+      BasicBlock* node = ready.begin()->second;
+      ready.erase(ready.begin());
+      if (placed.contains(node)) continue;
+      emit(node);
+      for (BasicBlock* s : successors[node])
+        if (--pending[s] == 0 && !placed.contains(s)) ready.emplace(rpo_index.lookup(s), s);
+    }
+  };
+  place(nullptr);
+  std::stable_sort(
+      barrier_blocks_.begin(), barrier_blocks_.end(),
+      [&](BasicBlock* a, BasicBlock* b) { return position.lookup(a) < position.lookup(b); });
+}
+
 void KernelLowering::split_at_barriers() {
   // Back-to-back barriers (two wait_group_events in a row) act as one; keeping both would start
   // a region at a barrier.
@@ -638,7 +863,14 @@ void KernelLowering::split_at_barriers() {
     for (Instruction& inst : llvm::make_early_inc_range(block)) {
       if (llvm::isa<llvm::DbgInfoIntrinsic>(inst)) continue;
       if (previous && is_barrier(previous) && is_barrier(&inst)) {
-        inst.eraseFromParent();
+        // A sub-group barrier next to a work-group barrier adds nothing; the reverse would
+        // lose the wait for the whole group.
+        if (is_sub_group_barrier(previous) && is_work_group_barrier(&inst)) {
+          previous->eraseFromParent();
+          previous = &inst;
+        } else {
+          inst.eraseFromParent();
+        }
         continue;
       }
       previous = &inst;
@@ -703,7 +935,10 @@ void KernelLowering::privatize_allocas() {
 void KernelLowering::spill_cross_barrier_values() {
   Function* slot_fn = placeholder(kSlotFunction, i32_);
   Function* uniform_fn = placeholder(kUniformFunction, i32_);
-  const Divergence divergence(kernel_);
+  // Sub-group mode keeps every value per work-item: a group's one copy of a uniform value
+  // would be overwritten by the sub-groups that run ahead (a loop's next iteration).
+  std::optional<Divergence> divergence;
+  if (!sub_group_mode_) divergence.emplace(kernel_);
   for (BasicBlock& def_block : kernel_) {
     if (barrier_set_.contains(&def_block)) continue;
     std::vector<BasicBlock*> successors(llvm::succ_begin(&def_block), llvm::succ_end(&def_block));
@@ -743,7 +978,7 @@ void KernelLowering::spill_cross_barrier_values() {
       // region (emit_region), before any work-item of that pass stores a new value: valid only
       // when every crossing use sees the value from an earlier pass, i.e. is not also
       // reachable from the definition without a barrier.
-      if (!divergence.divergent(def) && def->getType()->isFirstClassType()) {
+      if (divergence && !divergence->divergent(def) && def->getType()->isFirstClassType()) {
         std::vector<BasicBlock*> def_successors(llvm::succ_begin(&def_block),
                                                 llvm::succ_end(&def_block));
         const BlockSet direct = reachable_avoiding(def_successors, barrier_set_);
@@ -855,6 +1090,13 @@ void KernelLowering::form_regions() {
         if (!barrier_set_.contains(s) && seen.insert(s).second) work.push_back(s);
     }
     regions_.push_back(std::move(region));
+    if (sub_group_mode_) {
+      const BasicBlock* barrier = id == 0 ? nullptr : barrier_blocks_[id - 1];
+      after_work_group_barrier_.push_back(barrier &&
+                                          llvm::any_of(*barrier, [](const Instruction& inst) {
+                                            return is_work_group_barrier(&inst);
+                                          }));
+    }
   }
 }
 
@@ -924,8 +1166,69 @@ Value* KernelLowering::resolve_query(IRBuilder<>& b, CallInst* call, Query query
                       call->getArgOperand(0));
       return b.CreateGEP(i8_, u.private_base, offset, "private");
     }
+    default:
+      return resolve_sub_group_query(b, call, query);
   }
   return nullptr;
+}
+
+Value* KernelLowering::resolve_sub_group_query(IRBuilder<>& b, CallInst* call, Query query) {
+  const Uniforms& u = uniforms_;
+  Value* width = llvm::ConstantInt::get(i64_, sub_group_size_);
+  auto result = [&](Value* value) { return b.CreateZExtOrTrunc(value, call->getType()); };
+  auto sub_groups = [&](Value* items) {
+    return b.CreateUDiv(b.CreateAdd(items, llvm::ConstantInt::get(i64_, sub_group_size_ - 1)),
+                        width);
+  };
+  Value* enqueued_items = b.CreateMul(b.CreateMul(u.enqueued[0], u.enqueued[1]), u.enqueued[2]);
+  switch (query) {
+    case Query::SubGroupSize: {
+      // The last sub-group holds what is left of the group.
+      Value* first = b.CreateMul(b.CreateUDiv(local_linear_, width), width);
+      return result(
+          b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, width, b.CreateSub(u.items, first)));
+    }
+    case Query::MaxSubGroupSize:
+      return result(b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, width, enqueued_items));
+    case Query::NumSubGroups:
+      return result(sub_groups(u.items));
+    case Query::EnqueuedNumSubGroups:
+      return result(sub_groups(enqueued_items));
+    case Query::SubGroupId:
+      return result(b.CreateUDiv(local_linear_, width));
+    case Query::SubGroupLocalId:
+      return result(b.CreateURem(local_linear_, width));
+    case Query::SubGroupActive:
+      // Outside sub-group mode no work-item waits for another (a group of one work-item).
+      if (!sub_group_mode_) return llvm::ConstantInt::get(call->getType(), 1);
+      return active_lanes(region_id_, region_preheader_);
+    case Query::SubGroupExchange:
+      return b.CreatePointerBitCastOrAddrSpaceCast(u.exchange, call->getType());
+    default:
+      return nullptr;
+  }
+}
+
+// The lanes of the running sub-group that stand at `region_id` as the region's pass begins:
+// those that arrived at its barrier together (computed once per pass, in the preheader).
+Value* KernelLowering::active_lanes(unsigned region_id, BasicBlock* preheader) {
+  if (region_active_) return region_active_;
+  const Uniforms& u = uniforms_;
+  IRBuilder<> b(preheader->getTerminator());
+  Value* count = b.CreateSub(u.sub_group_end, u.sub_group_begin);
+  Value* last = b.CreateSub(u.sub_group_end, llvm::ConstantInt::get(i64_, 1));
+  Value* mask = llvm::ConstantInt::get(i64_, 0);
+  for (unsigned lane = 0; lane < sub_group_size_; ++lane) {
+    Value* index = b.CreateBinaryIntrinsic(
+        llvm::Intrinsic::umin, b.CreateAdd(u.sub_group_begin, llvm::ConstantInt::get(i64_, lane)),
+        last);
+    Value* state = b.CreateLoad(i32_, b.CreateGEP(i32_, u.lane_state, index));
+    Value* here = b.CreateAnd(b.CreateICmpULT(llvm::ConstantInt::get(i64_, lane), count),
+                              b.CreateICmpEQ(state, llvm::ConstantInt::get(i32_, region_id)));
+    mask = b.CreateOr(mask, b.CreateShl(b.CreateZExt(here, i64_), lane));
+  }
+  region_active_ = mask;
+  return mask;
 }
 
 Value* KernelLowering::x_loop_bound(const Region& region, llvm::ValueToValueMapTy& map,
@@ -979,6 +1282,9 @@ KernelLowering::RegionEnd KernelLowering::emit_region(Region& region, Function* 
                                                       BasicBlock* preheader) {
   const std::string tag = "r" + std::to_string(region.id);
   llvm::LLVMContext& c = context_;
+  // Work-group form: z, y and x loops over the group. Sub-group mode: one loop over the running
+  // sub-group's work-items (the "x" blocks), entering the region's code for those that stand
+  // at this region; z_header and y_header are then unused.
   BasicBlock* z_header = BasicBlock::Create(c, tag + ".z", wg);
   BasicBlock* y_header = BasicBlock::Create(c, tag + ".y", wg);
   BasicBlock* x_header = BasicBlock::Create(c, tag + ".x", wg);
@@ -986,26 +1292,53 @@ KernelLowering::RegionEnd KernelLowering::emit_region(Region& region, Function* 
   BasicBlock* y_latch = BasicBlock::Create(c, tag + ".y.latch", wg);
   BasicBlock* z_latch = BasicBlock::Create(c, tag + ".z.latch", wg);
   BasicBlock* done = BasicBlock::Create(c, tag + ".done", wg);
+  region_active_ = nullptr;
+  region_id_ = region.id;
+  region_preheader_ = preheader;
 
   IRBuilder<> b(preheader);
-  b.CreateBr(z_header);
-  b.SetInsertPoint(z_header);
-  llvm::PHINode* z = b.CreatePHI(i64_, 2, "lz");
-  z->addIncoming(llvm::ConstantInt::get(i64_, 0), preheader);
-  b.CreateBr(y_header);
-  b.SetInsertPoint(y_header);
-  llvm::PHINode* y = b.CreatePHI(i64_, 2, "ly");
-  y->addIncoming(llvm::ConstantInt::get(i64_, 0), z_header);
-  b.CreateBr(x_header);
-  b.SetInsertPoint(x_header);
-  llvm::PHINode* x = b.CreatePHI(i64_, 2, "lx");
-  x->addIncoming(llvm::ConstantInt::get(i64_, 0), y_header);
-  local_id_[0] = x;
-  local_id_[1] = y;
-  local_id_[2] = z;
-  local_linear_ = b.CreateAdd(
-      b.CreateMul(b.CreateAdd(b.CreateMul(z, uniforms_.local_size[1]), y), uniforms_.local_size[0]),
-      x, "llinear");
+  llvm::PHINode *x = nullptr, *y = nullptr, *z = nullptr;
+  BasicBlock* lane_latch = nullptr;
+  if (sub_group_mode_) {
+    const Uniforms& u = uniforms_;
+    BasicBlock* lane_header = z_header;
+    lane_latch = y_latch;
+    b.CreateBr(lane_header);
+    b.SetInsertPoint(lane_header);
+    llvm::PHINode* lane = b.CreatePHI(i64_, 2, "lane");
+    lane->addIncoming(u.sub_group_begin, preheader);
+    Value* state = b.CreateLoad(i32_, b.CreateGEP(i32_, u.lane_state, lane), "lane.state");
+    b.CreateCondBr(b.CreateICmpEQ(state, llvm::ConstantInt::get(i32_, region.id)), x_header,
+                   lane_latch);
+    b.SetInsertPoint(x_header);
+    // The local id of a linear one: the sizes are the group's own (the last group of a
+    // non-uniform NDRange is smaller), as get_local_linear_id counts.
+    Value* row = b.CreateUDiv(lane, u.local_size[0]);
+    local_id_[0] = b.CreateSub(lane, b.CreateMul(row, u.local_size[0]), "lx");
+    local_id_[2] = b.CreateUDiv(row, u.local_size[1], "lz");
+    local_id_[1] = b.CreateSub(row, b.CreateMul(local_id_[2], u.local_size[1]), "ly");
+    local_linear_ = lane;
+    x = lane;
+  } else {
+    b.CreateBr(z_header);
+    b.SetInsertPoint(z_header);
+    z = b.CreatePHI(i64_, 2, "lz");
+    z->addIncoming(llvm::ConstantInt::get(i64_, 0), preheader);
+    b.CreateBr(y_header);
+    b.SetInsertPoint(y_header);
+    y = b.CreatePHI(i64_, 2, "ly");
+    y->addIncoming(llvm::ConstantInt::get(i64_, 0), z_header);
+    b.CreateBr(x_header);
+    b.SetInsertPoint(x_header);
+    x = b.CreatePHI(i64_, 2, "lx");
+    x->addIncoming(llvm::ConstantInt::get(i64_, 0), y_header);
+    local_id_[0] = x;
+    local_id_[1] = y;
+    local_id_[2] = z;
+    local_linear_ = b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(z, uniforms_.local_size[1]), y),
+                                            uniforms_.local_size[0]),
+                                x, "llinear");
+  }
 
   // Clone the region's blocks. Barrier blocks it reaches become exits to the x latch.
   llvm::ValueToValueMapTy map;
@@ -1021,7 +1354,10 @@ KernelLowering::RegionEnd KernelLowering::emit_region(Region& region, Function* 
   next->insertInto(x_latch, x_latch->end());
   std::vector<unsigned> targets;
   auto add_exit = [&](unsigned target, BasicBlock* from) {
-    next->addIncoming(llvm::ConstantInt::get(i32_, target), from);
+    uint32_t state = target;
+    if (sub_group_mode_ && target != kExit && after_work_group_barrier_[target])
+      state |= kWaitsForGroup;
+    next->addIncoming(llvm::ConstantInt::get(i32_, state), from);
     if (std::find(targets.begin(), targets.end(), target) == targets.end())
       targets.push_back(target);
   };
@@ -1086,6 +1422,34 @@ KernelLowering::RegionEnd KernelLowering::emit_region(Region& region, Function* 
           store && uniform_slots.contains(store->getPointerOperand()))
         uniform_stores.push_back(store);
     }
+  if (sub_group_mode_) {
+    // Each work-item records where it stopped; the region ends with the sub-group's last one.
+    if (next->getNumIncomingValues() == 0) {
+      next->eraseFromParent();
+      next = nullptr;
+      new llvm::UnreachableInst(c, x_latch);
+    } else {
+      b.SetInsertPoint(x_latch);
+      b.CreateStore(next, b.CreateGEP(i32_, uniforms_.lane_state, x));
+      b.CreateBr(lane_latch);
+    }
+    b.SetInsertPoint(lane_latch);
+    Value* lane_next = b.CreateAdd(x, llvm::ConstantInt::get(i64_, 1), "lane.next", true, true);
+    auto* lane_branch =
+        b.CreateCondBr(b.CreateICmpULT(lane_next, uniforms_.sub_group_end), z_header, done);
+    llvm::cast<llvm::PHINode>(x)->addIncoming(lane_next, lane_latch);
+    llvm::SmallVector<llvm::Metadata*, 3> loop_md = {nullptr};
+    loop_md.push_back(llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.mustprogress")}));
+    if (all_parallel)
+      loop_md.push_back(llvm::MDNode::get(
+          c, {llvm::MDString::get(c, "llvm.loop.parallel_accesses"), access_group}));
+    llvm::MDNode* loop_id = llvm::MDNode::getDistinct(c, loop_md);
+    loop_id->replaceOperandWith(0, loop_id);
+    lane_branch->setMetadata(llvm::LLVMContext::MD_loop, loop_id);
+    y_header->eraseFromParent();
+    z_latch->eraseFromParent();
+    return {done, nullptr, {}};
+  }
   if (next->getNumIncomingValues() == 0) {
     // The region never finishes (an infinite loop, or `unreachable` after a barrier): the
     // latches are unreachable.
@@ -1221,16 +1585,25 @@ Function* KernelLowering::build_work_group_function() {
   auto constant = [&](uint64_t v) { return llvm::ConstantInt::get(i64_, v); };
   Value* line_gap =
       b.CreateSelect(b.CreateICmpUGE(items, constant(4)), constant(64), constant(0), "line.gap");
-  Value* next = constant(0);
+  u.items =
+      b.CreateMul(b.CreateMul(u.local_size[0], u.local_size[1]), u.local_size[2], "group.items");
+  // The sub-group exchange slots come first: the scratch is 128-byte aligned, as a double16 is.
+  u.exchange = u.scratch;
+  Value* exchange_bytes = b.CreateMul(items, constant(uses_exchange_ ? kExchangeBytes : 0));
+  Value* next = exchange_bytes;
   for (uint64_t size : slot_sizes_) {
     u.slot_base.push_back(b.CreateGEP(i8_, u.scratch, next));
     Value* bytes = b.CreateAnd(b.CreateAdd(b.CreateMul(items, constant(size)), constant(63)),
                                constant(~uint64_t{63}));
     next = b.CreateAdd(next, size <= 32 ? b.CreateAdd(bytes, line_gap) : bytes);
   }
-  u.private_base =
-      b.CreateGEP(i8_, u.scratch, b.CreateMul(items, llvm::ConstantInt::get(i64_, slot_bytes_)),
-                  "private.base");
+  u.private_base = b.CreateGEP(
+      i8_, u.scratch,
+      b.CreateAdd(exchange_bytes, b.CreateMul(items, llvm::ConstantInt::get(i64_, slot_bytes_))),
+      "private.base");
+  u.lane_state =
+      b.CreateGEP(i8_, u.private_base,
+                  b.CreateMul(items, llvm::ConstantInt::get(i64_, private_bytes_)), "lane.state");
   for (llvm::Type* type : uniform_types_)
     u.uniform_slots.push_back(b.CreateAlloca(type, nullptr, "uniform.slot"));
 
@@ -1272,9 +1645,13 @@ Function* KernelLowering::build_work_group_function() {
   std::vector<BasicBlock*> preheaders;
   for (Region& region : regions_)
     preheaders.push_back(BasicBlock::Create(c, "region" + std::to_string(region.id), wg));
-  b.CreateBr(preheaders[0]);
   BasicBlock* finish = BasicBlock::Create(c, "finish", wg);
   llvm::ReturnInst::Create(c, finish);
+  if (sub_group_mode_) {
+    emit_sub_group_scheduler(b, wg, base_map, preheaders, finish);
+    return wg;
+  }
+  b.CreateBr(preheaders[0]);
 
   for (Region& region : regions_) {
     RegionEnd end = emit_region(region, wg, base_map, preheaders[region.id]);
@@ -1297,6 +1674,103 @@ Function* KernelLowering::build_work_group_function() {
   return wg;
 }
 
+void KernelLowering::emit_sub_group_scheduler(IRBuilder<>& b, Function* wg,
+                                              llvm::ValueToValueMapTy& base_map,
+                                              const std::vector<BasicBlock*>& preheaders,
+                                              BasicBlock* finish) {
+  llvm::LLVMContext& c = context_;
+  Uniforms& u = uniforms_;
+  auto constant = [&](uint64_t v) { return llvm::ConstantInt::get(i64_, v); };
+  auto state_constant = [&](uint32_t v) { return llvm::ConstantInt::get(i32_, v); };
+  auto state_of = [&](Value* lane) { return b.CreateGEP(i32_, u.lane_state, lane); };
+  Value* width = constant(sub_group_size_);
+  Value* sub_groups =
+      b.CreateUDiv(b.CreateAdd(u.items, constant(sub_group_size_ - 1)), width, "sub.groups");
+
+  // Every work-item starts at region 0.
+  BasicBlock* entry = b.GetInsertBlock();
+  BasicBlock* init = BasicBlock::Create(c, "lanes.init", wg);
+  BasicBlock* round = BasicBlock::Create(c, "round", wg);
+  b.CreateBr(init);
+  b.SetInsertPoint(init);
+  llvm::PHINode* init_lane = b.CreatePHI(i64_, 2, "init.lane");
+  init_lane->addIncoming(constant(0), entry);
+  b.CreateStore(state_constant(0), state_of(init_lane));
+  Value* init_next = b.CreateAdd(init_lane, constant(1));
+  init_lane->addIncoming(init_next, init);
+  b.CreateCondBr(b.CreateICmpULT(init_next, u.items), init, round);
+
+  // A round runs each sub-group in turn until all its work-items wait at a work-group barrier
+  // or returned.
+  BasicBlock* sub_group = BasicBlock::Create(c, "sub.group", wg);
+  BasicBlock* pick = BasicBlock::Create(c, "pick", wg);
+  BasicBlock* dispatch = BasicBlock::Create(c, "dispatch", wg);
+  BasicBlock* no_region = BasicBlock::Create(c, "no.region", wg);
+  BasicBlock* sub_group_latch = BasicBlock::Create(c, "sub.group.latch", wg);
+  BasicBlock* release = BasicBlock::Create(c, "release", wg);
+  BasicBlock* round_end = BasicBlock::Create(c, "round.end", wg);
+  b.SetInsertPoint(round);
+  b.CreateBr(sub_group);
+  b.SetInsertPoint(sub_group);
+  llvm::PHINode* index = b.CreatePHI(i64_, 2, "sub.group.id");
+  index->addIncoming(constant(0), round);
+  u.sub_group_begin = b.CreateMul(index, width, "sub.group.begin");
+  u.sub_group_end =
+      b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b.CreateAdd(u.sub_group_begin, width), u.items,
+                              nullptr, "sub.group.end");
+  b.CreateBr(pick);
+
+  // The region the sub-group runs next: the earliest any of its work-items stands at.
+  b.SetInsertPoint(pick);
+  Value* count = b.CreateSub(u.sub_group_end, u.sub_group_begin);
+  Value* last = b.CreateSub(u.sub_group_end, constant(1));
+  Value* earliest = state_constant(kExit);
+  for (unsigned lane = 0; lane < sub_group_size_; ++lane) {
+    Value* at = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin,
+                                        b.CreateAdd(u.sub_group_begin, constant(lane)), last);
+    Value* state = b.CreateLoad(i32_, state_of(at));
+    state = b.CreateSelect(b.CreateICmpULT(constant(lane), count), state, state_constant(kExit));
+    earliest = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, earliest, state);
+  }
+  b.CreateCondBr(b.CreateICmpULT(earliest, state_constant(kWaitsForGroup)), dispatch,
+                 sub_group_latch);
+  b.SetInsertPoint(dispatch);
+  llvm::SwitchInst* choose = b.CreateSwitch(earliest, no_region, preheaders.size());
+  for (const Region& region : regions_)
+    choose->addCase(llvm::cast<llvm::ConstantInt>(state_constant(region.id)),
+                    preheaders[region.id]);
+  new llvm::UnreachableInst(c, no_region);
+
+  for (Region& region : regions_) {
+    RegionEnd end = emit_region(region, wg, base_map, preheaders[region.id]);
+    llvm::BranchInst::Create(pick, end.done);
+  }
+
+  b.SetInsertPoint(sub_group_latch);
+  Value* index_next = b.CreateAdd(index, constant(1));
+  index->addIncoming(index_next, sub_group_latch);
+  b.CreateCondBr(b.CreateICmpULT(index_next, sub_groups), sub_group, release);
+
+  // Every work-item now waits at the same work-group barrier, or returned: all go on past it.
+  b.SetInsertPoint(release);
+  llvm::PHINode* lane = b.CreatePHI(i64_, 2, "release.lane");
+  lane->addIncoming(constant(0), sub_group_latch);
+  llvm::PHINode* all_returned = b.CreatePHI(b.getInt1Ty(), 2, "all.returned");
+  all_returned->addIncoming(b.getTrue(), sub_group_latch);
+  Value* state = b.CreateLoad(i32_, state_of(lane));
+  Value* returned = b.CreateICmpEQ(state, state_constant(kExit));
+  b.CreateStore(
+      b.CreateSelect(returned, state, b.CreateAnd(state, state_constant(~kWaitsForGroup))),
+      state_of(lane));
+  Value* all_returned_next = b.CreateAnd(all_returned, returned);
+  Value* lane_next = b.CreateAdd(lane, constant(1));
+  lane->addIncoming(lane_next, release);
+  all_returned->addIncoming(all_returned_next, release);
+  b.CreateCondBr(b.CreateICmpULT(lane_next, u.items), release, round_end);
+  b.SetInsertPoint(round_end);
+  b.CreateCondBr(all_returned_next, finish, round);
+}
+
 bool KernelLowering::run(std::string* error) {
   for (BasicBlock& block : kernel_) {
     for (Instruction& inst : block) {
@@ -1313,6 +1787,12 @@ bool KernelLowering::run(std::string* error) {
     if (global.getAddressSpace() == 3) locals.push_back(&global);
   if (!locals.empty()) llvm::convertUsersOfConstantsToInstructions(locals, &kernel_);
 
+  bool has_sub_group_barriers = false;
+  for (BasicBlock& block : kernel_)
+    for (Instruction& inst : block) {
+      has_sub_group_barriers |= is_sub_group_barrier(&inst);
+      uses_exchange_ |= query_of(&inst) == Query::SubGroupExchange;
+    }
   if (form_ == Form::ItemLoop) {
     drop_barriers();
     form_regions();
@@ -1320,8 +1800,14 @@ bool KernelLowering::run(std::string* error) {
     exec_.item_loop_symbol = entry_name_;
     return true;
   }
-  insert_implicit_loop_barriers();
+  sub_group_mode_ = has_sub_group_barriers;
+  if (sub_group_mode_) {
+    insert_reconvergence_barriers();
+  } else {
+    insert_implicit_loop_barriers();
+  }
   split_at_barriers();
+  if (sub_group_mode_) order_barriers_for_sub_groups();
   exec_.has_barriers = !barrier_blocks_.empty();
   uint64_t private_estimate = 0;
   if (exec_.has_barriers) {
@@ -1339,7 +1825,9 @@ bool KernelLowering::run(std::string* error) {
   form_regions();
   build_work_group_function();
   exec_.entry_symbol = entry_name_;
-  exec_.scratch_bytes_per_item = slot_bytes_ + private_bytes_;
+  exec_.scratch_bytes_per_item = slot_bytes_ + private_bytes_ +
+                                 (uses_exchange_ ? kExchangeBytes : 0) +
+                                 (sub_group_mode_ ? sizeof(uint32_t) : 0);
   info_.local_mem_size = exec_.static_local_size;
   info_.private_mem_size = private_estimate;
   (void)error;
@@ -1350,7 +1838,7 @@ bool KernelLowering::run(std::string* error) {
 
 bool form_work_group_functions(llvm::Module& module, std::vector<KernelInfo>& kernels,
                                std::vector<KernelExec>& execs, unsigned vector_register_bits,
-                               std::string* error) {
+                               unsigned sub_group_size, std::string* error) {
   execs.assign(kernels.size(), KernelExec{});
   for (size_t i = 0; i < kernels.size(); ++i) {
     Function* kernel = module.getFunction(kernels[i].name);
@@ -1365,10 +1853,11 @@ bool form_work_group_functions(llvm::Module& module, std::vector<KernelInfo>& ke
     const bool barriers = has_barriers(*kernel);
     execs[i].item_loop_fits_any_group = !barriers;
     execs[i].item_loop_preferred = !barriers && prefers_item_loop(*kernel, vector_register_bits);
-    KernelLowering lowering(module, *kernel, kernels[i], execs[i]);
+    execs[i].partition_independent = independent_of_partition(*kernel, kernels[i]);
+    KernelLowering lowering(module, *kernel, kernels[i], execs[i], sub_group_size);
     if (!lowering.run(error)) return false;
     KernelInfo unused_info = kernels[i];
-    KernelLowering item_loop(module, *copy, unused_info, execs[i], Form::ItemLoop,
+    KernelLowering item_loop(module, *copy, unused_info, execs[i], sub_group_size, Form::ItemLoop,
                              kernels[i].name + ".items");
     if (!item_loop.run(error)) return false;
     copy->replaceAllUsesWith(llvm::PoisonValue::get(copy->getType()));
@@ -1418,6 +1907,32 @@ bool form_work_group_functions(llvm::Module& module, std::vector<KernelInfo>& ke
     return false;
   }
   return true;
+}
+
+void mark_step_loops_for_unrolling(llvm::Module& module, const std::vector<KernelInfo>& kernels) {
+  // Instructions an unrolled body may reach: enough work per spill and reload that the loop
+  // runs at the speed of its arithmetic, few enough to keep compile time and code small.
+  constexpr size_t kUnrolledBodyBudget = 96;
+  constexpr size_t kMaxUnrollCount = 8;
+  for (const KernelInfo& info : kernels) {
+    Function* kernel = module.getFunction(info.name);
+    if (!kernel || kernel->isDeclaration()) continue;
+    const Divergence divergence(*kernel);
+    llvm::DominatorTree dominators(*kernel);
+    llvm::LoopInfo loops(dominators);
+    for (llvm::Loop* loop : loops.getLoopsInPreorder()) {
+      if (!runs_in_step(*loop, divergence) || loop->getLoopID()) continue;
+      size_t body = 0;
+      for (BasicBlock* block : loop->blocks())
+        for (Instruction& inst : *block)
+          if (!llvm::isa<llvm::PHINode>(inst) && !inst.isTerminator() &&
+              !inst.isDebugOrPseudoInst())
+            ++body;
+      const size_t count = std::bit_floor(
+          std::min(kMaxUnrollCount, kUnrolledBodyBudget / std::max<size_t>(body, 1)));
+      if (count >= 2) llvm::addStringMetadataToLoop(loop, "llvm.loop.unroll.count", count);
+    }
+  }
 }
 
 }  // namespace manifold::compiler

@@ -16,6 +16,11 @@
 // the x loop still vectorizes); private arrays of kernels with barriers get a per-work-item
 // copy. The innermost (x) loop is annotated llvm.loop.parallel_accesses: work-items between
 // two barriers are independent by the OpenCL memory model.
+//
+// Kernels with sub-group barriers (sub_group_barrier and the sub-group functions of
+// compiler/builtins/subgroups.cl) take a third shape: each work-item keeps the region it runs
+// next, and the group runs one sub-group after another, each sub-group's work-items region by
+// region as far as they get before a work-group barrier (KernelLowering::sub_group_mode_).
 #pragma once
 
 #include <cstdint>
@@ -40,7 +45,7 @@ struct WorkGroupContext {
   uint64_t global_size[3];
   uint64_t global_offset[3];
   uint64_t work_dim;
-  void* scratch;             // scratch_bytes_per_item * product(enqueued_local_size), 64-aligned
+  void* scratch;             // scratch_bytes_per_item * product(enqueued_local_size), 128-aligned
   void* local_memory;        // the kernel's static __local variables, 128-aligned
   void* collective_scratch;  // 8 * (enqueued work-items + 2) bytes for work-group collectives
 };
@@ -59,10 +64,18 @@ constexpr unsigned kGroupId = 0, kLocalSize = 3, kEnqueuedLocalSize = 6, kNumGro
 //
 // Each kernel also gets "<kernel>.items", the item-loop form (KernelExec::item_loop_symbol),
 // marked with kKeepVectorsAttribute. vector_register_bits: the width of the vectors the target
-// computes with, for deciding which form a kernel prefers.
+// computes with, for deciding which form a kernel prefers. sub_group_size: work-items per
+// sub-group (consecutive local linear ids), what the sub-group functions see.
 bool form_work_group_functions(llvm::Module& module, std::vector<KernelInfo>& kernels,
                                std::vector<KernelExec>& execs, unsigned vector_register_bits,
-                               std::string* error);
+                               unsigned sub_group_size, std::string* error);
+
+// Marks the loops whose iterations the work-group form runs as regions (uniform innermost
+// loops) for unrolling (llvm.loop.unroll.count): each region stores and reloads the values the
+// loop carries for every work-item, so a short body such as a chain of multiply-adds is bound
+// by those memory operations, not by its arithmetic, unless several iterations share them.
+// Run before form_work_group_functions, followed by the loop unroll pass.
+void mark_step_loops_for_unrolling(llvm::Module& module, const std::vector<KernelInfo>& kernels);
 
 // Function attribute of the item-loop functions: the pipeline keeps their vector types.
 inline constexpr const char* kKeepVectorsAttribute = "manifold-keep-vectors";

@@ -82,6 +82,8 @@ struct DeviceInfo {
   cl_uint preferred_platform_atomic_alignment = 0, preferred_global_atomic_alignment = 0,
           preferred_local_atomic_alignment = 0;
   cl_uint max_num_sub_groups = 0;
+  // Work-items per sub-group (all but the last sub-group of a work-group); 0 without sub-groups.
+  cl_uint sub_group_size = 0;
   bool sub_group_independent_forward_progress = false;
   cl_device_atomic_capabilities atomic_memory_capabilities =
       CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP;

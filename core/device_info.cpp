@@ -3,6 +3,7 @@
 #include <CL/cl_ext.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "compiler/compiler.h"
 #include "core/command_buffer.h"
@@ -85,6 +86,28 @@ void fill_from_target(DeviceInfo& d, const compiler::Target& target) {
         name_version("cl_khr_spirv_no_integer_wrap_decoration", CL_MAKE_VERSION(1, 0, 0)));
   }
 
+  // Images (api/memory.cpp, api/enqueue.cpp) where the compiler reads and writes them:
+  // compiler/builtins/image.cl over the descriptors of compiler/image_abi.h, pixels stored
+  // linearly in device memory, so memory is all that bounds them. Limits: the full profile's
+  // minimums at least; max_mem_alloc_size must be set before.
+  d.image_support = target.images;
+  if (target.images) {
+    d.max_read_image_args = 128;
+    d.max_write_image_args = 64;
+    d.max_read_write_image_args = target.has_feature("__opencl_c_read_write_images") ? 64 : 0;
+    d.image2d_max_width = d.image2d_max_height = 16384;
+    d.image3d_max_width = d.image3d_max_height = d.image3d_max_depth = 2048;
+    // Pixels, addressed with int coordinates.
+    d.image_max_buffer_size = std::clamp<size_t>(d.max_mem_alloc_size / 16, 65536, INT32_MAX);
+    d.image_max_array_size = 2048;
+    d.max_samplers = 16;
+    // In pixels: any row pitch that is a whole number of pixels, any naturally aligned buffer.
+    d.image_pitch_alignment = 1;
+    d.image_base_address_alignment = 1;
+    // A host-side extension (2D images made from buffers: api/memory.cpp), no compiler macro.
+    d.extensions.push_back(name_version("cl_khr_image2d_from_buffer", CL_MAKE_VERSION(1, 0, 0)));
+  }
+
   d.generic_address_space_support = target.has_feature("__opencl_c_generic_address_space");
   d.work_group_collective_functions_support =
       target.has_feature("__opencl_c_work_group_collective_functions");
@@ -101,6 +124,12 @@ void fill_from_target(DeviceInfo& d, const compiler::Target& target) {
   // images are, the only fences that scope serves (atomic_work_item_fence on image memory).
   d.atomic_fence_capabilities = d.atomic_memory_capabilities | CL_DEVICE_ATOMIC_ORDER_ACQ_REL;
   if (target.images) d.atomic_fence_capabilities |= CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM;
+  // Sub-groups cut a work-group along its linear local ids (max_work_group_size is set first).
+  if (target.has_feature("__opencl_c_subgroups") && target.sub_group_size) {
+    d.sub_group_size = target.sub_group_size;
+    d.max_num_sub_groups =
+        static_cast<cl_uint>((d.max_work_group_size + d.sub_group_size - 1) / d.sub_group_size);
+  }
   d.compiler_available = d.linker_available = true;
 }
 

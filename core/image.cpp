@@ -1,5 +1,6 @@
-// Image formats on the host: the fill colour of clEnqueueFillImage becomes one pixel here, with
-// the conversion rules of the OpenCL C write_image* builtins (round to nearest even, saturation).
+// Images on the host: the fill colour of clEnqueueFillImage becomes one pixel here, with the
+// conversion rules of the OpenCL C write_image* builtins (round to nearest even, saturation), and
+// an image becomes the descriptor kernels receive (compiler/image_abi.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -168,6 +169,23 @@ bool image_pack_color(const ImageInfo& image, const void* color, std::byte* pixe
     }
   }
   return true;
+}
+
+ManifoldImage image_descriptor(const ImageInfo& image, uint64_t data) {
+  ManifoldImage d{};
+  d.data = data;
+  d.row_pitch = image.row_pitch;
+  d.slice_pitch = image.slice_pitch;
+  d.width = static_cast<manifold_u32>(image.width);
+  d.height = static_cast<manifold_u32>(image.height);
+  d.depth = static_cast<manifold_u32>(image.depth);
+  d.array_size = static_cast<manifold_u32>(image.array_size);
+  d.image_type = image.type;
+  d.channel_order = image.format.image_channel_order;
+  d.channel_data_type = image.format.image_channel_data_type;
+  d.element_size = static_cast<manifold_u32>(image.element_size);
+  d.num_channels = image.num_channels;
+  return d;
 }
 
 }  // namespace manifold

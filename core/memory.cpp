@@ -165,6 +165,7 @@ MemObject::~MemObject() {
   // memory is freed, once no command uses the object any more.
   for (auto it = destructor_callbacks_.rbegin(); it != destructor_callbacks_.rend(); ++it)
     it->first(handle(), it->second);
+  device_states_.clear();
   backings_.clear();  // first: a backing may have page-locked the host memory
   release_imports();
   if (owns_data_) std::free(data_);

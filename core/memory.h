@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/image_abi.h"
 #include "core/context.h"
 #include "core/event.h"
 #include "core/object.h"
@@ -38,6 +39,13 @@ class DeviceBacking {
 
  private:
   MemoryPlace place_;
+};
+
+// What a device keeps for one memory object itself, not for its root's bytes (a GPU's copy of an
+// image's descriptor, backends/gpu_driver): made on first use, freed with the object.
+class DeviceObjectState {
+ public:
+  virtual ~DeviceObjectState() = default;
 };
 
 // A copy into a memory place that a submitted command makes and that may not have landed yet:
@@ -77,6 +85,9 @@ size_t image_element_size(const cl_image_format& format, cl_uint* num_channels =
 // floating-point types, int4 / uint4 for unnormalized signed / unsigned integers), converted as
 // write_image* does. False when the format has no such conversion (core/image.cpp).
 bool image_pack_color(const ImageInfo& image, const void* color, std::byte* pixel);
+// What a kernel receives for `image` (compiler/image_abi.h) whose pixel (0, 0, 0) a device
+// addresses at `data` (core/image.cpp).
+ManifoldImage image_descriptor(const ImageInfo& image, uint64_t data);
 // Whether a device supports images of these dimensions (CL_DEVICE_IMAGE*_MAX_*).
 bool image_fits_device(const DeviceInfo& device, const ImageInfo& image);
 
@@ -190,6 +201,17 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
     r.recent_backing_.store(b, std::memory_order_release);
     return *b;
   }
+  // This object's own state on `device` (a key: the device's address), made by `make()`
+  // (returning std::unique_ptr<DeviceObjectState>, or throwing) the first time. Thread-safe.
+  template <class Make>
+  DeviceObjectState& device_state(const void* device, Make&& make) {
+    std::lock_guard lock(device_states_mutex_);
+    for (auto& [key, state] : device_states_)
+      if (key == device) return *state;
+    std::unique_ptr<DeviceObjectState> made = make();
+    device_states_.emplace_back(device, std::move(made));
+    return *device_states_.back().second;
+  }
   DeviceBacking* find_backing(MemoryPlace place) {
     MemObject& r = parent_ ? *parent_ : *this;
     std::lock_guard lock(r.backing_mutex_);
@@ -252,6 +274,8 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
 
   std::mutex backing_mutex_;
   std::vector<std::unique_ptr<DeviceBacking>> backings_;
+  std::mutex device_states_mutex_;
+  std::vector<std::pair<const void*, std::unique_ptr<DeviceObjectState>>> device_states_;
   std::atomic<DeviceBacking*> recent_backing_{nullptr};
   std::atomic<Residency::Places> settled_places_{0};
   std::mutex residency_mutex_;

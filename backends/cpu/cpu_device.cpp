@@ -152,28 +152,15 @@ CpuDevice::CpuDevice() : target_(compiler::host_cpu_target()) {
     d.max_global_variable_size = 64 * 1024;
     d.global_variable_preferred_total_size = 1 << 20;
   }
-  // Images (api/memory.cpp, api/enqueue.cpp) when the compiler reads and writes them
-  // (compiler/builtins/image.cl over compiler/image_abi.h; the target's __opencl_c_images and
-  // cl_khr_3d_image_writes come with it). Limits: at least the full profile's minimums.
-  if (target_.images) {
-    d.image_support = true;
-    d.max_read_image_args = 128;
-    d.max_write_image_args = 64;
-    if (has_feature(target_, "__opencl_c_read_write_images")) d.max_read_write_image_args = 64;
-    d.image2d_max_width = d.image2d_max_height = 16384;
-    d.image3d_max_width = d.image3d_max_height = d.image3d_max_depth = 2048;
-    d.image_max_buffer_size = std::max<size_t>(d.max_mem_alloc_size / 16, 65536);  // pixels
-    d.image_max_array_size = 2048;
-    d.max_samplers = 16;
-    // In pixels: any row pitch that is a whole number of pixels, any naturally aligned buffer.
-    d.image_pitch_alignment = 1;
-    d.image_base_address_alignment = 1;
-  }
   d.execution_capabilities = CL_EXEC_KERNEL | CL_EXEC_NATIVE_KERNEL;
   d.queue_on_host_properties = CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
   d.single_fp_config = CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO |
                        CL_FP_ROUND_TO_INF | CL_FP_FMA;
   if (target_.fp64) d.double_fp_config = d.single_fp_config;
+  // Half (compiler/builtins/half.cl): computed in float and rounded once to nearest even, denormals
+  // kept; fma correctly rounded.
+  if (target_.fp16)
+    d.half_fp_config = CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST | CL_FP_FMA;
   const unsigned vb = vector_bytes(target_);
   // Elements of each type in one vector register, at most 16: OpenCL C has no wider vectors,
   // and applications that pick their vector type from these (hash crackers) take them as
@@ -189,13 +176,11 @@ CpuDevice::CpuDevice() : target_(compiler::host_cpu_target()) {
                              target_.fp16 ? lanes(vb / 2) : 0};
   std::copy(std::begin(widths), std::end(widths), d.preferred_vector_width);
   std::copy(std::begin(widths), std::end(widths), d.native_vector_width);
+  // Half arithmetic runs in float lanes (F16C converts; no AVX512-FP16 is used).
+  d.native_vector_width[6] = target_.fp16 ? lanes(vb / 4) : 0;
   d.preferred_work_group_size_multiple = vb / 4;  // floats per vector register
   d.non_uniform_work_group_support = true;
   fill_from_target(d, target_);
-  if (has_feature(target_, "__opencl_c_subgroups")) d.max_num_sub_groups = 4096 / (vb / 4);
-  // A host-side extension (2D images made from buffers: api/memory.cpp), no compiler macro.
-  if (d.image_support)
-    d.extensions.push_back(name_version("cl_khr_image2d_from_buffer", CL_MAKE_VERSION(1, 0, 0)));
   // Host memory imports (clImportMemoryARM): the CPU works on the application's pages in place.
   d.extensions.push_back(name_version("cl_arm_import_memory", CL_MAKE_VERSION(1, 0, 0)));
   d.extensions.push_back(name_version("cl_arm_import_memory_host", CL_MAKE_VERSION(1, 0, 0)));

@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <atomic>
@@ -23,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <utility>
 #include <vector>
 
 #include "backends/cpu/cpu_executable.h"
@@ -33,6 +35,12 @@
 
 extern "C" int __manifold_printf(const char* format, const char* descriptor, const char* values);
 extern "C" int __manifold_address_space_of(const void* pointer);
+// libgcc's half-precision conversions (GCC 12 and later, _Float16 in SSE registers as LLVM passes
+// it). Only their addresses are taken, so their types need not be spelled.
+extern "C" void __truncdfhf2();
+extern "C" void __truncsfhf2();
+extern "C" void __extendhfsf2();
+extern "C" void __extendhfdf2();
 
 namespace manifold::cpu {
 
@@ -180,6 +188,16 @@ llvm::Error add_host_symbols(llvm::orc::LLJIT& jit) {
   symbols[jit.mangleAndIntern("__manifold_address_space_of")] = {
       llvm::orc::ExecutorAddr::fromPtr(&__manifold_address_space_of),
       llvm::JITSymbolFlags::Exported};
+  // x86 code converts half through these where the CPU lacks AVX512-FP16 (from double) or F16C
+  // (from and to float). Named here: the process's symbol search sees only what the application
+  // loaded globally, and a C application need not have loaded libgcc_s.
+  const std::pair<const char*, void (*)()> half_conversions[] = {{"__truncdfhf2", &__truncdfhf2},
+                                                                 {"__truncsfhf2", &__truncsfhf2},
+                                                                 {"__extendhfsf2", &__extendhfsf2},
+                                                                 {"__extendhfdf2", &__extendhfdf2}};
+  for (const auto& [name, function] : half_conversions)
+    symbols[jit.mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(function),
+                                          llvm::JITSymbolFlags::Exported};
   if (auto error = main.define(llvm::orc::absoluteSymbols(std::move(symbols)))) return error;
   // SLEEF provides the vector and scalar math the builtin library calls.
   auto sleef = llvm::orc::DynamicLibrarySearchGenerator::Load("libsleef.so.3", prefix);
@@ -298,6 +316,28 @@ const KernelInfo* CpuExecutable::find(std::string_view name) const {
 
 const std::vector<KernelInfo>& CpuExecutable::kernels() const { return impl_->kernels; }
 
+namespace {
+
+// Groups of a few work-items cannot fill a vector of work-items, and each one costs a call.
+// A kernel whose results do not depend on the division into groups (compiler/binary_format.h,
+// KernelExec::partition_independent) then runs in groups along x of this many items instead
+// (0: keep the application's groups): large enough for the vectorized work-item loop, small
+// enough to leave several groups per thread. Kernels that run one work-item at a time anyway
+// (item_loop_preferred) keep their groups: larger ones would only balance worse.
+size_t regrouped_local_size(const KernelExec& exec, const NDRange& range) {
+  constexpr size_t kSmallGroup = 16, kLargestGroup = 64;
+  if (!exec.partition_independent || exec.item_loop_preferred) return 0;
+  size_t items = 1;
+  for (unsigned d = 0; d < range.work_dim; ++d) items *= std::max<size_t>(range.local_size[d], 1);
+  if (items >= kSmallGroup) return 0;
+  const size_t threads = static_cast<size_t>(tbb::this_task_arena::max_concurrency());
+  size_t local = kLargestGroup;
+  while (local > kSmallGroup && range.global_size[0] / local < 4 * threads) local /= 2;
+  return std::min(local, range.global_size[0]);
+}
+
+}  // namespace
+
 void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
                         const void* const* arg_values, const size_t* local_sizes,
                         compiler::PrintfBuffer* printf_buffer) const {
@@ -312,10 +352,13 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
   WorkGroupContext shape{};
   size_t first[3], count[3];
   const bool whole = range.whole();  // the usual launch: one division per dimension
+  const size_t regrouped_x = whole ? regrouped_local_size(exec, range) : 0;
   for (unsigned d = 0; d < 3; ++d) {
     const bool used = d < range.work_dim;
     const size_t global = used ? range.global_size[d] : 1;
-    const size_t local = used ? std::max<size_t>(range.local_size[d], 1) : 1;
+    const size_t local = regrouped_x ? (d == 0 ? regrouped_x : 1)
+                         : used      ? std::max<size_t>(range.local_size[d], 1)
+                                     : 1;
     shape.global_size[d] = global;
     shape.enqueued_local_size[d] = local;
     shape.global_offset[d] = used ? range.global_offset[d] : 0;

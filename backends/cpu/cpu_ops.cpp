@@ -58,22 +58,11 @@ void run_kernel(CpuDevice& device, const KernelOp& op) {
         values[i] = nullptr;
         break;
       case compiler::ArgKind::Image: {
-        const ImageInfo& image = *a.buffer->image();
         if (images.empty()) images.resize(n);
-        ManifoldImage& d = images[i];
-        d.data = reinterpret_cast<uintptr_t>(device.address(*a.buffer));
-        d.row_pitch = image.row_pitch;
-        d.slice_pitch = image.slice_pitch;
-        d.width = static_cast<manifold_u32>(image.width);
-        d.height = static_cast<manifold_u32>(image.height);
-        d.depth = static_cast<manifold_u32>(image.depth);
-        d.array_size = static_cast<manifold_u32>(image.array_size);
-        d.image_type = image.type;
-        d.channel_order = image.format.image_channel_order;
-        d.channel_data_type = image.format.image_channel_data_type;
-        d.element_size = static_cast<manifold_u32>(image.element_size);
-        d.num_channels = image.num_channels;
-        pointers[i] = &d;  // the kernel receives a pointer to the descriptor, like a buffer's
+        images[i] = image_descriptor(*a.buffer->image(),
+                                     reinterpret_cast<uintptr_t>(device.address(*a.buffer)));
+        // The kernel receives a pointer to the descriptor, like a buffer's.
+        pointers[i] = &images[i];
         values[i] = &pointers[i];
         break;
       }

@@ -167,6 +167,10 @@ class DriverDevice final : public Device {
   // The device address of `mem` (its root's backing plus its origin), made on first use (its
   // contents arrive by migration, scheduler/migration.h). Throws CL_MEM_OBJECT_ALLOCATION_FAILURE.
   CUdeviceptr address(MemObject& mem);
+  // The device address of `image`'s descriptor (compiler/image_abi.h) in this GPU's memory, what
+  // kernels receive for the image: made on first use (the pixels' address is fixed from then on)
+  // and freed with the image.
+  CUdeviceptr image_descriptor_address(MemObject& image);
   // DeviceMemory (driver_memory_impl.h): cuMemAlloc, the driver's virtual memory management,
   // mapped page-locked host memory.
   uint64_t allocate(size_t size) override;

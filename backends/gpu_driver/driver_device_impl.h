@@ -31,6 +31,23 @@ inline std::optional<std::string> module_image(std::span<const uint8_t> binary,
   return std::string(object->begin(), object->end());
 }
 
+// An image's descriptor in a GPU's memory (DriverDevice::image_descriptor_address).
+template <class V>
+class ImageDescriptor final : public DeviceObjectState {
+ public:
+  ImageDescriptor(DriverDevice<V>& device, CUdeviceptr pointer)
+      : device_(device), pointer_(pointer) {}
+  ~ImageDescriptor() override {
+    device_.make_current();
+    V::api().cuMemFree(pointer_);
+  }
+  CUdeviceptr pointer() const { return pointer_; }
+
+ private:
+  DriverDevice<V>& device_;
+  CUdeviceptr pointer_;
+};
+
 }  // namespace detail
 
 template <class V>
@@ -94,7 +111,12 @@ DriverDevice<V>::DriverDevice(CUdevice device, int ordinal, DeviceFacts facts)
                        CL_FP_ROUND_TO_INF | CL_FP_FMA | CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT;
   d.double_fp_config = CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO |
                        CL_FP_ROUND_TO_INF | CL_FP_FMA;
-  const cl_uint widths[7] = {1, 1, 1, 1, 1, 1, 0};  // scalar SIMT lanes: no vector preference
+  // Half (compiler/builtins/half.cl): arithmetic natively from sm_53 on (in float before),
+  // functions in float rounded once to nearest even, denormals kept; fma correctly rounded.
+  if (target_.fp16)
+    d.half_fp_config = CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST | CL_FP_FMA;
+  // Scalar SIMT lanes: no vector preference.
+  const cl_uint widths[7] = {1, 1, 1, 1, 1, 1, cl_uint(target_.fp16)};
   std::copy(std::begin(widths), std::end(widths), d.preferred_vector_width);
   std::copy(std::begin(widths), std::end(widths), d.native_vector_width);
   d.preferred_work_group_size_multiple = attribute(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
@@ -110,6 +132,8 @@ DriverDevice<V>::DriverDevice(CUdevice device, int ordinal, DeviceFacts facts)
     d.max_global_variable_size = 64 * 1024;
     d.global_variable_preferred_total_size = 1 << 20;
   }
+  // Sub-groups are warps (where the target has them): scheduled independently of each other.
+  d.sub_group_independent_forward_progress = d.max_num_sub_groups != 0;
   d.printf_buffer_size = 1 << 20;  // CUDA's default printf FIFO
   // Command-buffer graphs lost printf output in the CTS (command_buffer printf on the H100):
   // until that is understood, printf kernels are not recorded on driver (CUDA, HIP) devices.
@@ -314,6 +338,27 @@ CUdeviceptr DriverDevice<V>::address(MemObject& mem) {
     return backing;
   });
   return static_cast<DriverBacking<V>&>(b).pointer() + mem.root_offset();
+}
+
+template <class V>
+CUdeviceptr DriverDevice<V>::image_descriptor_address(MemObject& image) {
+  DeviceObjectState& state = image.device_state(this, [&] {
+    const ManifoldImage descriptor = image_descriptor(*image.image(), address(image));
+    make_current();
+    CUdeviceptr pointer = 0;
+    if (CUresult r = api().cuMemAlloc(&pointer, sizeof descriptor); r != CUDA_SUCCESS)
+      fail(r == CUDA_ERROR_OUT_OF_MEMORY ? CL_MEM_OBJECT_ALLOCATION_FAILURE : CL_OUT_OF_RESOURCES,
+           "cannot allocate an image descriptor on the GPU: " + V::error_text(r));
+    auto made = std::make_unique<detail::ImageDescriptor<V>>(*this, pointer);
+    // In place before any launch that reads it is enqueued (a stream of its own: no wait for
+    // the work of the application's queues).
+    CUstream stream = copy_stream();
+    copy_to_device(pointer, &descriptor, sizeof descriptor, stream);
+    if (CUresult r = api().cuStreamSynchronize(stream); r != CUDA_SUCCESS)
+      fail(CL_OUT_OF_RESOURCES, "copy of an image descriptor to the GPU: " + V::error_text(r));
+    return made;
+  });
+  return static_cast<detail::ImageDescriptor<V>&>(state).pointer();
 }
 
 // Pageable host memory goes through the device's staging (backends/gpu_stream/staging.h);

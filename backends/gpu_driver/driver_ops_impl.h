@@ -13,6 +13,7 @@
 #include "backends/gpu_stream/launch_batch.h"
 #include "core/log.h"
 #include "core/operations.h"
+#include "core/sampler.h"
 #include "core/tls.h"
 
 namespace manifold::gpu {
@@ -72,8 +73,26 @@ class DriverOps final : public DeviceOps {
       std::memmove(host_address(op.dst), host_address(op.src), op.size);
   }
   void copy_rect(const CopyRectOp& op) override {
+    if (!slices_whole_rows_apart(op.rect)) {
+      // One copy per slice (image transfers: a host slice pitch need only be large enough).
+      CopyRectOp slice = op;
+      slice.rect.region[2] = 1;
+      for (size_t z = 0; z < op.rect.region[2]; ++z) {
+        slice.src.offset = op.src.offset + z * op.rect.src_slice_pitch;
+        slice.dst.offset = op.dst.offset + z * op.rect.dst_slice_pitch;
+        const CUDA_MEMCPY3D c = rect_params(slice);
+        check_driver_call<V>(a.cuMemcpy3DAsync(&c, stream), "rectangular copy");
+      }
+      return;
+    }
     const CUDA_MEMCPY3D c = rect_params(op);
     check_driver_call<V>(a.cuMemcpy3DAsync(&c, stream), "rectangular copy");
+  }
+  // Whether CUDA_MEMCPY3D can space the rectangle's slices: it counts them in rows.
+  static bool slices_whole_rows_apart(const Rect& r) {
+    if (r.region[2] <= 1) return true;
+    return r.src_row_pitch && r.dst_row_pitch && r.src_slice_pitch % r.src_row_pitch == 0 &&
+           r.dst_slice_pitch % r.dst_row_pitch == 0;
   }
   CUDA_MEMCPY3D rect_params(const CopyRectOp& op) {
     CUDA_MEMCPY3D c{};
@@ -187,6 +206,18 @@ class DriverOps final : public DeviceOps {
           const uint64_t address = arg.buffer ? device.address(*arg.buffer)
                                               : reinterpret_cast<uint64_t>(arg.svm_pointer);
           record.add_param(&address, sizeof address);
+          break;
+        }
+        case compiler::ArgKind::Image: {
+          // Its descriptor's address (compiler/image_abi.h), passed as a buffer's would be.
+          const uint64_t descriptor = device.image_descriptor_address(*arg.buffer);
+          record.add_param(&descriptor, sizeof descriptor);
+          break;
+        }
+        case compiler::ArgKind::Sampler: {
+          // Its CLK_* bits as a pointer's value (compiler/image_abi.h).
+          const uint64_t bits = arg.sampler ? arg.sampler->kernel_bits() : 0;
+          record.add_param(&bits, sizeof bits);
           break;
         }
         case compiler::ArgKind::Local:
@@ -438,7 +469,7 @@ bool DriverOps<V>::build(const OperationList& list, RecordedGraph<V>& g) {
       m.srcHeight = m.dstHeight = m.Height = m.Depth = 1;
       r = a.cuGraphAddMemcpyNode(&node, c.graph, previous, deps, &m, device.context());
     } else if (const auto* rect = std::get_if<CopyRectOp>(&op)) {
-      if (!rect->src.mem || !rect->dst.mem) return false;
+      if (!rect->src.mem || !rect->dst.mem || !slices_whole_rows_apart(rect->rect)) return false;
       const CUDA_MEMCPY3D m = rect_params(*rect);
       r = a.cuGraphAddMemcpyNode(&node, c.graph, previous, deps, &m, device.context());
     } else if (const auto* fill = std::get_if<FillOp>(&op)) {

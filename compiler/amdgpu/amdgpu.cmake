@@ -27,7 +27,7 @@ foreach(source builtins/atomics.cl builtins/vstore_half.cl)
     OUTPUT ${part}
     COMMAND ${MANIFOLD_CLANG} ${MANIFOLD_AMDGPU_CC1} -x cl -cl-std=CL3.0
             ${CMAKE_CURRENT_SOURCE_DIR}/${source} -o ${part}
-    DEPENDS ${source} builtins/common.h
+    DEPENDS ${source} builtins/common.h builtins/half_rounding.h
     COMMENT "Compiling ${source} for AMDGPU"
     VERBATIM)
   list(APPEND amdgpu_portable_parts ${part})

@@ -247,7 +247,7 @@ INL float linear_to_srgb(float c) {
 }
 
 // The general format conversions are functions of their own, called (not inlined: see
-// kOutlinedPrefix in cpu_pipeline.cpp) from every read and write, with the common formats
+// kOutlinedBuiltinPrefix in compiler/stages.h) from every read and write, with the common formats
 // inlined before them: a kernel with many reads (a filter, trilinear reads of eight texels)
 // stays small and quick to compile.
 #define OUTLINED __attribute__((noinline))
@@ -762,7 +762,9 @@ INL void write_ui(Img im, int4 coord, int dims, int layered, uint4 color) {
   if (texel_in_range(im, t, dims, layered)) encode_ui(im, texel_address(im, t.x, t.y, t.z), color);
 }
 
-// ---- The builtins. Coordinates widen to 4 components.
+// ---- The builtins. Coordinates widen to 4 components. read_imageh and write_imageh
+// (cl_khr_fp16) are read_imagef and write_imagef with the color converted: half to float is
+// exact, float to half rounds to nearest even.
 INL int4 widen_i1(int c) { return (int4)(c, 0, 0, 0); }
 INL int4 widen_i2(int2 c) { return (int4)(c, 0, 0); }
 INL int4 widen_i4(int4 c) { return c; }
@@ -795,6 +797,12 @@ INL float4 widen_f4(float4 c) { return c; }
   OVL uint4 read_imageui(read_only TYPE image, sampler_t sampler, FC coord) {                  \
     return as_uint4(read_i_float_sampled(__manifold_image(image), __manifold_sampler(sampler), \
                                          widen_f##FN(coord), DIMS, LAYERED));                  \
+  }                                                                                            \
+  OVL half4 read_imageh(read_only TYPE image, sampler_t sampler, IC coord) {                   \
+    return __builtin_convertvector(read_imagef(image, sampler, coord), half4);                 \
+  }                                                                                            \
+  OVL half4 read_imageh(read_only TYPE image, sampler_t sampler, FC coord) {                   \
+    return __builtin_convertvector(read_imagef(image, sampler, coord), half4);                 \
   }
 
 #define PLAIN_READS(ACCESS, TYPE, IC, IN, DIMS, LAYERED)                                 \
@@ -806,6 +814,9 @@ INL float4 widen_f4(float4 c) { return c; }
   }                                                                                      \
   OVL uint4 read_imageui(ACCESS TYPE image, IC coord) {                                  \
     return as_uint4(read_i(__manifold_image(image), widen_i##IN(coord), DIMS, LAYERED)); \
+  }                                                                                      \
+  OVL half4 read_imageh(ACCESS TYPE image, IC coord) {                                   \
+    return __builtin_convertvector(read_imagef(image, coord), half4);                    \
   }
 
 #define WRITES(ACCESS, TYPE, IC, IN, DIMS, LAYERED)                              \
@@ -817,6 +828,9 @@ INL float4 widen_f4(float4 c) { return c; }
   }                                                                              \
   OVL void write_imageui(ACCESS TYPE image, IC coord, uint4 color) {             \
     write_ui(__manifold_image(image), widen_i##IN(coord), DIMS, LAYERED, color); \
+  }                                                                              \
+  OVL void write_imageh(ACCESS TYPE image, IC coord, half4 color) {              \
+    write_imagef(image, coord, __builtin_convertvector(color, float4));          \
   }
 
 #define QUERIES_COMMON(ACCESS, TYPE)                                                        \

@@ -2,6 +2,8 @@
 ; On x86-64 with clang's fake address-space map an image value is a `ptr addrspace(1)` (here: to
 ; its ManifoldImage) and a sampler value a `ptr addrspace(2)` whose integer value is the CLK_*
 ; bits; OpenCL C cannot convert either, so these identities are written in IR. All are inlined.
+; NVPTX's copy is made from this file (compiler/nvptx/nvptx.cmake): its triple, and addrspace(4)
+; wherever this file says addrspace(2), which must stay the sampler's address space only.
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
 target triple = "x86_64-pc-linux-gnu"
 

@@ -1,5 +1,5 @@
 // vload/vstore (OpenCL C 3.0 section 6.15.11), including the half-precision loads (the stores
-// with their rounding modes are in vstore_half.cl). Loads and stores of N elements use vector types whose alignment is reduced to
+// with their rounding modes are in vstore_half.cl; vloadn/vstoren of half in half.cl). Loads and stores of N elements use vector types whose alignment is reduced to
 // the element's (the spec only guarantees element alignment), so they stay single vector
 // memory operations; 3-element forms touch exactly 3 elements.
 #include "common.h"
@@ -7,45 +7,18 @@
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 
-#define UNALIGNED_TYPES(T)                                                        \
-  typedef T T##2_u __attribute__((ext_vector_type(2), aligned(sizeof(T))));       \
-  typedef T T##4_u __attribute__((ext_vector_type(4), aligned(sizeof(T))));       \
-  typedef T T##8_u __attribute__((ext_vector_type(8), aligned(sizeof(T))));       \
-  typedef T T##16_u __attribute__((ext_vector_type(16), aligned(sizeof(T))));
 UNALIGNED_TYPES(char) UNALIGNED_TYPES(uchar) UNALIGNED_TYPES(short) UNALIGNED_TYPES(ushort)
 UNALIGNED_TYPES(int) UNALIGNED_TYPES(uint) UNALIGNED_TYPES(long) UNALIGNED_TYPES(ulong)
 UNALIGNED_TYPES(float) UNALIGNED_TYPES(double) UNALIGNED_TYPES(half)
 
-#define VLOAD_N(AS, T, N)                                         \
-  OVL T##N vload##N(size_t offset, const AS T* p) {               \
-    return *(const AS T##N##_u*)(p + offset * N);                 \
-  }
-#define VSTORE_N(AS, T, N)                                        \
-  OVL void vstore##N(T##N data, size_t offset, AS T* p) {         \
-    *(AS T##N##_u*)(p + offset * N) = data;                       \
-  }
-#define VLOAD_ALL(AS, T)                                                                   \
-  VLOAD_N(AS, T, 2) VLOAD_N(AS, T, 4) VLOAD_N(AS, T, 8) VLOAD_N(AS, T, 16)                  \
-  OVL T##3 vload3(size_t offset, const AS T* p) {                                          \
-    const AS T* q = p + offset * 3;                                                        \
-    return (T##3)(q[0], q[1], q[2]);                                                       \
-  }
-#define VSTORE_ALL(AS, T)                                                                  \
-  VSTORE_N(AS, T, 2) VSTORE_N(AS, T, 4) VSTORE_N(AS, T, 8) VSTORE_N(AS, T, 16)              \
-  OVL void vstore3(T##3 data, size_t offset, AS T* p) {                                    \
-    AS T* q = p + offset * 3;                                                              \
-    q[0] = data.s0;                                                                        \
-    q[1] = data.s1;                                                                        \
-    q[2] = data.s2;                                                                        \
-  }
 #define VLOAD_TYPES(AS, unused)                                                            \
   VLOAD_ALL(AS, char) VLOAD_ALL(AS, uchar) VLOAD_ALL(AS, short) VLOAD_ALL(AS, ushort)      \
   VLOAD_ALL(AS, int) VLOAD_ALL(AS, uint) VLOAD_ALL(AS, long) VLOAD_ALL(AS, ulong)          \
-  VLOAD_ALL(AS, float) VLOAD_ALL(AS, double) VLOAD_ALL(AS, half)
+  VLOAD_ALL(AS, float) VLOAD_ALL(AS, double)
 #define VSTORE_TYPES(AS, unused)                                                           \
   VSTORE_ALL(AS, char) VSTORE_ALL(AS, uchar) VSTORE_ALL(AS, short) VSTORE_ALL(AS, ushort)  \
   VSTORE_ALL(AS, int) VSTORE_ALL(AS, uint) VSTORE_ALL(AS, long) VSTORE_ALL(AS, ulong)      \
-  VSTORE_ALL(AS, float) VSTORE_ALL(AS, double) VSTORE_ALL(AS, half)
+  VSTORE_ALL(AS, float) VSTORE_ALL(AS, double)
 FOR_EACH_READABLE_AS(VLOAD_TYPES, 0)
 FOR_EACH_WRITABLE_AS(VSTORE_TYPES, 0)
 

@@ -7,35 +7,10 @@
 #include "common.h"
 
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
 
 static size_t group_items(void) { return get_local_size(0) * get_local_size(1) * get_local_size(2); }
 
-#define ASYNC_COPY(T)                                                                          \
-  OVL event_t async_work_group_copy(__local T* dst, const __global T* src, size_t n,           \
-                                    event_t event) {                                           \
-    size_t step = group_items();                                                               \
-    for (size_t i = get_local_linear_id(); i < n; i += step) dst[i] = src[i];                  \
-    return event;                                                                              \
-  }                                                                                            \
-  OVL event_t async_work_group_copy(__global T* dst, const __local T* src, size_t n,           \
-                                    event_t event) {                                           \
-    size_t step = group_items();                                                               \
-    for (size_t i = get_local_linear_id(); i < n; i += step) dst[i] = src[i];                  \
-    return event;                                                                              \
-  }                                                                                            \
-  OVL event_t async_work_group_strided_copy(__local T* dst, const __global T* src, size_t n,   \
-                                            size_t stride, event_t event) {                    \
-    size_t step = group_items();                                                               \
-    for (size_t i = get_local_linear_id(); i < n; i += step) dst[i] = src[i * stride];         \
-    return event;                                                                              \
-  }                                                                                            \
-  OVL event_t async_work_group_strided_copy(__global T* dst, const __local T* src, size_t n,   \
-                                            size_t stride, event_t event) {                    \
-    size_t step = group_items();                                                               \
-    for (size_t i = get_local_linear_id(); i < n; i += step) dst[i * stride] = src[i];         \
-    return event;                                                                              \
-  }                                                                                            \
-  OVL void prefetch(const __global T* p, size_t n) {}
 #define ASYNC_ALL(S) ALL_WIDTHS(ASYNC_COPY, S)
 ASYNC_ALL(char) ASYNC_ALL(uchar) ASYNC_ALL(short) ASYNC_ALL(ushort) ASYNC_ALL(int)
 ASYNC_ALL(uint) ASYNC_ALL(long) ASYNC_ALL(ulong) ASYNC_ALL(float) ASYNC_ALL(double)
@@ -125,6 +100,7 @@ COLLECTIVES(long, LONG_MIN, LONG_MAX)
 COLLECTIVES(ulong, 0ul, ULONG_MAX)
 COLLECTIVES(float, -INFINITY, INFINITY)
 COLLECTIVES(double, -(double)INFINITY, (double)INFINITY)
+COLLECTIVES(half, -(half)INFINITY, (half)INFINITY)
 
 OVL int work_group_all(int predicate) { return work_group_reduce_min(predicate != 0 ? 1 : 0); }
 OVL int work_group_any(int predicate) { return work_group_reduce_max(predicate != 0 ? 1 : 0); }

@@ -18,26 +18,45 @@ add_custom_command(
 # OpenCL C 3.0 builtins compiled for nvptx64 and linked after the shim, before libclc: portable
 # parts of the CPU builtin library (the C11-style atomics of every type and address space, which
 # libclc mostly lacks; vstore_half with every rounding mode, where libclc rounds doubles through
-# float; get_fence) and the NVPTX's own (nvptx/*.cl: the generic address space, collectives).
+# float; get_fence; the images, which libclc lacks: image.cl's software path over
+# compiler/image_abi.h's descriptors; every builtin of half, which libclc lacks) and the NVPTX's
+# own (nvptx/*.cl: the generic address space, collectives, the sub-group functions over warp
+# instructions, PTX 6.2 for activemask).
 set(MANIFOLD_NVPTX_PORTABLE_SOURCES builtins/atomics.cl builtins/vstore_half.cl
-    builtins/address_space.cl nvptx/generic_address_space.cl nvptx/collectives.cl)
+    builtins/address_space.cl builtins/image.cl builtins/half.cl nvptx/generic_address_space.cl
+    nvptx/collectives.cl nvptx/subgroups.cl)
 set(nvptx_portable_parts)
 foreach(source ${MANIFOLD_NVPTX_PORTABLE_SOURCES})
   get_filename_component(stem ${source} NAME_WE)
   set(part ${CMAKE_CURRENT_BINARY_DIR}/nvptx_${stem}.bc)
   add_custom_command(
     OUTPUT ${part}
-    COMMAND ${MANIFOLD_CLANG} -cc1 -triple nvptx64-nvidia-cuda -target-feature +ptx60
+    COMMAND ${MANIFOLD_CLANG} -cc1 -triple nvptx64-nvidia-cuda -target-feature +ptx62
             -emit-llvm-bc -x cl -cl-std=CL3.0 -O2 -fno-builtin -fdeclare-opencl-builtins
             -internal-isystem ${MANIFOLD_CLANG_RESOURCE_DIR}/include -include opencl-c-base.h
-            "-cl-ext=-all,+cl_khr_fp64,+__opencl_c_fp64,+cl_khr_fp16,+__opencl_c_generic_address_space,+__opencl_c_program_scope_global_variables,+__opencl_c_atomic_order_acq_rel,+__opencl_c_atomic_order_seq_cst,+__opencl_c_atomic_scope_device,+__opencl_c_atomic_scope_all_devices,+__opencl_c_int64,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics"
+            "-cl-ext=-all,+cl_khr_fp64,+__opencl_c_fp64,+cl_khr_fp16,+__opencl_c_generic_address_space,+__opencl_c_program_scope_global_variables,+__opencl_c_atomic_order_acq_rel,+__opencl_c_atomic_order_seq_cst,+__opencl_c_atomic_scope_device,+__opencl_c_atomic_scope_all_devices,+__opencl_c_int64,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics,+__opencl_c_images,+__opencl_c_read_write_images,+__opencl_c_3d_image_writes,+cl_khr_3d_image_writes,+cl_khr_depth_images"
             -I ${CMAKE_CURRENT_SOURCE_DIR}/builtins
             ${CMAKE_CURRENT_SOURCE_DIR}/${source} -o ${part}
-    DEPENDS ${source} builtins/common.h
+    DEPENDS ${source} builtins/common.h builtins/half_rounding.h image_abi.h
     COMMENT "Compiling ${source} for NVPTX"
     VERBATIM)
   list(APPEND nvptx_portable_parts ${part})
 endforeach()
+# image.cl's glue (builtins/image_glue.ll, hand-written IR) for nvptx64: the same functions, with
+# NVPTX's triple and data layout (clang's for nvptx64) and a sampler in NVPTX's constant address
+# space (4; 2 in x86-64's fake map).
+file(READ ${CMAKE_CURRENT_SOURCE_DIR}/builtins/image_glue.ll nvptx_image_glue)
+string(REGEX REPLACE "target datalayout = \"[^\"]*\""
+                     "target datalayout = \"e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64\""
+                     nvptx_image_glue "${nvptx_image_glue}")
+string(REGEX REPLACE "target triple = \"[^\"]*\"" "target triple = \"nvptx64-nvidia-cuda\""
+                     nvptx_image_glue "${nvptx_image_glue}")
+string(REPLACE "addrspace(2)" "addrspace(4)" nvptx_image_glue "${nvptx_image_glue}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/nvptx_image_glue.ll.new "${nvptx_image_glue}")
+configure_file(${CMAKE_CURRENT_BINARY_DIR}/nvptx_image_glue.ll.new
+               ${CMAKE_CURRENT_BINARY_DIR}/nvptx_image_glue.ll COPYONLY)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS builtins/image_glue.ll)
+list(APPEND nvptx_portable_parts ${CMAKE_CURRENT_BINARY_DIR}/nvptx_image_glue.ll)
 set(MANIFOLD_NVPTX_PORTABLE_BC ${CMAKE_CURRENT_BINARY_DIR}/nvptx_portable.bc)
 add_custom_command(
   OUTPUT ${MANIFOLD_NVPTX_PORTABLE_BC}
@@ -68,8 +87,14 @@ function(manifold_incbin out name file)
 endfunction()
 set(MANIFOLD_NVPTX_ASM "")
 manifold_incbin(MANIFOLD_NVPTX_ASM manifold_nvptx_shim_bitcode ${MANIFOLD_NVPTX_SHIM_BC} GENERATED)
-manifold_incbin(MANIFOLD_NVPTX_ASM manifold_nvptx_portable_bitcode ${MANIFOLD_NVPTX_PORTABLE_BC}
-                GENERATED)
+# Split like libclc below: every build parsed the whole library's declarations, thousands since
+# it has the half builtins.
+manifold_split_library(manifold_nvptx_portable_split ${MANIFOLD_NVPTX_PORTABLE_BC}
+                       nvptx_portable_split 16)
+set(portable_split ${CMAKE_CURRENT_BINARY_DIR}/nvptx_portable_split.bc)
+set(portable_index ${CMAKE_CURRENT_BINARY_DIR}/nvptx_portable_split.index)
+manifold_incbin(MANIFOLD_NVPTX_ASM manifold_nvptx_portable_bitcode ${portable_split} GENERATED)
+manifold_incbin(MANIFOLD_NVPTX_ASM manifold_nvptx_portable_index ${portable_index} GENERATED)
 set(embedded_libclc "")
 set(embedded_libdevice "")
 if(MANIFOLD_EMBED_NVPTX_LIBRARIES)
@@ -100,7 +125,7 @@ set(MANIFOLD_NVPTX_EMBED ${CMAKE_CURRENT_BINARY_DIR}/nvptx_embed.cpp)
 file(CONFIGURE OUTPUT ${MANIFOLD_NVPTX_EMBED} CONTENT
      "// Generated by compiler/nvptx/nvptx.cmake: embeds the NVPTX bitcode libraries.\n__asm__(\".section .rodata\\n\"\n${MANIFOLD_NVPTX_ASM}        \".previous\\n\");\n"
      @ONLY)
-set(nvptx_embed_depends ${MANIFOLD_NVPTX_SHIM_BC} ${MANIFOLD_NVPTX_PORTABLE_BC})
+set(nvptx_embed_depends ${MANIFOLD_NVPTX_SHIM_BC} ${portable_split} ${portable_index})
 foreach(f ${embedded_libclc} ${libclc_split} ${embedded_libclc_index} ${embedded_libdevice})
   if(f)
     list(APPEND nvptx_embed_depends ${f})
@@ -109,7 +134,7 @@ endforeach()
 set_source_files_properties(${MANIFOLD_NVPTX_EMBED} PROPERTIES OBJECT_DEPENDS
                                                                "${nvptx_embed_depends}")
 target_sources(manifold_compiler PRIVATE nvptx_pipeline.cpp nvptx_atomics.cpp ${MANIFOLD_NVPTX_EMBED})
-add_dependencies(manifold_compiler manifold_nvptx_shim)
+add_dependencies(manifold_compiler manifold_nvptx_shim manifold_nvptx_portable_split)
 if(embedded_libclc)
   add_dependencies(manifold_compiler manifold_nvptx_libclc_split)
 endif()

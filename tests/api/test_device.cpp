@@ -309,6 +309,13 @@ TEST_F(DeviceQueries, SaneValues) {
   if (!caps_.hasExtension("cl_khr_fp16")) {
     EXPECT_EQ(deviceInfo<cl_uint>(device_, CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF), 0u);
     EXPECT_EQ(deviceInfo<cl_uint>(device_, CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF), 0u);
+  } else {
+    // cl_khr_fp16's minimum: round to nearest or to zero, and infinities and NaNs.
+    const auto hp = deviceInfo<cl_device_fp_config>(device_, CL_DEVICE_HALF_FP_CONFIG);
+    EXPECT_NE(hp & (CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO), 0u);
+    EXPECT_NE(hp & CL_FP_INF_NAN, 0u);
+    EXPECT_GE(deviceInfo<cl_uint>(device_, CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF), 1u);
+    EXPECT_GE(deviceInfo<cl_uint>(device_, CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF), 1u);
   }
   for (cl_device_info p : {CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR, CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT,
                            CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT,

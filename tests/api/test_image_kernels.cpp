@@ -3,6 +3,7 @@
 // image support: the runtime (image arguments reach the kernel as ManifoldImage descriptors,
 // compiler/image_abi.h) and the builtin library (compiler/builtins/image.cl). They fail, with the
 // build log in the message, on a tree that has only the runtime half.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -30,12 +31,23 @@ cl_image_desc makeDesc(cl_mem_object_type type, size_t w, size_t h = 0, size_t d
   return desc;
 }
 
-class ImageKernels : public ContextTest {
+// A device with images, kernels or not.
+class ImageDevice : public ContextTest {
  protected:
   void SetUp() override {
     ContextTest::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
     if (!caps_.images) GTEST_SKIP() << "the device does not support images";
+  }
+};
+
+// Kernels whose results are checked: the device must compute them.
+class ImageKernels : public ImageDevice {
+ protected:
+  void SetUp() override {
+    ImageDevice::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    SKIP_IF_KERNELS_COMPUTE_NOTHING(device_);
   }
 
   // Builds `src` (OpenCL C 1.2 unless options say otherwise) and returns kernel `name`; the
@@ -77,7 +89,7 @@ class ImageKernels : public ContextTest {
   Program program_;
 };
 
-TEST_F(ImageKernels, DeviceAdvertisesImageFeatures) {
+TEST_F(ImageDevice, AdvertisesImageFeatures) {
   const std::string ext = deviceString(device_, CL_DEVICE_EXTENSIONS);
   EXPECT_NE(std::string::npos, ext.find("cl_khr_3d_image_writes")) << ext;
   size_t n = 0;
@@ -272,27 +284,439 @@ TEST_F(ImageKernels, ReadWriteImageAndImageFromABuffer) {
   for (size_t i = 0; i < d.size(); ++i) EXPECT_EQ(int8_t(d[i] + 1 + i % 4), int8_t(got[i])) << i;
 }
 
-// An image written by a kernel on an emulated GPU (private memory) is read by a kernel on the
-// CPU: the image's bytes migrate like a buffer's.
-TEST_F(ImageKernels, KernelsOnTwoDevicesShareAnImage) {
-  ASSERT_TRUE(kEmulated);
-  cl_uint n = 0;
-  ASSERT_CL(CL_SUCCESS, clGetDeviceIDs(platform_, CL_DEVICE_TYPE_GPU, 0, nullptr, &n));
-  std::vector<cl_device_id> gpus(n);
-  if (n) {
-    ASSERT_CL(CL_SUCCESS, clGetDeviceIDs(platform_, CL_DEVICE_TYPE_GPU, n, gpus.data(), nullptr));
+// ---- Sampled reads against a model of the spec's addressing and filtering (OpenCL 3.0,
+// "Image Addressing and Filtering"), on every image type, with every sampler a kernel may use.
+
+// One axis of a sampled read: the texels to blend and the weight of the second.
+struct Axis {
+  int i0 = 0, i1 = 0;
+  float a = 0.0f;
+};
+
+Axis sampleAxis(float s, int n, bool normalized, cl_addressing_mode mode, bool linear) {
+  Axis r;
+  const auto frac = [](float x) { return x - std::floor(x); };
+  if (mode == CL_ADDRESS_REPEAT) {
+    const float u = (s - std::floor(s)) * n;
+    if (!linear) {
+      r.i0 = static_cast<int>(std::floor(u));
+      if (r.i0 > n - 1) r.i0 -= n;
+      return r;
+    }
+    r.i0 = static_cast<int>(std::floor(u - 0.5f));
+    r.i1 = r.i0 + 1;
+    if (r.i0 < 0) r.i0 += n;
+    if (r.i1 > n - 1) r.i1 -= n;
+    r.a = frac(u - 0.5f);
+    return r;
   }
-  cl_device_id gpu = nullptr;
-  for (cl_device_id d : gpus)
-    if (deviceInfo<cl_bool>(d, CL_DEVICE_IMAGE_SUPPORT)) gpu = d;
-  if (!gpu) GTEST_SKIP() << "no second device with images (MANIFOLD_EMULATED_GPUS)";
-  cl_device_id devs[2] = {device_, gpu};
+  if (mode == CL_ADDRESS_MIRRORED_REPEAT) {
+    const float u = std::fabs(s - 2.0f * std::rint(0.5f * s)) * n;
+    if (!linear) {
+      r.i0 = std::min(static_cast<int>(std::floor(u)), n - 1);
+      return r;
+    }
+    r.i0 = std::max(static_cast<int>(std::floor(u - 0.5f)), 0);
+    r.i1 = std::min(static_cast<int>(std::floor(u - 0.5f)) + 1, n - 1);
+    r.a = frac(u - 0.5f);
+    return r;
+  }
+  const float u = normalized ? s * n : s;
+  const auto address = [&](int i) {
+    if (mode == CL_ADDRESS_CLAMP_TO_EDGE) return std::clamp(i, 0, n - 1);
+    if (mode == CL_ADDRESS_CLAMP) return std::clamp(i, -1, n);  // -1 and n: the border
+    return i;                                                   // CL_ADDRESS_NONE: in range
+  };
+  if (!linear) {
+    r.i0 = address(static_cast<int>(std::floor(u)));
+    return r;
+  }
+  r.i0 = address(static_cast<int>(std::floor(u - 0.5f)));
+  r.i1 = address(static_cast<int>(std::floor(u - 0.5f)) + 1);
+  r.a = frac(u - 0.5f);
+  return r;
+}
+
+struct ImageType {
+  const char* name;  // OpenCL C type
+  cl_mem_object_type type;
+  int dims;           // of the coordinates that address texels
+  bool layered;       // plus a layer (1D array: y, 2D array: z)
+  const char* coord;  // the read's coordinate from a float4 c
+};
+
+const ImageType kImageTypes[] = {
+    {"image1d_t", CL_MEM_OBJECT_IMAGE1D, 1, false, "c.x"},
+    {"image1d_array_t", CL_MEM_OBJECT_IMAGE1D_ARRAY, 1, true, "c.xy"},
+    {"image2d_t", CL_MEM_OBJECT_IMAGE2D, 2, false, "c.xy"},
+    {"image2d_array_t", CL_MEM_OBJECT_IMAGE2D_ARRAY, 2, true, "c"},
+    {"image3d_t", CL_MEM_OBJECT_IMAGE3D, 3, false, "c"},
+};
+
+// An RGBA float image's texels on the host: extent (w, h, d) and layers.
+struct TexelModel {
+  int size[3] = {1, 1, 1};
+  int layers = 1;
+  std::vector<float> px;
+  float value(int x, int y, int z, int c) const {
+    return x + 10.0f * y + 100.0f * z + 1000.0f * c + 0.25f;
+  }
+  void fill() {
+    px.clear();
+    for (int z = 0; z < size[2] * layers; ++z)
+      for (int y = 0; y < size[1]; ++y)
+        for (int x = 0; x < size[0]; ++x)
+          for (int c = 0; c < 4; ++c) px.push_back(value(x, y, z, c));
+  }
+  // Texel (x, y, z) of `layer`; outside the image: the border colour (0, 0, 0, 0).
+  void texel(int x, int y, int z, int layer, float* out) const {
+    if (x < 0 || y < 0 || z < 0 || x >= size[0] || y >= size[1] || z >= size[2]) {
+      std::fill(out, out + 4, 0.0f);
+      return;
+    }
+    const size_t i = ((size_t(layer * size[2] + z) * size[1] + y) * size[0] + x) * 4;
+    std::copy(px.begin() + i, px.begin() + i + 4, out);
+  }
+  void sample(const ImageType& t, const float* c, bool normalized, cl_addressing_mode mode,
+              bool linear, float* out) const {
+    Axis axes[3];
+    for (int d = 0; d < 3; ++d)
+      axes[d] = d < t.dims ? sampleAxis(c[d], size[d], normalized, mode, linear) : Axis{};
+    int layer = 0;
+    if (t.layered) layer = std::clamp(static_cast<int>(std::rint(c[t.dims])), 0, layers - 1);
+    std::fill(out, out + 4, 0.0f);
+    for (int corner = 0; corner < 8; ++corner) {
+      float weight = 1.0f;
+      int at[3];
+      bool skip = false;
+      for (int d = 0; d < 3; ++d) {
+        const bool second = (corner >> d) & 1;
+        if (second && (d >= t.dims || !linear)) skip = true;
+        at[d] = second ? axes[d].i1 : axes[d].i0;
+        if (d < t.dims && linear) weight *= second ? axes[d].a : 1.0f - axes[d].a;
+      }
+      if (skip) continue;
+      float v[4];
+      texel(at[0], at[1], at[2], layer, v);
+      for (int k = 0; k < 4; ++k) out[k] += weight * v[k];
+    }
+  }
+};
+
+TEST_F(ImageKernels, SampledReadsFollowTheSpecOnEveryImageType) {
+  const struct {
+    cl_bool normalized;
+    cl_addressing_mode mode;
+  } addressings[] = {{CL_FALSE, CL_ADDRESS_NONE},         {CL_FALSE, CL_ADDRESS_CLAMP_TO_EDGE},
+                     {CL_FALSE, CL_ADDRESS_CLAMP},        {CL_TRUE, CL_ADDRESS_NONE},
+                     {CL_TRUE, CL_ADDRESS_CLAMP_TO_EDGE}, {CL_TRUE, CL_ADDRESS_CLAMP},
+                     {CL_TRUE, CL_ADDRESS_REPEAT},        {CL_TRUE, CL_ADDRESS_MIRRORED_REPEAT}};
+  for (const ImageType& t : kImageTypes) {
+    SCOPED_TRACE(t.name);
+    const std::string src =
+        std::string("kernel void r(read_only ") + t.name +
+        " img, sampler_t s, global const float4* coords, global float4* out) {\n"
+        "  size_t i = get_global_id(0);\n  float4 c = coords[i];\n"
+        "  out[i] = read_imagef(img, s, " +
+        t.coord + ");\n}\n";
+    Kernel k = build(src.c_str(), "r");
+    ASSERT_TRUE(k);
+    TexelModel m;
+    const int extent[3] = {5, 4, 3};
+    for (int d = 0; d < t.dims; ++d) m.size[d] = extent[d];
+    m.layers = t.layered ? 3 : 1;
+    m.fill();
+    cl_image_desc desc{};
+    desc.image_type = t.type;
+    desc.image_width = size_t(m.size[0]);
+    desc.image_height = t.dims >= 2 ? size_t(m.size[1]) : 0;
+    desc.image_depth = t.dims == 3 ? size_t(m.size[2]) : 0;
+    desc.image_array_size = t.layered ? size_t(m.layers) : 0;
+    Mem img =
+        image(desc, {CL_RGBA, CL_FLOAT}, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, m.px.data());
+    for (const auto& addressing : addressings) {
+      for (cl_filter_mode filter : {CL_FILTER_NEAREST, CL_FILTER_LINEAR}) {
+        const bool linear = filter == CL_FILTER_LINEAR;
+        SCOPED_TRACE(testing::Message()
+                     << "normalized " << addressing.normalized << " addressing 0x" << std::hex
+                     << addressing.mode << " filter 0x" << filter);
+        // Texel-space positions per axis, clear of the places where floor() or rint() would
+        // turn on rounding: inside the image only for CL_ADDRESS_NONE (undefined outside).
+        auto positions = [&](int n) {
+          if (addressing.mode == CL_ADDRESS_NONE) return std::vector<float>{0.7f, 1.2f, n - 1.3f};
+          return std::vector<float>{-n - 0.2f, -1.3f,    0.2f,     0.7f,
+                                    1.8f,      n - 0.3f, n + 0.6f, 2 * n + 0.3f};
+        };
+        std::vector<float> coords;
+        std::vector<float> axis[3];
+        for (int d = 0; d < 3; ++d) {
+          if (d < t.dims) {
+            for (float p : positions(m.size[d]))
+              axis[d].push_back(addressing.normalized ? p / m.size[d] : p);
+          } else if (t.layered && d == t.dims) {
+            axis[d] = {-0.7f, 0.2f, 1.3f, 2.6f, 5.2f};  // layers: rounded, then clamped
+          } else {
+            axis[d] = {0.0f};
+          }
+        }
+        for (float z : axis[2])
+          for (float y : axis[1])
+            for (float x : axis[0]) coords.insert(coords.end(), {x, y, z, 0.0f});
+        const size_t count = coords.size() / 4;
+        Mem cbuf = makeBuffer(coords.size() * sizeof(float),
+                              CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, coords.data());
+        Mem out = makeBuffer(coords.size() * sizeof(float));
+        cl_int err = -1;
+        Sampler s(clCreateSampler(context_, addressing.normalized, addressing.mode, filter, &err));
+        ASSERT_ERR(CL_SUCCESS, err);
+        cl_sampler sh = s.get();
+        setMem(k, 0, img);
+        ASSERT_CL(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(sh), &sh));
+        setMem(k, 2, cbuf);
+        setMem(k, 3, out);
+        run(k, count);
+        std::vector<float> got(coords.size());
+        ASSERT_CL(CL_SUCCESS, clEnqueueReadBuffer(queue_, out, CL_TRUE, 0, got.size() * 4,
+                                                  got.data(), 0, nullptr, nullptr));
+        int failures = 0;
+        for (size_t i = 0; i < count && failures < 8; ++i) {
+          float want[4];
+          m.sample(t, &coords[i * 4], addressing.normalized, addressing.mode, linear, want);
+          for (int c = 0; c < 4; ++c) {
+            const float tolerance = linear ? 1e-3f + 2e-4f * std::fabs(want[c]) : 0.0f;
+            if (std::fabs(got[i * 4 + c] - want[c]) > tolerance) {
+              ++failures;
+              ADD_FAILURE() << "coordinate (" << coords[i * 4] << ", " << coords[i * 4 + 1] << ", "
+                            << coords[i * 4 + 2] << ") component " << c << ": got "
+                            << got[i * 4 + c] << ", want " << want[c];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Normalized and integer formats through samplers: read_imagef converts (BGRA's channels swapped),
+// read_imagei/ui return the stored integers; integer reads are nearest whatever the coordinates.
+TEST_F(ImageKernels, NormalizedAndIntegerFormatsThroughSamplers) {
+  const char* src = R"CLC(
+    const sampler_t nearest = CLK_NORMALIZED_COORDS_TRUE | CLK_ADDRESS_REPEAT | CLK_FILTER_NEAREST;
+    const sampler_t edge = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;
+    kernel void r(read_only image2d_t unorm, read_only image2d_t sint, read_only image2d_t uint8,
+                  sampler_t linear, global float4* f, global int4* i, global uint4* u) {
+      int x = get_global_id(0), y = get_global_id(1), at = y * 4 + x;
+      f[2 * at] = read_imagef(unorm, edge, (int2)(x, y));
+      f[2 * at + 1] = read_imagef(unorm, linear, (float2)((x + 0.75f) / 4.0f, (y + 0.5f) / 3.0f));
+      i[at] = read_imagei(sint, nearest, (float2)((x + 4.3f) / 4.0f, (y + 0.4f) / 3.0f));
+      u[at] = read_imageui(uint8, edge, (float2)(x + 0.9f, y - 7.0f));
+    })CLC";
+  Kernel k = build(src, "r");
+  ASSERT_TRUE(k);
+  const size_t w = 4, h = 3;
+  std::vector<unsigned char> bgra(w * h * 4);
+  std::vector<cl_short> rg(w * h * 2);
+  std::vector<unsigned char> r8(w * h);
+  for (size_t p = 0; p < w * h; ++p) {
+    for (size_t c = 0; c < 4; ++c) bgra[p * 4 + c] = static_cast<unsigned char>(p * 20 + c * 3);
+    rg[p * 2] = static_cast<cl_short>(-1000 * int(p));
+    rg[p * 2 + 1] = static_cast<cl_short>(7 + int(p));
+    r8[p] = static_cast<unsigned char>(200 + p);
+  }
+  const cl_mem_flags ro = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
+  Mem unorm =
+      image(makeDesc(CL_MEM_OBJECT_IMAGE2D, w, h), {CL_BGRA, CL_UNORM_INT8}, ro, bgra.data());
+  Mem sint = image(makeDesc(CL_MEM_OBJECT_IMAGE2D, w, h), {CL_RG, CL_SIGNED_INT16}, ro, rg.data());
+  Mem uint8 = image(makeDesc(CL_MEM_OBJECT_IMAGE2D, w, h), {CL_R, CL_UNSIGNED_INT8}, ro, r8.data());
+  cl_int err = -1;
+  Sampler linear(
+      clCreateSampler(context_, CL_TRUE, CL_ADDRESS_CLAMP_TO_EDGE, CL_FILTER_LINEAR, &err));
+  ASSERT_ERR(CL_SUCCESS, err);
+  Mem f = makeBuffer(w * h * 2 * 16), i = makeBuffer(w * h * 16), u = makeBuffer(w * h * 16);
+  setMem(k, 0, unorm);
+  setMem(k, 1, sint);
+  setMem(k, 2, uint8);
+  cl_sampler sh = linear.get();
+  ASSERT_CL(CL_SUCCESS, clSetKernelArg(k, 3, sizeof(sh), &sh));
+  setMem(k, 4, f);
+  setMem(k, 5, i);
+  setMem(k, 6, u);
+  run(k, w, h);
+  std::vector<float> gf(w * h * 8);
+  std::vector<cl_int> gi(w * h * 4);
+  std::vector<cl_uint> gu(w * h * 4);
+  ASSERT_CL(CL_SUCCESS, clEnqueueReadBuffer(queue_, f, CL_TRUE, 0, gf.size() * 4, gf.data(), 0,
+                                            nullptr, nullptr));
+  ASSERT_CL(CL_SUCCESS, clEnqueueReadBuffer(queue_, i, CL_TRUE, 0, gi.size() * 4, gi.data(), 0,
+                                            nullptr, nullptr));
+  ASSERT_CL(CL_SUCCESS, clEnqueueReadBuffer(queue_, u, CL_TRUE, 0, gu.size() * 4, gu.data(), 0,
+                                            nullptr, nullptr));
+  // (r, g, b, a) of a BGRA texel, normalized.
+  auto rgba = [&](size_t x, size_t y, int c) {
+    static const int from[4] = {2, 1, 0, 3};
+    return bgra[(y * w + x) * 4 + from[c]] / 255.0f;
+  };
+  for (size_t y = 0; y < h; ++y)
+    for (size_t x = 0; x < w; ++x) {
+      const size_t at = y * w + x;
+      for (int c = 0; c < 4; ++c) {
+        EXPECT_NEAR(rgba(x, y, c), gf[at * 8 + c], 1e-6f) << x << "," << y << " c" << c;
+        // Linear at x + 0.75: a quarter of the way to the next texel (clamped at the edge).
+        const size_t x1 = std::min(x + 1, w - 1);
+        EXPECT_NEAR(0.75f * rgba(x, y, c) + 0.25f * rgba(x1, y, c), gf[at * 8 + 4 + c], 1e-4f)
+            << "linear " << x << "," << y << " c" << c;
+      }
+      // Repeat: x + 4.3 texels is texel x again.
+      EXPECT_EQ(rg[at * 2], gi[at * 4]) << x << "," << y;
+      EXPECT_EQ(rg[at * 2 + 1], gi[at * 4 + 1]);
+      EXPECT_EQ(0, gi[at * 4 + 2]);
+      EXPECT_EQ(1, gi[at * 4 + 3]);
+      // Clamped to row 0; x + 0.9 is texel x.
+      EXPECT_EQ(cl_uint{r8[x]}, gu[at * 4]) << x << "," << y;
+      EXPECT_EQ(0u, gu[at * 4 + 1]);
+      EXPECT_EQ(1u, gu[at * 4 + 3]);
+    }
+}
+
+// Writes to every image type (3D included: cl_khr_3d_image_writes) convert to the format as the
+// spec says: normalized values rounded to nearest even and saturated, integers saturated.
+TEST_F(ImageKernels, WritesToEveryTypeConvertToTheFormat) {
+  const char* src = R"CLC(
+    #pragma OPENCL EXTENSION cl_khr_3d_image_writes : enable
+    kernel void w(write_only image1d_t a, write_only image1d_array_t b, write_only image2d_array_t c,
+                  write_only image3d_t d, write_only image1d_buffer_t e) {
+      int x = get_global_id(0);
+      float4 f = (float4)(0.5f, 1.2f, -0.1f, 0.2f) + (float4)(0.0f, 0.0f, 0.0f, x / 255.0f);
+      write_imagef(a, x, f);
+      write_imagei(b, (int2)(x, 1), (int4)(300, -300, x, -x));
+      write_imageui(c, (int4)(x, 1, 2, 0), (uint4)(70000, x, 3, 4));
+      write_imagef(d, (int4)(x, 2, 1, 0), (float4)(x + 0.5f, -2.0f, 0.0f, 1.0f));
+      write_imagef(e, x, f);
+    })CLC";
+  Kernel k = build(src, "w");
+  ASSERT_TRUE(k);
+  const size_t n = 6;
+  Mem buf = makeBuffer(n * 4);
+  Mem a = image(makeDesc(CL_MEM_OBJECT_IMAGE1D, n), {CL_RGBA, CL_UNORM_INT8}, CL_MEM_WRITE_ONLY);
+  Mem b = image(makeDesc(CL_MEM_OBJECT_IMAGE1D_ARRAY, n, 0, 0, 2), {CL_RGBA, CL_SIGNED_INT8},
+                CL_MEM_WRITE_ONLY);
+  Mem c = image(makeDesc(CL_MEM_OBJECT_IMAGE2D_ARRAY, n, 2, 0, 3), {CL_RGBA, CL_UNSIGNED_INT16},
+                CL_MEM_WRITE_ONLY);
+  Mem d = image(makeDesc(CL_MEM_OBJECT_IMAGE3D, n, 3, 2), {CL_RG, CL_FLOAT}, CL_MEM_WRITE_ONLY);
+  Mem e = image(makeDesc(CL_MEM_OBJECT_IMAGE1D_BUFFER, n, 0, 0, 0, buf), {CL_BGRA, CL_UNORM_INT8},
+                CL_MEM_WRITE_ONLY);
+  cl_mem args[] = {a, b, c, d, e};
+  for (cl_uint i = 0; i < 5; ++i) setMem(k, i, args[i]);
+  run(k, n);
+  auto readImage = [&](cl_mem m, size_t bytes, const size_t* origin, const size_t* region) {
+    std::vector<unsigned char> v(bytes);
+    EXPECT_CL(CL_SUCCESS, clEnqueueReadImage(queue_, m, CL_TRUE, origin, region, 0, 0, v.data(), 0,
+                                             nullptr, nullptr));
+    return v;
+  };
+  const size_t o0[3] = {0, 0, 0};
+  const size_t row[3] = {n, 1, 1};
+  auto ga = readImage(a, n * 4, o0, row);
+  auto ge = read(buf, n * 4);
+  const size_t o1[3] = {0, 1, 0};
+  auto gb = readImage(b, n * 4, o1, row);
+  const size_t o2[3] = {0, 1, 2};
+  auto gc = readImage(c, n * 8, o2, row);
+  const size_t o3[3] = {0, 2, 1};
+  auto gd = readImage(d, n * 8, o3, row);
+  for (size_t x = 0; x < n; ++x) {
+    // 0.5 * 255 = 127.5 rounds to even (128); 1.2 and -0.1 saturate; 0.2 * 255 + x = 51 + x.
+    const unsigned char want[4] = {128, 255, 0, static_cast<unsigned char>(51 + x)};
+    for (int ch = 0; ch < 4; ++ch) {
+      EXPECT_EQ(want[ch], ga[x * 4 + ch]) << "image1d " << x << " c" << ch;
+      static const int bgra[4] = {2, 1, 0, 3};
+      EXPECT_EQ(want[bgra[ch]], ge[x * 4 + ch]) << "image1d_buffer " << x << " c" << ch;
+    }
+    const signed char wantb[4] = {127, -128, static_cast<signed char>(x),
+                                  static_cast<signed char>(-int(x))};
+    for (int ch = 0; ch < 4; ++ch)
+      EXPECT_EQ(wantb[ch], static_cast<signed char>(gb[x * 4 + ch])) << "image1d_array " << x;
+    cl_ushort gotc[4];
+    std::memcpy(gotc, &gc[x * 8], 8);
+    EXPECT_EQ(65535, gotc[0]) << "image2d_array " << x;
+    EXPECT_EQ(static_cast<cl_ushort>(x), gotc[1]);
+    EXPECT_EQ(3, gotc[2]);
+    EXPECT_EQ(4, gotc[3]);
+    float gotd[2];
+    std::memcpy(gotd, &gd[x * 8], 8);
+    EXPECT_EQ(x + 0.5f, gotd[0]) << "image3d " << x;
+    EXPECT_EQ(-2.0f, gotd[1]);
+  }
+}
+
+// A 2D image made from a buffer (cl_khr_image2d_from_buffer) with a row pitch of its own: kernels
+// read and write the buffer's bytes at that pitch, and read_write access sees its own writes.
+TEST_F(ImageKernels, TwoDImageFromABufferWithARowPitch) {
+  if (!caps_.hasExtension("cl_khr_image2d_from_buffer"))
+    GTEST_SKIP() << "no 2D images from buffers";
+  const bool rw = deviceInfo<cl_uint>(device_, CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS) > 0;
+  const char* src = R"CLC(
+    kernel void copy(read_only image2d_t in, write_only image2d_t out) {
+      int2 c = (int2)(get_global_id(0), get_global_id(1));
+      write_imageui(out, c, read_imageui(in, c) + (uint4)(1, 2, 3, 4));
+    }
+    #if __OPENCL_C_VERSION__ >= 200
+    kernel void twice(read_write image2d_t img) {
+      int2 c = (int2)(get_global_id(0), get_global_id(1));
+      for (int i = 0; i < 2; ++i) {
+        write_imageui(img, c, read_imageui(img, c) * 2u);
+        atomic_work_item_fence(CLK_IMAGE_MEM_FENCE, memory_order_acq_rel, memory_scope_work_item);
+      }
+    }
+    #endif)CLC";
+  Kernel k = build(src, "copy", rw ? "-cl-std=CL3.0" : "");
+  ASSERT_TRUE(k);
+  const size_t w = 5, h = 3, pitch = 32;  // 20 bytes of pixels in each 32-byte row
+  std::vector<unsigned char> bytes(pitch * h);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(i);
+  Mem in_buf = makeBuffer(bytes.size(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes.data());
+  Mem out_buf = makeBuffer(bytes.size(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes.data());
+  cl_image_desc desc = makeDesc(CL_MEM_OBJECT_IMAGE2D, w, h, 0, 0, in_buf);
+  desc.image_row_pitch = pitch;
+  Mem in = image(desc, {CL_RGBA, CL_UNSIGNED_INT8}, CL_MEM_READ_ONLY);
+  desc.mem_object = out_buf;
+  Mem out = image(desc, {CL_RGBA, CL_UNSIGNED_INT8}, rw ? CL_MEM_READ_WRITE : CL_MEM_WRITE_ONLY);
+  setMem(k, 0, in);
+  setMem(k, 1, out);
+  run(k, w, h);
+  auto got = read(out_buf, bytes.size());
+  for (size_t y = 0; y < h; ++y)
+    for (size_t x = 0; x < pitch; ++x) {
+      const size_t i = y * pitch + x;
+      // Pixels changed, the padding at the end of each row not.
+      const unsigned char want =
+          x < w * 4 ? static_cast<unsigned char>(bytes[i] + 1 + x % 4) : bytes[i];
+      EXPECT_EQ(want, got[i]) << x << "," << y;
+    }
+  if (!rw) return;
+  cl_int err = -1;
+  Kernel twice(clCreateKernel(program_, "twice", &err));
+  ASSERT_ERR(CL_SUCCESS, err);
+  setMem(twice, 0, out);
+  run(twice, w, h);
+  auto doubled = read(out_buf, bytes.size());
+  // Doubled twice, each write saturating at 255.
+  for (size_t y = 0; y < h; ++y)
+    for (size_t x = 0; x < w * 4; ++x)
+      EXPECT_EQ(std::min(std::min(got[y * pitch + x] * 2, 255) * 2, 255), doubled[y * pitch + x])
+          << x << "," << y;
+}
+
+// Kernels on two devices of one context write and read one image in turn: its bytes migrate
+// between the devices like a buffer's.
+void shareImageBetween(cl_device_id first, cl_device_id second) {
+  cl_device_id devs[2] = {first, second};
   cl_int err = -1;
   Context ctx(clCreateContext(nullptr, 2, devs, nullptr, nullptr, &err));
   ASSERT_ERR(CL_SUCCESS, err);
-  Queue qc(clCreateCommandQueueWithProperties(ctx, device_, nullptr, &err));
+  Queue q1(clCreateCommandQueueWithProperties(ctx, first, nullptr, &err));
   ASSERT_ERR(CL_SUCCESS, err);
-  Queue qg(clCreateCommandQueueWithProperties(ctx, gpu, nullptr, &err));
+  Queue q2(clCreateCommandQueueWithProperties(ctx, second, nullptr, &err));
   ASSERT_ERR(CL_SUCCESS, err);
   const char* src = R"CLC(
     kernel void w(write_only image2d_t img, uint add) {
@@ -322,10 +746,10 @@ TEST_F(ImageKernels, KernelsOnTwoDevicesShareAnImage) {
   h = out;
   ASSERT_CL(CL_SUCCESS, clSetKernelArg(kr, 1, sizeof(h), &h));
   const size_t global[2] = {16, 8};
-  for (cl_uint round = 0; round < 3; ++round) {
+  for (cl_uint round = 0; round < 4; ++round) {
     // Written on one device, read on the other, in turn.
-    cl_command_queue writer = round % 2 ? qc.get() : qg.get(),
-                     reader = round % 2 ? qg.get() : qc.get();
+    cl_command_queue writer = round % 2 ? q1.get() : q2.get(),
+                     reader = round % 2 ? q2.get() : q1.get();
     ASSERT_CL(CL_SUCCESS, clSetKernelArg(kw, 1, sizeof(round), &round));
     ASSERT_CL(CL_SUCCESS,
               clEnqueueNDRangeKernel(writer, kw, 2, nullptr, global, nullptr, 0, nullptr, nullptr));
@@ -338,7 +762,57 @@ TEST_F(ImageKernels, KernelsOnTwoDevicesShareAnImage) {
     for (cl_uint y = 0; y < 8; ++y)
       for (cl_uint x = 0; x < 16; ++x)
         ASSERT_EQ(x + 100 * y + round, got[y * 16 + x]) << x << "," << y << " round " << round;
+    // And the host reads what the writer left, through either queue.
+    std::vector<cl_uint> pixels(16 * 8);
+    const size_t o[3] = {0, 0, 0}, r[3] = {16, 8, 1};
+    ASSERT_CL(CL_SUCCESS, clEnqueueReadImage(round % 2 ? reader : writer, img, CL_TRUE, o, r, 0, 0,
+                                             pixels.data(), 0, nullptr, nullptr));
+    EXPECT_EQ(got, pixels) << "round " << round;
   }
+}
+
+// The GPU devices with images that compute kernels: emulated ones (CPU devices with memory of
+// their own) when `emulated`, else the others (CUDA).
+std::vector<cl_device_id> imageGpus(cl_platform_id platform, bool emulated) {
+  cl_uint n = 0;
+  if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_GPU, 0, nullptr, &n) != CL_SUCCESS || n == 0)
+    return {};
+  std::vector<cl_device_id> gpus(n), found;
+  clGetDeviceIDs(platform, CL_DEVICE_TYPE_GPU, n, gpus.data(), nullptr);
+  for (cl_device_id d : gpus) {
+    const bool is_emulated =
+        deviceString(d, CL_DEVICE_NAME).find("(emulated GPU") != std::string::npos;
+    if (deviceInfo<cl_bool>(d, CL_DEVICE_IMAGE_SUPPORT) && is_emulated == emulated &&
+        !kernelsComputeNothing(d))
+      found.push_back(d);
+  }
+  return found;
+}
+
+cl_device_id cpuDevice(cl_platform_id platform) {
+  cl_device_id cpu = nullptr;
+  cl_uint n = 0;
+  if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_CPU, 1, &cpu, &n) != CL_SUCCESS) return nullptr;
+  return cpu;
+}
+
+// An image written by a kernel on an emulated GPU (private memory) is read by a kernel on the
+// CPU, and the other way round.
+TEST_F(ImageKernels, KernelsOnTheCpuAndAnEmulatedGpuShareAnImage) {
+  ASSERT_TRUE(kEmulated);
+  const std::vector<cl_device_id> gpus = imageGpus(platform_, true);
+  cl_device_id cpu = cpuDevice(platform_);
+  if (gpus.empty() || !cpu) GTEST_SKIP() << "no CPU and emulated GPU (MANIFOLD_EMULATED_GPUS)";
+  shareImageBetween(cpu, gpus[0]);
+}
+
+// The same between the CPU and a CUDA GPU: the image's pixels move between host memory and the
+// GPU's, and the GPU's descriptor of it (compiler/image_abi.h) points at its copy.
+TEST_F(ImageKernels, KernelsOnTheCpuAndACudaGpuShareAnImage) {
+  const std::vector<cl_device_id> gpus = imageGpus(platform_, false);
+  cl_device_id cpu = cpuDevice(platform_);
+  if (gpus.empty() || !cpu) GTEST_SKIP() << "no CPU and GPU with images that computes kernels";
+  shareImageBetween(cpu, gpus[0]);
 }
 
 }  // namespace

@@ -718,17 +718,22 @@ TEST_F(ImageApi, ImageFromBufferSharesItsBytes) {
   EXPECT_EQ(two.get(), memInfo<cl_mem>(view, CL_MEM_ASSOCIATED_MEMOBJECT));
   EXPECT_EQ(cl_mem_flags(CL_MEM_READ_ONLY), memInfo<cl_mem_flags>(view, CL_MEM_FLAGS));
   EXPECT_EQ(got, readImage(view, o2, r2, 1));
-  // A 1D image buffer made from a sub-buffer sees the sub-buffer's bytes.
-  cl_buffer_region region{1024, 512};
+  // A 1D image buffer made from a sub-buffer (at the device's base address alignment) sees the
+  // sub-buffer's bytes.
+  const size_t align = deviceInfo<cl_uint>(device_, CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8;
+  std::vector<unsigned char> e(align + 512);
+  std::iota(e.begin(), e.end(), 0);
+  Mem big = makeBuffer(e.size());
+  write(big, e.data(), e.size());
+  cl_buffer_region region{align, 512};
   cl_int err = -1;
-  Mem sub(clCreateSubBuffer(buf, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err));
+  Mem sub(clCreateSubBuffer(big, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err));
   ASSERT_ERR(CL_SUCCESS, err);
   Mem in_sub = image(makeDesc(CL_MEM_OBJECT_IMAGE1D_BUFFER, 128, 0, 0, 0, 0, 0, sub),
                      {CL_RGBA, CL_UNSIGNED_INT8}, 0);
   ASSERT_TRUE(in_sub);
   const size_t r4[3] = {128, 1, 1};
-  EXPECT_EQ(std::vector<unsigned char>(d.begin() + 1024, d.begin() + 1536),
-            readImage(in_sub, o, r4, 4));
+  EXPECT_EQ(std::vector<unsigned char>(e.begin() + align, e.end()), readImage(in_sub, o, r4, 4));
 }
 
 TEST_F(ImageApi, ImageFromBufferErrors) {
@@ -1066,7 +1071,9 @@ TEST_F(ImageApi, ImageAndSamplerKernelArguments) {
   ASSERT_CL(CL_SUCCESS,
             clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &one, nullptr, 0, nullptr, nullptr));
   auto p = read(buf, 4);
-  EXPECT_EQ(1, p[0]);
+  if (!kernelsComputeNothing(device_)) {
+    EXPECT_EQ(1, p[0]);
+  }
 }
 
 // ---- Threads ----

@@ -166,4 +166,112 @@ TEST_F(ProgramTest, GlobalVariableTotalSizeCountsProgramScopeGlobals) {
   EXPECT_CL_OK(clReleaseProgram(p));
 }
 
+// clGetKernelSubGroupInfo agrees with what the device reports and with itself: a work-group is
+// cut into sub-groups of the device's width along its linear local ids (the CPU's vector width,
+// a warp on CUDA), the last one partial.
+TEST_F(ProgramTest, KernelSubGroupInfo) {
+  const char* source =
+      "kernel void k(global uint* p) { p[get_global_id(0)] = get_sub_group_size(); }\n";
+  cl_int err = CL_SUCCESS;
+  cl_program program = clCreateProgramWithSource(context_, 1, &source, nullptr, &err);
+  ASSERT_ERR(CL_SUCCESS, err);
+  const cl_uint device_max = deviceInfo<cl_uint>(device_, CL_DEVICE_MAX_NUM_SUB_GROUPS);
+  const cl_int built = clBuildProgram(program, 1, &device_, "-cl-std=CL3.0", nullptr, nullptr);
+  if (device_max == 0) {
+    // Without sub-groups the builtins are not declared, and the query is refused.
+    EXPECT_NE(built, CL_SUCCESS);
+    clReleaseProgram(program);
+    program = compiled("kernel void k(global uint* p) { p[0] = 1; }");
+    ASSERT_CL(CL_SUCCESS, clBuildProgram(program, 1, &device_, "", nullptr, nullptr));
+    cl_kernel k = clCreateKernel(program, "k", &err);
+    ASSERT_ERR(CL_SUCCESS, err);
+    size_t value = 0, local = 64;
+    EXPECT_CL(CL_INVALID_OPERATION,
+              clGetKernelSubGroupInfo(k, device_, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                                      sizeof local, &local, sizeof value, &value, nullptr));
+    EXPECT_FALSE(deviceInfo<cl_bool>(device_, CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS));
+    clReleaseKernel(k);
+    clReleaseProgram(program);
+    return;
+  }
+  ASSERT_CL(CL_SUCCESS, built);
+  cl_kernel k = clCreateKernel(program, "k", &err);
+  ASSERT_ERR(CL_SUCCESS, err);
+  auto query = [&](cl_kernel_sub_group_info param, const std::vector<size_t>& input) {
+    size_t value = 0, size = 0;
+    EXPECT_CL(CL_SUCCESS, clGetKernelSubGroupInfo(k, device_, param, input.size() * sizeof(size_t),
+                                                  input.data(), sizeof value, &value, &size));
+    EXPECT_EQ(size, sizeof(size_t));
+    return value;
+  };
+  const size_t width = query(CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, {4096});
+  ASSERT_GE(width, 1u);
+  ASSERT_LE(width, 128u);  // ballots hold 128 lanes
+  size_t kernel_max = 0;
+  ASSERT_CL(CL_SUCCESS, clGetKernelWorkGroupInfo(k, device_, CL_KERNEL_WORK_GROUP_SIZE,
+                                                 sizeof kernel_max, &kernel_max, nullptr));
+  // Local sizes in 1, 2 and 3 dimensions: the widest sub-group and the count.
+  const std::vector<std::vector<size_t>> locals = {
+      {1}, {7}, {width}, {width + 1}, {3 * width}, {5, 7}, {width, 2}, {3, 4, 5}, {2, 2, 2}};
+  for (const std::vector<size_t>& local : locals) {
+    size_t items = 1;
+    for (size_t l : local) items *= l;
+    SCOPED_TRACE(std::to_string(items) + " work-items in " + std::to_string(local.size()) +
+                 " dimension(s)");
+    EXPECT_EQ(query(CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, local), std::min(width, items));
+    EXPECT_EQ(query(CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE, local), (items + width - 1) / width);
+  }
+  const size_t max_sub_groups = query(CL_KERNEL_MAX_NUM_SUB_GROUPS, {});
+  EXPECT_EQ(max_sub_groups, (kernel_max + width - 1) / width);
+  EXPECT_LE(max_sub_groups, device_max);
+  EXPECT_EQ(query(CL_KERNEL_COMPILE_NUM_SUB_GROUPS, {}), 0u);
+  // A local size giving each count: its count query answers that count; none beyond the kernel's
+  // work-group limit (all zeros).
+  for (size_t count : {size_t(1), size_t(2), max_sub_groups}) {
+    size_t local[3] = {9, 9, 9};
+    ASSERT_CL(CL_SUCCESS,
+              clGetKernelSubGroupInfo(k, device_, CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT,
+                                      sizeof count, &count, sizeof local, local, nullptr));
+    EXPECT_LE(local[0] * local[1] * local[2], kernel_max);
+    EXPECT_EQ(query(CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE, {local[0], local[1], local[2]}), count);
+  }
+  {
+    const size_t count = max_sub_groups + 1;
+    size_t local[3] = {9, 9, 9};
+    ASSERT_CL(CL_SUCCESS,
+              clGetKernelSubGroupInfo(k, device_, CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT,
+                                      sizeof count, &count, sizeof local, local, nullptr));
+    EXPECT_EQ(local[0] + local[1] + local[2], 0u);
+  }
+  // Bad input: no local size, a size that is not 1 to 3 size_t values, a short result.
+  size_t value = 0, local = 64;
+  EXPECT_CL(CL_INVALID_VALUE,
+            clGetKernelSubGroupInfo(k, device_, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, 0,
+                                    nullptr, sizeof value, &value, nullptr));
+  EXPECT_CL(CL_INVALID_VALUE,
+            clGetKernelSubGroupInfo(k, device_, CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE, 3, &local,
+                                    sizeof value, &value, nullptr));
+  EXPECT_CL(CL_INVALID_VALUE,
+            clGetKernelSubGroupInfo(k, device_, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                                    sizeof local, &local, 2, &value, nullptr));
+  EXPECT_CL(CL_INVALID_VALUE,
+            clGetKernelSubGroupInfo(k, device_, CL_KERNEL_WORK_GROUP_SIZE, sizeof local, &local,
+                                    sizeof value, &value, nullptr));
+  // The extension's spelling, where reported, answers alike.
+  auto khr = reinterpret_cast<clGetKernelSubGroupInfoKHR_fn>(
+      clGetExtensionFunctionAddressForPlatform(platform_, "clGetKernelSubGroupInfoKHR"));
+  ASSERT_NE(khr, nullptr);
+  value = 0;
+  EXPECT_CL(CL_SUCCESS, khr(k, device_, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, sizeof local,
+                            &local, sizeof value, &value, nullptr));
+  EXPECT_EQ(value, std::min<size_t>(width, 64));
+  // cl_khr_subgroups comes with independent forward progress of sub-groups.
+  const bool khr_subgroups =
+      hasWord(deviceString(device_, CL_DEVICE_EXTENSIONS), "cl_khr_subgroups");
+  EXPECT_EQ(khr_subgroups,
+            deviceInfo<cl_bool>(device_, CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS) != 0);
+  clReleaseKernel(k);
+  EXPECT_CL_OK(clReleaseProgram(program));
+}
+
 }  // namespace

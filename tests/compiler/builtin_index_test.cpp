@@ -12,6 +12,11 @@ extern "C" const unsigned char manifold_builtins_bitcode[];
 extern "C" const unsigned long manifold_builtins_bitcode_size;
 extern "C" const char manifold_builtins_index[];
 extern "C" const unsigned long manifold_builtins_index_size;
+// The NVPTX pipeline's portable builtins (compiler/nvptx/nvptx.cmake), split the same way.
+extern "C" const char manifold_nvptx_portable_bitcode[];
+extern "C" const unsigned long manifold_nvptx_portable_bitcode_size;
+extern "C" const char manifold_nvptx_portable_index[];
+extern "C" const unsigned long manifold_nvptx_portable_index_size;
 
 namespace manifold::compiler {
 namespace {
@@ -49,6 +54,20 @@ TEST(BuiltinIndex, IndexNotFittingTheBitcodeIsRebuiltByParsing) {
   ASSERT_TRUE(library.error().empty()) << library.error();
   EXPECT_FALSE(library.index_was_given());
   EXPECT_EQ(library.symbol_index(), SplitLibrary(library_bitcode()).symbol_index());
+}
+
+TEST(BuiltinIndex, NvptxPortableIndexMatchesParsedParts) {
+  const llvm::MemoryBufferRef bitcode(
+      llvm::StringRef(manifold_nvptx_portable_bitcode, manifold_nvptx_portable_bitcode_size),
+      "nvptx portable builtins");
+  const SplitLibrary indexed(
+      bitcode, std::string_view(manifold_nvptx_portable_index, manifold_nvptx_portable_index_size));
+  const SplitLibrary parsed(bitcode);
+  ASSERT_TRUE(indexed.error().empty()) << indexed.error();
+  EXPECT_TRUE(indexed.index_was_given());
+  // The C11 atomics and every half builtin.
+  EXPECT_GT(parsed.symbol_index().size(), 2000u);
+  EXPECT_EQ(indexed.symbol_index(), parsed.symbol_index());
 }
 
 }  // namespace

@@ -9,12 +9,14 @@
 #include <cstring>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "backends/cpu/cpu_executable.h"
+#include "compiler/binary_format.h"
 #include "compiler/compiler.h"
 #include "jit_test_util.h"
 
@@ -129,6 +131,104 @@ TEST(CpuRun, ManyLoopCarriedValuesInEveryGroupSize) {
     for (size_t i = 0; i < n; ++i)
       ASSERT_NEAR(out[i], expected(i), 1e-3f * std::max(1.0f, std::fabs(expected(i))))
           << "local size " << local << ", work-item " << i;
+  }
+}
+
+// A loop every work-item runs the same number of times is unrolled (its iterations become
+// regions of the work-group form): trip counts around and below the unroll count, and zero.
+TEST(CpuRun, UniformLoopWithRuntimeTripCountInEveryGroupSize) {
+  auto exe = build_and_load(R"(
+    __kernel void chains(__global float* out, float a, float b, int n) {
+      float x0 = get_global_id(0), x1 = x0 + 1.0f, x2 = x0 + 2.0f, x3 = x0 + 3.0f;
+      for (int i = 0; i < n; ++i) {
+        x0 = x0 * a + b; x1 = x1 * a + b; x2 = x2 * a - b; x3 = x3 * a - b;
+      }
+      out[get_global_id(0)] = (x0 + x1) + 2.0f * (x2 + x3);
+    })");
+  ASSERT_NE(exe, nullptr);
+  const float a = 0.5f, b = 1.0f;
+  for (int n : {0, 1, 3, 7, 8, 9, 17, 100}) {
+    auto expected = [&](size_t id) {
+      float x[4] = {float(id), float(id) + 1, float(id) + 2, float(id) + 3};
+      for (int i = 0; i < n; ++i) {
+        x[0] = x[0] * a + b;
+        x[1] = x[1] * a + b;
+        x[2] = x[2] * a - b;
+        x[3] = x[3] * a - b;
+      }
+      return (x[0] + x[1]) + 2.0f * (x[2] + x[3]);
+    };
+    for (size_t local : {1, 3, 16, 64}) {
+      const size_t items = local * 5;
+      std::vector<float> out(items, -1.0f);
+      void* p = out.data();
+      const void* args[] = {&p, &a, &b, &n};
+      exe->run("chains", range_1d(items, local), args, nullptr);
+      for (size_t i = 0; i < items; ++i)
+        ASSERT_NEAR(out[i], expected(i), 1e-4f * std::max(1.0f, std::fabs(expected(i))))
+            << "n " << n << ", local size " << local << ", work-item " << i;
+    }
+  }
+}
+
+// Which kernels may run with groups the CPU device chooses (KernelExec::partition_independent)
+// and, for groups of one work-item, what each computes either way.
+TEST(CpuRun, GroupsOfOneWorkItem) {
+  const char* source = R"(
+    __kernel void global_only(__global uint* out, uint rounds) {
+      uint x = get_global_id(0);
+      for (uint i = 0; i < rounds; ++i) x = (x * 1664525u + 1013904223u) ^ (x >> 7);
+      out[get_global_id(0) - get_global_offset(0)] = x + get_global_size(0) * get_work_dim();
+    }
+    __kernel void group_ids(__global uint* out) {
+      out[get_global_id(0)] = get_group_id(0) * 10 + get_local_id(0) + 1000 * get_local_size(0) +
+                              100000 * get_num_groups(0);
+    }
+    __kernel void local_argument(__global uint* out, __local uint* scratch) {
+      scratch[0] = get_global_id(0);
+      out[get_global_id(0)] = scratch[0];
+    }
+    __kernel void local_variable(__global uint* out) {
+      __local uint shared;
+      shared = get_global_id(0);
+      out[get_global_id(0)] = shared;
+    }
+    __kernel void with_barrier(__global uint* out) {
+      barrier(CLK_GLOBAL_MEM_FENCE);
+      out[get_global_id(0)] = get_global_id(0);
+    })";
+  BuildOutput built = build(source, "", host());
+  ASSERT_TRUE(built.success) << built.log;
+  std::string error;
+  std::optional<ProgramBinary> binary = deserialize(built.binary, &error);
+  ASSERT_TRUE(binary) << error;
+  for (size_t i = 0; i < binary->kernels.size(); ++i)
+    EXPECT_EQ(binary->execs[i].partition_independent, binary->kernels[i].name == "global_only")
+        << binary->kernels[i].name;
+
+  auto exe = build_and_load(source);
+  ASSERT_NE(exe, nullptr);
+  const uint32_t rounds = 50;
+  for (size_t items : {1, 15, 16, 17, 1000, 4099}) {
+    for (size_t offset : {0, 5}) {
+      NDRange range = range_1d(items, 1);
+      range.global_offset[0] = offset;
+      std::vector<uint32_t> out(items, 0);
+      void* p = out.data();
+      const void* args[] = {&p, &rounds};
+      exe->run("global_only", range, args, nullptr);
+      for (size_t i = 0; i < items; ++i) {
+        uint32_t x = static_cast<uint32_t>(i + offset);
+        for (uint32_t r = 0; r < rounds; ++r) x = (x * 1664525u + 1013904223u) ^ (x >> 7);
+        ASSERT_EQ(out[i], x + static_cast<uint32_t>(items)) << items << " items, work-item " << i;
+      }
+    }
+    std::vector<uint32_t> out(items, 0);
+    void* p = out.data();
+    const void* args[] = {&p};
+    exe->run("group_ids", range_1d(items, 1), args, nullptr);
+    for (size_t i = 0; i < items; ++i)
+      ASSERT_EQ(out[i], i * 10 + 1000 + 100000 * items) << items << " items, work-item " << i;
   }
 }
 

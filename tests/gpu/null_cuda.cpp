@@ -653,10 +653,32 @@ extern "C" __attribute__((visibility("default"))) size_t null_cuda_launch_log(La
   return g_log.size();
 }
 
+// For tests of what kernels receive: the first `count` parameters of stream launches, each read as
+// 8 bytes (the test's kernels take 8-byte parameters only), kept from the latest launch.
+std::atomic<int> g_capture_params{0};
+std::mutex g_captured_mutex;
+std::vector<uint64_t> g_captured;
+extern "C" __attribute__((visibility("default"))) void null_cuda_capture_params(int count) {
+  g_capture_params = count;
+}
+// Copies up to `max` parameters of the latest captured launch to `out`; returns how many.
+extern "C" __attribute__((visibility("default"))) int null_cuda_captured_params(uint64_t* out,
+                                                                                int max) {
+  std::lock_guard lock(g_captured_mutex);
+  const int n = std::min(max, static_cast<int>(g_captured.size()));
+  std::copy(g_captured.begin(), g_captured.begin() + n, out);
+  return n;
+}
+
 API cuLaunchKernel(void* function, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                   unsigned bz, unsigned shared, void* stream, void**, void**) {
+                   unsigned bz, unsigned shared, void* stream, void** params, void**) {
   for (int n = g_fail_launches.load(); n > 0;)
     if (g_fail_launches.compare_exchange_weak(n, n - 1)) return kOutOfMemory;
+  if (const int count = g_capture_params.load(); count > 0 && params) {
+    std::lock_guard lock(g_captured_mutex);
+    g_captured.assign(static_cast<size_t>(count), 0);
+    for (int i = 0; i < count; ++i) std::memcpy(&g_captured[i], params[i], sizeof(uint64_t));
+  }
   ++g_stats.kernels;
   if (!g_logging) {
     of(stream)->push(nullptr, true);  // an ordering point: the kernel computes nothing

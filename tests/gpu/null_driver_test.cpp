@@ -11,11 +11,14 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "cl_test.h"
+#include "compiler/image_abi.h"
 #include "core/cl_khr_command_buffer.h"
 
 namespace {
@@ -285,6 +288,224 @@ TEST_F(NullCuda, SeveralThreadsLaunchIntoOneQueue) {
   const Counts done = since(before);
   EXPECT_EQ(done.kernels + kBatch * done.graphs, uint64_t(kThreads * kEach))
       << "every launch went exactly once";
+}
+
+// ---- Images: what a kernel receives for an image and a sampler (compiler/image_abi.h) ----
+
+// The first `count` parameters of one launch of `k` that goes at once (into an idle queue), each
+// 8 bytes.
+std::vector<uint64_t> parameters_of_launch(cl_command_queue queue, cl_kernel k, int count) {
+  using Capture = void (*)(int);
+  using Captured = int (*)(uint64_t*, int);
+  static auto capture = reinterpret_cast<Capture>(dlsym(null_driver(), "null_cuda_capture_params"));
+  static auto captured =
+      reinterpret_cast<Captured>(dlsym(null_driver(), "null_cuda_captured_params"));
+  EXPECT_EQ(Err(CL_SUCCESS), Err(clFinish(queue)));
+  capture(count);
+  const size_t global = 1;
+  EXPECT_EQ(Err(CL_SUCCESS), Err(clEnqueueNDRangeKernel(queue, k, 1, nullptr, &global, nullptr, 0,
+                                                        nullptr, nullptr)));
+  EXPECT_EQ(Err(CL_SUCCESS), Err(clFinish(queue)));
+  capture(0);
+  std::vector<uint64_t> values(static_cast<size_t>(count));
+  values.resize(static_cast<size_t>(captured(values.data(), count)));
+  return values;
+}
+
+// What the simulated GPU's memory holds at `address` (its memory is the process's own).
+ManifoldImage descriptor_at(uint64_t address) {
+  ManifoldImage d{};
+  std::memcpy(&d, reinterpret_cast<const void*>(address), sizeof d);
+  return d;
+}
+
+Kernel build_kernel(cl_context context, const std::vector<cl_device_id>& devices,
+                    const char* source, const char* name, const char* options = "") {
+  cl_int err = CL_SUCCESS;
+  Program program(clCreateProgramWithSource(context, 1, &source, nullptr, &err));
+  EXPECT_EQ(Err(CL_SUCCESS), Err(err));
+  EXPECT_EQ(Err(CL_SUCCESS), Err(clBuildProgram(program, cl_uint(devices.size()), devices.data(),
+                                                options, nullptr, nullptr)));
+  Kernel k(clCreateKernel(program, name, &err));
+  EXPECT_EQ(Err(CL_SUCCESS), Err(err));
+  return k;
+}
+
+// An image argument is the GPU address of its descriptor, made once, whose `data` is the GPU's copy
+// of the pixels; a sampler argument is its CLK_* bits.
+TEST_F(NullCuda, ImageArgumentsAreDescriptorsInGpuMemory) {
+  ASSERT_EQ(deviceInfo<cl_bool>(device_, CL_DEVICE_IMAGE_SUPPORT), cl_bool(CL_TRUE));
+  Kernel k = build_kernel(context_, {device_}, R"(
+    kernel void r(read_only image2d_t img, sampler_t s, global float4* out) {
+      out[0] = read_imagef(img, s, (float2)(0.5f, 0.5f));
+    })",
+                          "r");
+  ASSERT_TRUE(k);
+  float pixels[5 * 3 * 4];
+  for (size_t i = 0; i < std::size(pixels); ++i) pixels[i] = float(i);
+  const cl_image_format format{CL_RGBA, CL_FLOAT};
+  cl_image_desc desc{};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = 5;
+  desc.image_height = 3;
+  cl_int err = CL_SUCCESS;
+  Mem img(clCreateImage(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, &format, &desc, pixels,
+                        &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  const cl_sampler_properties repeat_linear[] = {CL_SAMPLER_NORMALIZED_COORDS,
+                                                 CL_TRUE,
+                                                 CL_SAMPLER_ADDRESSING_MODE,
+                                                 CL_ADDRESS_REPEAT,
+                                                 CL_SAMPLER_FILTER_MODE,
+                                                 CL_FILTER_LINEAR,
+                                                 0};
+  Sampler sampler(clCreateSamplerWithProperties(context_, repeat_linear, &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  Mem out(clCreateBuffer(context_, CL_MEM_READ_WRITE, 16, nullptr, &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  cl_mem m = img;
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(k, 0, sizeof m, &m)));
+  cl_sampler s = sampler;
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(k, 1, sizeof s, &s)));
+  m = out;
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(k, 2, sizeof m, &m)));
+  const std::vector<uint64_t> params = parameters_of_launch(queue_, k, 3);
+  ASSERT_EQ(params.size(), 3u);
+  ASSERT_NE(params[0], 0u);
+  const ManifoldImage d = descriptor_at(params[0]);
+  EXPECT_EQ(d.width, 5u);
+  EXPECT_EQ(d.height, 3u);
+  EXPECT_EQ(d.depth, 1u);
+  EXPECT_EQ(d.array_size, 1u);
+  EXPECT_EQ(d.image_type, manifold_u32(CL_MEM_OBJECT_IMAGE2D));
+  EXPECT_EQ(d.channel_order, manifold_u32(CL_RGBA));
+  EXPECT_EQ(d.channel_data_type, manifold_u32(CL_FLOAT));
+  EXPECT_EQ(d.element_size, 16u);
+  EXPECT_EQ(d.num_channels, 4u);
+  EXPECT_EQ(d.row_pitch, 80u);
+  ASSERT_NE(d.data, 0u);
+  EXPECT_EQ(std::memcmp(reinterpret_cast<const void*>(d.data), pixels, sizeof pixels), 0)
+      << "the GPU's copy of the pixels is at the descriptor's data";
+  // CLK_NORMALIZED_COORDS_TRUE | CLK_ADDRESS_REPEAT | CLK_FILTER_LINEAR.
+  EXPECT_EQ(params[1], 0x1u | 0x6u | 0x20u);
+  EXPECT_NE(params[2], 0u);
+  EXPECT_EQ(parameters_of_launch(queue_, k, 1), std::vector<uint64_t>{params[0]})
+      << "one descriptor per image and GPU";
+
+  // Images made from a buffer: their pixels are the buffer's bytes on the GPU, at its pitch.
+  Kernel q = build_kernel(context_, {device_}, R"(
+    kernel void q(read_only image1d_buffer_t a, read_only image2d_t b, global uchar* bytes) {
+      bytes[0] = (uchar)(read_imageui(a, 0).x + read_imageui(b, (int2)(0, 0)).x);
+    })",
+                          "q");
+  ASSERT_TRUE(q);
+  Mem buffer(clCreateBuffer(context_, CL_MEM_READ_WRITE, 4096, nullptr, &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  const cl_image_format bytes{CL_RGBA, CL_UNSIGNED_INT8};
+  cl_image_desc one_d{};
+  one_d.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
+  one_d.image_width = 1000;
+  one_d.mem_object = buffer;
+  Mem a(clCreateImage(context_, CL_MEM_READ_ONLY, &bytes, &one_d, nullptr, &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  cl_image_desc two_d{};
+  two_d.image_type = CL_MEM_OBJECT_IMAGE2D;
+  two_d.image_width = 7;
+  two_d.image_height = 9;
+  two_d.image_row_pitch = 64;
+  two_d.mem_object = buffer;
+  Mem b(clCreateImage(context_, CL_MEM_READ_ONLY, &bytes, &two_d, nullptr, &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  cl_mem args[] = {a, b, buffer};
+  for (cl_uint i = 0; i < 3; ++i)
+    ASSERT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(q, i, sizeof(cl_mem), &args[i])));
+  const std::vector<uint64_t> views = parameters_of_launch(queue_, q, 3);
+  ASSERT_EQ(views.size(), 3u);
+  const ManifoldImage da = descriptor_at(views[0]), db = descriptor_at(views[1]);
+  EXPECT_EQ(da.data, views[2]);
+  EXPECT_EQ(da.width, 1000u);
+  EXPECT_EQ(da.image_type, manifold_u32(CL_MEM_OBJECT_IMAGE1D_BUFFER));
+  EXPECT_EQ(db.data, views[2]);
+  EXPECT_EQ(db.row_pitch, 64u);
+  EXPECT_EQ(db.height, 9u);
+}
+
+// In a context of the CPU and the GPU, an image written on one is read on the other: the pixels
+// move into the GPU's memory before its kernel runs (where its descriptor points), and back after
+// a kernel that may write them.
+TEST_F(NullCuda, ImagesMoveBetweenTheCpuAndTheGpu) {
+  cl_device_id cpu = nullptr;
+  cl_uint n = 0;
+  if (clGetDeviceIDs(findPlatform(), CL_DEVICE_TYPE_CPU, 1, &cpu, &n) != CL_SUCCESS || !cpu)
+    GTEST_SKIP() << "no CPU device";
+  cl_device_id devices[2] = {cpu, device_};
+  cl_int err = CL_SUCCESS;
+  Context context(clCreateContext(nullptr, 2, devices, nullptr, nullptr, &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  Queue on_cpu(clCreateCommandQueueWithProperties(context, cpu, nullptr, &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  Queue on_gpu(clCreateCommandQueueWithProperties(context, device_, nullptr, &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  const char* source = R"(
+    kernel void w(write_only image2d_t img) {
+      int2 c = (int2)(get_global_id(0), get_global_id(1));
+      write_imageui(img, c, (uint4)(c.x + 100 * c.y, 0, 0, 0));
+    }
+    kernel void touch(read_write image2d_t img) {
+      write_imageui(img, (int2)(0, 0), read_imageui(img, (int2)(0, 0)));
+    }
+    kernel void r(read_only image2d_t img, global uint* out) {
+      int2 c = (int2)(get_global_id(0), get_global_id(1));
+      out[c.y * 16 + c.x] = read_imageui(img, c).x;
+    })";
+  Program program(clCreateProgramWithSource(context, 1, &source, nullptr, &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  ASSERT_EQ(Err(CL_SUCCESS),
+            Err(clBuildProgram(program, 2, devices, "-cl-std=CL3.0", nullptr, nullptr)));
+  Kernel w(clCreateKernel(program, "w", &err)), touch(clCreateKernel(program, "touch", &err)),
+      r(clCreateKernel(program, "r", &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  const cl_image_format format{CL_R, CL_UNSIGNED_INT32};
+  cl_image_desc desc{};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = 16;
+  desc.image_height = 8;
+  Mem img(clCreateImage(context, CL_MEM_READ_WRITE, &format, &desc, nullptr, &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  Mem out(clCreateBuffer(context, CL_MEM_READ_WRITE, 16 * 8 * 4, nullptr, &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  cl_mem m = img;
+  for (cl_kernel k : {w.get(), touch.get(), r.get()})
+    ASSERT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(k, 0, sizeof m, &m)));
+  m = out;
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(r, 1, sizeof m, &m)));
+  const size_t global[2] = {16, 8};
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueNDRangeKernel(on_cpu, w, 2, nullptr, global, nullptr, 0,
+                                                        nullptr, nullptr)));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clFinish(on_cpu)));
+  const std::vector<uint64_t> params = parameters_of_launch(on_gpu, touch, 1);
+  ASSERT_EQ(params.size(), 1u);
+  const ManifoldImage d = descriptor_at(params[0]);
+  ASSERT_NE(d.data, 0u);
+  auto* gpu_pixels = reinterpret_cast<uint32_t*>(d.data);
+  for (uint32_t y = 0; y < 8; ++y)
+    for (uint32_t x = 0; x < 16; ++x)
+      ASSERT_EQ(gpu_pixels[y * 16 + x], x + 100 * y) << "the CPU's pixels in the GPU's memory";
+  // What the GPU's kernel would have written (the simulated one computes nothing).
+  for (uint32_t i = 0; i < 16 * 8; ++i) gpu_pixels[i] += 1000;
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueNDRangeKernel(on_cpu, r, 2, nullptr, global, nullptr, 0,
+                                                        nullptr, nullptr)));
+  std::vector<uint32_t> got(16 * 8);
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueReadBuffer(on_cpu, out, CL_TRUE, 0, got.size() * 4,
+                                                     got.data(), 0, nullptr, nullptr)));
+  for (uint32_t y = 0; y < 8; ++y)
+    for (uint32_t x = 0; x < 16; ++x)
+      ASSERT_EQ(got[y * 16 + x], x + 100 * y + 1000) << "the GPU's pixels on the CPU";
+  std::vector<uint32_t> host(16 * 8);
+  const size_t origin[3] = {0, 0, 0}, region[3] = {16, 8, 1};
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueReadImage(on_gpu, img, CL_TRUE, origin, region, 0, 0,
+                                                    host.data(), 0, nullptr, nullptr)));
+  EXPECT_EQ(host, got);
 }
 
 // ---- Command buffers (cl_khr_command_buffer): one CUDA graph per command buffer and device ----

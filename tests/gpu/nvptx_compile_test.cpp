@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "compiler/compiler.h"
+#include "every_half_builtin.h"
 
 namespace {
 
@@ -68,8 +70,11 @@ std::string expect_builds_for(unsigned sm, const char* name, const std::string& 
   return *ptx;
 }
 
-void expect_builds(const char* name, const std::string& source, const char* options = "") {
-  expect_builds_for(90, name, source, options);
+// *assembled: whether ptxas checked the PTX (it is not installed everywhere).
+void expect_builds(const char* name, const std::string& source, const char* options = "",
+                   bool* assembled = nullptr) {
+  const std::string ptx = expect_builds_for(90, name, source, options);
+  if (assembled) *assembled = !ptx.empty() && !ptxas().empty();
 }
 
 TEST(NvptxPipeline, TargetNamesTheComputeCapability) {
@@ -355,6 +360,20 @@ TEST(NvptxPipeline, ShuffleAndShuffle2) {
     })");
 }
 
+// Every builtin of half (compiler/builtins/half.cl, libclc has none) links, for Hopper and for
+// GPUs before sm_53, which have no half arithmetic (LLVM computes in float there). Not assembled
+// here: ptxas takes most of a minute over this one large kernel.
+TEST(NvptxPipeline, EveryHalfBuiltin) {
+  for (unsigned major : {9u, 5u}) {
+    BuildOutput out = build(kEveryHalfBuiltin, "-cl-std=CL3.0", nvptx_target(major, 0));
+    ASSERT_TRUE(out.success) << "sm_" << major << "0:\n" << out.log;
+    std::string error;
+    auto ptx = nvptx_ptx_of(out.binary, &error);
+    ASSERT_TRUE(ptx.has_value()) << error;
+    EXPECT_NE(ptx->find(".entry every"), std::string::npos);
+  }
+}
+
 TEST(NvptxPipeline, OpenCL30) {
   expect_builds("cl30", R"(
     kernel void k(global int* out) {
@@ -600,6 +619,149 @@ TEST(NvptxPipeline, CollectivesUseShufflesAndAStaticScratch) {
   EXPECT_NE(ptx.find("shfl.sync.down.b32"), std::string::npos) << ptx;
   EXPECT_NE(ptx.find("shfl.sync.up.b32"), std::string::npos) << ptx;
   EXPECT_NE(ptx.find("bar.red.and.pred"), std::string::npos) << ptx;
+}
+
+// Images on CUDA: the image builtins (compiler/builtins/image.cl, the software path over the
+// descriptors of compiler/image_abi.h) on every image type, with samplers from arguments and from
+// the source, read_write images and 3D writes.
+TEST(NvptxPipeline, ImagesOfEveryTypeWithEverySamplerSource) {
+  const Target target = nvptx_target(9, 0);
+  EXPECT_TRUE(target.images);
+  EXPECT_TRUE(target.has_feature("__opencl_c_images"));
+  EXPECT_TRUE(target.has_feature("__opencl_c_read_write_images"));
+  EXPECT_TRUE(target.has_feature("__opencl_c_3d_image_writes"));
+  const char* source = R"(
+    const sampler_t lit = CLK_NORMALIZED_COORDS_TRUE | CLK_ADDRESS_MIRRORED_REPEAT | CLK_FILTER_LINEAR;
+    kernel void every(read_only image1d_t a, read_only image1d_array_t b, read_only image2d_t c,
+                      read_only image2d_array_t d, read_only image3d_t e,
+                      read_only image1d_buffer_t f, write_only image3d_t g, read_write image2d_t h,
+                      write_only image2d_array_t i, sampler_t s, global float4* out,
+                      global int4* iout) {
+      const sampler_t local_lit = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST;
+      int x = get_global_id(0);
+      float4 acc = read_imagef(a, s, x * 0.5f) + read_imagef(b, lit, (float2)(x, 1)) +
+                   read_imagef(c, local_lit, (int2)(x, 0)) +
+                   read_imagef(d, lit, (float4)(0.5f, 0.5f, 1.0f, 0.0f)) +
+                   read_imagef(e, s, (float4)(x, 1.0f, 2.0f, 0.0f)) + read_imagef(f, x);
+      int4 v = read_imagei(c, s, (float2)(x, 0.0f)) +
+               as_int4(read_imageui(e, local_lit, (int4)(x, 0, 0, 0)));
+      write_imagef(g, (int4)(x, 1, 1, 0), acc);
+      write_imageui(h, (int2)(x, 0), read_imageui(h, (int2)(x, 0)) + 1u);
+      atomic_work_item_fence(CLK_IMAGE_MEM_FENCE, memory_order_acq_rel, memory_scope_work_item);
+      write_imagei(i, (int4)(x, 0, 1, 0), v);
+      out[x] = acc + (float4)(get_image_width(a), get_image_dim(e).z, get_image_array_size(d),
+                              get_image_channel_order(h) + get_image_channel_data_type(i));
+      iout[x] = v;
+    })";
+  bool assembled = false;
+  expect_builds("images", source, "-cl-std=CL3.0", &assembled);
+  if (HasFatalFailure()) return;
+  BuildOutput out = build(source, "-cl-std=CL3.0", target);
+  ASSERT_TRUE(out.success) << out.log;
+  std::string error;
+  auto ptx = nvptx_ptx_of(out.binary, &error);
+  ASSERT_TRUE(ptx.has_value()) << error;
+  // Descriptor fields do not change while a kernel runs: read through the non-coherent cache.
+  EXPECT_NE(ptx->find("ld.global.nc"), std::string::npos);
+  // An image is the address of its descriptor, a sampler its bits: one 64-bit parameter each.
+  for (int p = 0; p < 10; ++p)
+    EXPECT_NE(ptx->find(".param .u64 .ptr .global .align 1 every_param_" + std::to_string(p) + ","),
+              std::string::npos)
+        << "parameter " << p;
+  // The general format conversions stay calls (compiler/stages.h, kOutlinedBuiltinPrefix).
+  EXPECT_NE(
+      ptx->find(".func  (.param .align 16 .b8 func_retval0[16]) __manifold_outlined_decode_f("),
+      std::string::npos);
+  if (!assembled) GTEST_SKIP() << "compiled to PTX, but not assembled: no ptxas here";
+}
+
+// OpenCL C 1.2 programs (the default) read and write images too; integer coordinates without a
+// sampler, and the sRGB table of image.cl, which must not land in the constant bank.
+TEST(NvptxPipeline, ImagesInOpenCL12) {
+  bool assembled = false;
+  expect_builds("images12", R"(
+    kernel void copy(read_only image2d_t in, write_only image2d_t out, sampler_t s) {
+      int2 c = (int2)(get_global_id(0), get_global_id(1));
+      write_imagef(out, c, read_imagef(in, s, c) * 0.5f);
+    })",
+                "", &assembled);
+  if (!assembled) GTEST_SKIP() << "compiled to PTX, but not assembled: no ptxas here";
+}
+
+// Sub-groups are warps: every function of cl_khr_subgroups and the cl_khr_subgroup_* extensions
+// builds, and assembles for Turing, Ampere and Hopper; redux.sync only where the GPU has it.
+TEST(NvptxPipeline, SubGroupFunctionsOnWarps) {
+  const Target target = nvptx_target(9, 0);
+  EXPECT_TRUE(target.has_feature("__opencl_c_subgroups"));
+  EXPECT_EQ(target.sub_group_size, 32u);
+  for (const char* extension :
+       {"cl_khr_subgroups", "cl_khr_subgroup_extended_types", "cl_khr_subgroup_non_uniform_vote",
+        "cl_khr_subgroup_ballot", "cl_khr_subgroup_non_uniform_arithmetic",
+        "cl_khr_subgroup_shuffle", "cl_khr_subgroup_shuffle_relative",
+        "cl_khr_subgroup_clustered_reduce"})
+    EXPECT_NE(std::find(target.extensions.begin(), target.extensions.end(), extension),
+              target.extensions.end())
+        << extension;
+  const char* source = R"(
+    #define EACH_TYPE(M) M(char) M(uchar) M(short) M(ushort) M(int) M(uint) M(long) M(ulong) \
+                         M(float) M(double)
+    #define USE(T)                                                                          \
+      kernel void use_##T(global T* p, global int* q, uint cluster) {                       \
+        size_t g = get_global_id(0);                                                        \
+        T x = p[g];                                                                         \
+        T r = sub_group_reduce_add(x) + sub_group_reduce_min(x) + sub_group_reduce_max(x) + \
+              sub_group_scan_inclusive_add(x) + sub_group_scan_exclusive_max(x) +           \
+              sub_group_broadcast(x, 1) + sub_group_shuffle(x, 3) +                         \
+              sub_group_shuffle_xor(x, 1) + sub_group_shuffle_up(x, 1) +                    \
+              sub_group_shuffle_down(x, 2) + sub_group_broadcast_first(x) +                 \
+              sub_group_clustered_reduce_mul(x, 4) + sub_group_clustered_reduce_min(x, 8);  \
+        if (q[g]) r += sub_group_non_uniform_reduce_add(x) +                                \
+                       sub_group_non_uniform_scan_inclusive_mul(x) +                        \
+                       sub_group_non_uniform_scan_exclusive_min(x) +                        \
+                       sub_group_non_uniform_broadcast(x, 0);                               \
+        q[g] += sub_group_non_uniform_all_equal(x);                                         \
+        p[g] = r;                                                                           \
+        vstore4(sub_group_broadcast(vload4(g, p), 2), g, p);                                \
+      }
+    EACH_TYPE(USE)
+    kernel void other(global uint* out, global long* l) {
+      size_t g = get_global_id(0);
+      uint4 b = sub_group_ballot(out[g] > 3);
+      out[g] = get_sub_group_size() + get_max_sub_group_size() + get_num_sub_groups() +
+               get_enqueued_num_sub_groups() + get_sub_group_id() + get_sub_group_local_id() +
+               sub_group_all(out[g]) + sub_group_any(out[g]) + sub_group_elect() +
+               sub_group_non_uniform_all(out[g]) + sub_group_non_uniform_any(out[g]) +
+               sub_group_inverse_ballot(b) + sub_group_ballot_bit_extract(b, 3) +
+               sub_group_ballot_bit_count(b) + sub_group_ballot_inclusive_scan(b) +
+               sub_group_ballot_exclusive_scan(b) + sub_group_ballot_find_lsb(b) +
+               sub_group_ballot_find_msb(b) + get_sub_group_eq_mask().x +
+               get_sub_group_ge_mask().x + get_sub_group_gt_mask().x +
+               get_sub_group_le_mask().x + get_sub_group_lt_mask().x +
+               sub_group_non_uniform_reduce_logical_xor((int)out[g]) +
+               sub_group_clustered_reduce_logical_and((int)out[g], 2) +
+               sub_group_non_uniform_reduce_and(out[g]) + sub_group_clustered_reduce_xor(out[g], 16);
+      l[g] = sub_group_non_uniform_scan_exclusive_or(l[g]);
+      sub_group_barrier(CLK_LOCAL_MEM_FENCE);
+      sub_group_barrier(CLK_GLOBAL_MEM_FENCE, memory_scope_sub_group);
+      vstore16(sub_group_non_uniform_broadcast(vload16(g, (global double*)l), 5), g,
+               (global double*)l);
+    })";
+  for (const auto& [major, minor] : {std::pair{7u, 5u}, std::pair{8u, 0u}, std::pair{9u, 0u}}) {
+    SCOPED_TRACE("sm_" + std::to_string(major * 10 + minor));
+    const std::string ptx = expect_builds_for(
+        major * 10 + minor, ("subgroups_sm" + std::to_string(major * 10 + minor)).c_str(), source,
+        "-cl-std=CL3.0");
+    EXPECT_NE(ptx.find("shfl.sync.idx.b32"), std::string::npos);
+    EXPECT_NE(ptx.find("activemask.b32"), std::string::npos);
+    EXPECT_NE(ptx.find("vote.sync.ballot.b32"), std::string::npos);
+    EXPECT_NE(ptx.find("bar.warp.sync"), std::string::npos);
+    EXPECT_EQ(ptx.find("redux.sync") != std::string::npos, major >= 8);
+  }
+  // OpenCL C 2.0 programs see the functions through cl_khr_subgroups.
+  expect_builds("subgroups_cl20", R"(
+    #pragma OPENCL EXTENSION cl_khr_subgroups : enable
+    kernel void k(global int* p) { p[get_global_id(0)] = sub_group_reduce_add(p[0]); })",
+                "-cl-std=CL2.0");
 }
 
 }  // namespace

@@ -454,3 +454,884 @@ TEST_F(KernelCorpus, SaturatingConversionsOfSpecialValues) {
     EXPECT_EQ(s.read<int32_t>(Out.get(), expected.size()), expected);
   });
 }
+
+#include "half_corpus.inc"
+
+// ---- Sub-groups (__opencl_c_subgroups and the cl_khr_subgroup_* extensions) against a host
+// model. Manifold's devices cut each work-group into sub-groups of consecutive local linear ids
+// (the CPU's vector width, a warp on CUDA), the last one partial; the width is what
+// clGetKernelSubGroupInfo reports for the local size, so the same tests check every width.
+// Kernels index their outputs by the global linear id (GID); the shapes cover partial
+// sub-groups, groups smaller than a sub-group, 2D and 3D groups and non-uniform NDRanges. ----
+
+namespace {
+
+constexpr const char* kSubGroupPrelude = R"CL(
+#define GID ((get_global_id(2) * get_global_size(1) + get_global_id(1)) * get_global_size(0) + \
+             get_global_id(0))
+#define ITEMS (get_global_size(0) * get_global_size(1) * get_global_size(2))
+)CL";
+
+struct Shape {
+  const char* name;
+  cl_uint dims;
+  size_t global[3];
+  size_t local[3];
+  size_t items() const { return global[0] * global[1] * global[2]; }
+  bool uniform() const {
+    return global[0] % local[0] == 0 && global[1] % local[1] == 0 && global[2] % local[2] == 0;
+  }
+};
+
+const Shape kSubGroupShapes[] = {
+    {"1D 64", 1, {128, 1, 1}, {64, 1, 1}},
+    {"1D 70 (partial sub-group)", 1, {140, 1, 1}, {70, 1, 1}},
+    {"1D 13", 1, {39, 1, 1}, {13, 1, 1}},
+    {"1D 1", 1, {3, 1, 1}, {1, 1, 1}},
+    {"1D 256", 1, {512, 1, 1}, {256, 1, 1}},
+    {"2D 6x5", 2, {12, 10, 1}, {6, 5, 1}},
+    {"3D 3x4x5", 3, {6, 4, 5}, {3, 4, 5}},
+    {"1D 100 in groups of 64 (non-uniform)", 1, {100, 1, 1}, {64, 1, 1}},
+};
+
+// A sub-group of the host model: its work-items in lane order (as GIDs), its id in its group
+// and the group's number of sub-groups.
+struct SubGroup {
+  std::vector<size_t> lanes;
+  size_t id;
+  size_t count;
+  size_t size() const { return lanes.size(); }
+};
+
+// The sub-groups of an NDRange for sub-groups `width` wide.
+std::vector<SubGroup> sub_groups_of(const Shape& s, size_t width) {
+  std::vector<SubGroup> out;
+  size_t groups[3];
+  for (int d = 0; d < 3; ++d) groups[d] = (s.global[d] + s.local[d] - 1) / s.local[d];
+  for (size_t gz = 0; gz < groups[2]; ++gz)
+    for (size_t gy = 0; gy < groups[1]; ++gy)
+      for (size_t gx = 0; gx < groups[0]; ++gx) {
+        const size_t g[3] = {gx, gy, gz};
+        size_t size[3];
+        for (int d = 0; d < 3; ++d) size[d] = std::min(s.local[d], s.global[d] - g[d] * s.local[d]);
+        std::vector<size_t> group;
+        for (size_t lz = 0; lz < size[2]; ++lz)
+          for (size_t ly = 0; ly < size[1]; ++ly)
+            for (size_t lx = 0; lx < size[0]; ++lx) {
+              const size_t x = gx * s.local[0] + lx, y = gy * s.local[1] + ly,
+                           z = gz * s.local[2] + lz;
+              group.push_back((z * s.global[1] + y) * s.global[0] + x);
+            }
+        const size_t count = (group.size() + width - 1) / width;
+        for (size_t id = 0; id < count; ++id)
+          out.push_back(
+              {std::vector<size_t>(group.begin() + id * width,
+                                   group.begin() + std::min(group.size(), (id + 1) * width)),
+               id, count});
+      }
+  return out;
+}
+
+size_t max_sub_group_size(cl_kernel kernel, cl_device_id device, const Shape& s) {
+  size_t width = 0;
+  EXPECT_EQ(Err(CL_SUCCESS), Err(clGetKernelSubGroupInfo(
+                                 kernel, device, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                                 s.dims * sizeof(size_t), s.local, sizeof width, &width, nullptr)));
+  return width;
+}
+
+class SubGroups : public KernelCorpus {
+ public:
+  // Runs `body` on each device that reports sub-groups and every extension named, builds of
+  // OpenCL C 3.0. Says which devices it passed over; skips the test when no device ran it.
+  void for_each_sub_group_device(std::initializer_list<const char*> extensions,
+                                 const std::function<void(DeviceSession&, cl_device_id)>& body) {
+    size_t ran = 0;
+    for (const DeviceUnderTest& device : devices_) {
+      SCOPED_TRACE("device: " + device.name);
+      std::string missing;
+      if (deviceInfo<cl_uint>(device.id, CL_DEVICE_MAX_NUM_SUB_GROUPS) == 0) missing = "sub-groups";
+      const std::string reported = " " + deviceString(device.id, CL_DEVICE_EXTENSIONS) + " ";
+      for (const char* extension : extensions)
+        if (reported.find(std::string(" ") + extension + " ") == std::string::npos)
+          missing += std::string(missing.empty() ? "" : ", ") + extension;
+      if (!missing.empty()) {
+        std::printf("[   INFO   ] %s: not reported (%s), not run\n", device.name.c_str(),
+                    missing.c_str());
+        continue;
+      }
+      DeviceSession session(device.id);
+      if (!session.ok()) continue;
+      ++ran;
+      body(session, device.id);
+    }
+    if (ran == 0) GTEST_SKIP() << "no device reports what this test needs";
+  }
+
+  // Builds `source` (after the prelude) with -cl-std=CL3.0 and `defines`.
+  Program build(DeviceSession& s, const char* source, const std::string& defines = "") {
+    const std::string text = std::string(kSubGroupPrelude) + source;
+    return s.build(text.c_str(), ("-cl-std=CL3.0 " + defines).c_str());
+  }
+
+  // The shapes a device runs: non-uniform NDRanges only where it supports them.
+  static std::vector<Shape> shapes_for(cl_device_id device) {
+    std::vector<Shape> out;
+    const bool non_uniform =
+        deviceInfo<cl_bool>(device, CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT) == CL_TRUE;
+    for (const Shape& shape : kSubGroupShapes)
+      if (shape.uniform() || non_uniform) out.push_back(shape);
+    return out;
+  }
+
+  static void run(DeviceSession& s, cl_kernel kernel, const Shape& shape) {
+    s.run(kernel, shape.dims, shape.global, shape.local);
+  }
+};
+
+// ---- work-item functions ----
+
+const char* kSubGroupQueries = R"CL(
+kernel void queries(global uint* out) {
+  size_t g = GID;
+  size_t linear = (get_local_id(2) * get_local_size(1) + get_local_id(1)) * get_local_size(0) +
+                  get_local_id(0);
+  out[6 * g + 0] = get_sub_group_id();
+  out[6 * g + 1] = get_sub_group_local_id();
+  out[6 * g + 2] = get_sub_group_size();
+  out[6 * g + 3] = get_max_sub_group_size();
+  out[6 * g + 4] = get_num_sub_groups();
+  out[6 * g + 5] = get_enqueued_num_sub_groups() * 65536 + (uint)linear;
+}
+)CL";
+
+TEST_F(SubGroups, WorkItemFunctions) {
+  for_each_sub_group_device({}, [&](DeviceSession& s, cl_device_id device) {
+    Program program = build(s, kSubGroupQueries);
+    if (!program) return;
+    Kernel kernel = s.kernel(program, "queries");
+    for (const Shape& shape : shapes_for(device)) {
+      SCOPED_TRACE(shape.name);
+      const size_t width = max_sub_group_size(kernel.get(), device, shape);
+      const size_t enqueued = shape.local[0] * shape.local[1] * shape.local[2];
+      ASSERT_GE(width, 1u);
+      ASSERT_LE(width, enqueued);
+      size_t count = 0;
+      ASSERT_EQ(Err(CL_SUCCESS),
+                Err(clGetKernelSubGroupInfo(
+                    kernel.get(), device, CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE,
+                    shape.dims * sizeof(size_t), shape.local, sizeof count, &count, nullptr)));
+      EXPECT_EQ(count, (enqueued + width - 1) / width);
+      Mem out = s.buffer(std::vector<uint32_t>(6 * shape.items(), 0xdeadbeef));
+      s.set_args(kernel.get(), out);
+      run(s, kernel.get(), shape);
+      const std::vector<uint32_t> got = s.read<uint32_t>(out.get(), 6 * shape.items());
+      for (const SubGroup& sub_group : sub_groups_of(shape, width)) {
+        for (size_t lane = 0; lane < sub_group.size(); ++lane) {
+          const uint32_t* r = &got[6 * sub_group.lanes[lane]];
+          SCOPED_TRACE("GID " + std::to_string(sub_group.lanes[lane]));
+          EXPECT_EQ(r[0], sub_group.id);
+          EXPECT_EQ(r[1], lane);
+          EXPECT_EQ(r[2], sub_group.size());
+          EXPECT_EQ(r[3], width);
+          EXPECT_EQ(r[4], sub_group.count);
+          EXPECT_EQ(r[5] >> 16, count);
+          // Consecutive local linear ids, sub-group after sub-group.
+          EXPECT_EQ(r[5] & 0xffff, sub_group.id * width + lane);
+          if (::testing::Test::HasFailure()) return;
+        }
+      }
+    }
+  });
+}
+
+// ---- reductions, scans, broadcasts and votes (the core functions) ----
+
+const char* kSubGroupCore = R"CL(
+kernel void core(global const T* in, global T* out, global int* votes) {
+  size_t g = GID, n = ITEMS;
+  T x = in[g];
+  out[g + 0 * n] = sub_group_reduce_add(x);
+  out[g + 1 * n] = sub_group_reduce_min(x);
+  out[g + 2 * n] = sub_group_reduce_max(x);
+  out[g + 3 * n] = sub_group_scan_inclusive_add(x);
+  out[g + 4 * n] = sub_group_scan_inclusive_min(x);
+  out[g + 5 * n] = sub_group_scan_inclusive_max(x);
+  out[g + 6 * n] = sub_group_scan_exclusive_add(x);
+  out[g + 7 * n] = sub_group_scan_exclusive_min(x);
+  out[g + 8 * n] = sub_group_scan_exclusive_max(x);
+  out[g + 9 * n] = sub_group_broadcast(x, get_sub_group_id() % get_sub_group_size());
+  votes[2 * g] = sub_group_all(x > (T)0) != 0;
+  votes[2 * g + 1] = sub_group_any(x > (T)40) != 0;
+}
+)CL";
+
+template <class T>
+T lowest_of() {
+  if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
+  return std::numeric_limits<T>::lowest();
+}
+template <class T>
+T highest_of() {
+  if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
+  return std::numeric_limits<T>::max();
+}
+
+// Values whose sums stay exact: integers in [-50, 50] ([0, 100] unsigned), scaled to use the
+// upper bits of 64-bit types.
+template <class T>
+std::vector<T> sub_group_inputs(size_t count, uint32_t seed) {
+  std::mt19937 engine(seed);
+  std::vector<T> out(count);
+  for (T& v : out) {
+    int64_t base = int64_t(engine() % 101) - (std::is_signed_v<T> ? 50 : 0);
+    if constexpr (sizeof(T) == 8) base *= int64_t(1) << 33;
+    v = static_cast<T>(base);
+  }
+  return out;
+}
+
+template <class T>
+void check_core_collectives(SubGroups& test, const char* type_name, uint32_t seed) {
+  SCOPED_TRACE(type_name);
+  test.for_each_sub_group_device({}, [&](DeviceSession& s, cl_device_id device) {
+    if (sizeof(T) == 8 && std::is_floating_point_v<T> && !s.has_extension("cl_khr_fp64")) return;
+    if (sizeof(T) < 4 && !s.has_extension("cl_khr_subgroup_extended_types")) return;
+    const std::string defines = std::string("-DT=") + type_name;
+    Program program = test.build(s, kSubGroupCore, defines);
+    if (!program) return;
+    Kernel kernel = s.kernel(program, "core");
+    for (const Shape& shape : SubGroups::shapes_for(device)) {
+      SCOPED_TRACE(shape.name);
+      const size_t n = shape.items();
+      const std::vector<T> in = sub_group_inputs<T>(n, seed + uint32_t(n));
+      Mem In = s.buffer(in), Out = s.buffer(10 * n * sizeof(T)), Votes = s.buffer(2 * n * 4);
+      s.set_args(kernel.get(), In, Out, Votes);
+      SubGroups::run(s, kernel.get(), shape);
+      const std::vector<T> out = s.read<T>(Out.get(), 10 * n);
+      const std::vector<int32_t> votes = s.read<int32_t>(Votes.get(), 2 * n);
+      const size_t width = max_sub_group_size(kernel.get(), device, shape);
+      for (const SubGroup& sub_group : sub_groups_of(shape, width)) {
+        T sum = 0, low = highest_of<T>(), high = lowest_of<T>();
+        bool all = true, any = false;
+        for (size_t g : sub_group.lanes) {
+          sum += in[g];
+          low = std::min(low, in[g]);
+          high = std::max(high, in[g]);
+          all = all && in[g] > T(0);
+          any = any || in[g] > T(40);
+        }
+        const T broadcast = in[sub_group.lanes[sub_group.id % sub_group.size()]];
+        T running_sum = 0, running_low = highest_of<T>(), running_high = lowest_of<T>();
+        for (size_t lane = 0; lane < sub_group.size(); ++lane) {
+          const size_t g = sub_group.lanes[lane];
+          SCOPED_TRACE("GID " + std::to_string(g) + ", lane " + std::to_string(lane));
+          const T exclusive[3] = {running_sum, running_low, running_high};
+          running_sum += in[g];
+          running_low = std::min(running_low, in[g]);
+          running_high = std::max(running_high, in[g]);
+          const T expected[10] = {sum,          low,          high,         running_sum,
+                                  running_low,  running_high, exclusive[0], exclusive[1],
+                                  exclusive[2], broadcast};
+          for (int f = 0; f < 10; ++f) ASSERT_EQ(out[g + f * n], expected[f]) << "function " << f;
+          ASSERT_EQ(votes[2 * g], all ? 1 : 0);
+          ASSERT_EQ(votes[2 * g + 1], any ? 1 : 0);
+        }
+      }
+    }
+  });
+}
+
+TEST_F(SubGroups, CoreCollectivesInt) { check_core_collectives<int32_t>(*this, "int", 21); }
+TEST_F(SubGroups, CoreCollectivesUint) { check_core_collectives<uint32_t>(*this, "uint", 22); }
+TEST_F(SubGroups, CoreCollectivesLong) { check_core_collectives<int64_t>(*this, "long", 23); }
+TEST_F(SubGroups, CoreCollectivesUlong) { check_core_collectives<uint64_t>(*this, "ulong", 24); }
+TEST_F(SubGroups, CoreCollectivesFloat) { check_core_collectives<float>(*this, "float", 25); }
+TEST_F(SubGroups, CoreCollectivesDouble) { check_core_collectives<double>(*this, "double", 26); }
+// cl_khr_subgroup_extended_types: the same functions on 8- and 16-bit integers (sums wrap).
+TEST_F(SubGroups, ExtendedTypesChar) { check_core_collectives<int8_t>(*this, "char", 27); }
+TEST_F(SubGroups, ExtendedTypesUchar) { check_core_collectives<uint8_t>(*this, "uchar", 28); }
+TEST_F(SubGroups, ExtendedTypesShort) { check_core_collectives<int16_t>(*this, "short", 29); }
+TEST_F(SubGroups, ExtendedTypesUshort) { check_core_collectives<uint16_t>(*this, "ushort", 30); }
+
+// cl_khr_subgroup_extended_types: broadcasts of vectors (and non-uniform ones with ballots).
+const char* kSubGroupVectorBroadcast = R"CL(
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define V CAT(E, N)
+kernel void vectors(global const E* in, global E* out) {
+  size_t g = GID;
+  V x = CAT(vload, N)(g, in);
+  V r = sub_group_broadcast(x, (get_sub_group_id() * 3 + 1) % get_sub_group_size());
+  CAT(vstore, N)(r, g, out);
+#ifdef NON_UNIFORM
+  if (get_sub_group_local_id() % 2 == 1)
+    CAT(vstore, N)(sub_group_non_uniform_broadcast(x, 1), g + ITEMS, out);
+#endif
+}
+)CL";
+
+template <class E>
+void check_vector_broadcast(SubGroups& test, const char* element, int width_n, uint32_t seed) {
+  SCOPED_TRACE(std::string(element) + std::to_string(width_n));
+  test.for_each_sub_group_device(
+      {"cl_khr_subgroup_extended_types"}, [&](DeviceSession& s, cl_device_id device) {
+        if (std::is_same_v<E, double> && !s.has_extension("cl_khr_fp64")) return;
+        const bool ballot = s.has_extension("cl_khr_subgroup_ballot");
+        std::string defines = std::string("-DE=") + element + " -DN=" + std::to_string(width_n);
+        if (ballot) defines += " -DNON_UNIFORM";
+        Program program = test.build(s, kSubGroupVectorBroadcast, defines);
+        if (!program) return;
+        Kernel kernel = s.kernel(program, "vectors");
+        for (const Shape& shape : SubGroups::shapes_for(device)) {
+          SCOPED_TRACE(shape.name);
+          const size_t n = shape.items(), k = size_t(width_n);
+          const std::vector<E> in = sub_group_inputs<E>(n * k, seed);
+          Mem In = s.buffer(in), Out = s.buffer(std::vector<E>(2 * n * k, E(7)));
+          s.set_args(kernel.get(), In, Out);
+          SubGroups::run(s, kernel.get(), shape);
+          const std::vector<E> out = s.read<E>(Out.get(), 2 * n * k);
+          const size_t width = max_sub_group_size(kernel.get(), device, shape);
+          for (const SubGroup& sub_group : sub_groups_of(shape, width)) {
+            const size_t source = sub_group.lanes[(sub_group.id * 3 + 1) % sub_group.size()];
+            for (size_t lane = 0; lane < sub_group.size(); ++lane) {
+              const size_t g = sub_group.lanes[lane];
+              for (size_t c = 0; c < k; ++c) {
+                ASSERT_EQ(out[g * k + c], in[source * k + c]) << "GID " << g << ", component " << c;
+                if (ballot && lane % 2 == 1) {
+                  ASSERT_EQ(out[(n + g) * k + c], in[sub_group.lanes[1] * k + c])
+                      << "non-uniform, GID " << g << ", component " << c;
+                }
+              }
+            }
+          }
+        }
+      });
+}
+
+TEST_F(SubGroups, ExtendedTypesVectorBroadcasts) {
+  check_vector_broadcast<int8_t>(*this, "char", 16, 81);
+  check_vector_broadcast<uint16_t>(*this, "ushort", 3, 82);
+  check_vector_broadcast<int32_t>(*this, "int", 4, 83);
+  check_vector_broadcast<uint64_t>(*this, "ulong", 8, 84);
+  check_vector_broadcast<float>(*this, "float", 2, 85);
+  check_vector_broadcast<double>(*this, "double", 16, 86);
+}
+
+// ---- sub-group functions in code only some sub-groups of a work-group run ----
+
+const char* kSubGroupUniformBranches = R"CL(
+kernel void branches(global const int* in, global int* out, local int* tmp) {
+  size_t g = GID;
+  int x = in[g];
+  uint id = get_sub_group_id(), lane = get_sub_group_local_id(), size = get_sub_group_size();
+  size_t linear = get_local_linear_id();
+  int r;
+  if (id % 2 == 0) {
+    tmp[linear] = x;
+    sub_group_barrier(CLK_LOCAL_MEM_FENCE);
+    r = tmp[linear - lane + (size - 1 - lane)] + sub_group_reduce_add(x);
+  } else {
+    r = 0;
+    for (uint i = 0; i <= id; ++i) r += sub_group_scan_exclusive_add(x + (int)i);
+  }
+  out[g] = r;
+}
+)CL";
+
+TEST_F(SubGroups, FunctionsInWorkGroupDivergentCode) {
+  for_each_sub_group_device({}, [&](DeviceSession& s, cl_device_id device) {
+    Program program = build(s, kSubGroupUniformBranches);
+    if (!program) return;
+    Kernel kernel = s.kernel(program, "branches");
+    for (const Shape& shape : shapes_for(device)) {
+      SCOPED_TRACE(shape.name);
+      const size_t n = shape.items();
+      const std::vector<int32_t> in = sub_group_inputs<int32_t>(n, 31);
+      Mem In = s.buffer(in), Out = s.buffer(n * 4);
+      const size_t group_items = shape.local[0] * shape.local[1] * shape.local[2];
+      s.set_args(kernel.get(), In, Out, DeviceSession::LocalBytes{group_items * 4});
+      run(s, kernel.get(), shape);
+      const std::vector<int32_t> out = s.read<int32_t>(Out.get(), n);
+      for (const SubGroup& sub_group :
+           sub_groups_of(shape, max_sub_group_size(kernel.get(), device, shape))) {
+        int32_t sum = 0;
+        for (size_t g : sub_group.lanes) sum += in[g];
+        int32_t prefix = 0;
+        for (size_t lane = 0; lane < sub_group.size(); ++lane) {
+          const size_t g = sub_group.lanes[lane];
+          const int32_t id = int32_t(sub_group.id), l = int32_t(lane);
+          const int32_t expected = sub_group.id % 2 == 0
+                                       ? in[sub_group.lanes[sub_group.size() - 1 - lane]] + sum
+                                       : (id + 1) * prefix + l * id * (id + 1) / 2;
+          ASSERT_EQ(out[g], expected) << "GID " << g << ", sub-group " << id << ", lane " << l;
+          prefix += in[g];
+        }
+      }
+    }
+  });
+}
+
+// ---- divergent code within sub-groups: the active work-items of each call are those that
+// took the same path (cl_khr_subgroup_non_uniform_arithmetic, _non_uniform_vote) ----
+
+const char* kSubGroupDivergent = R"CL(
+kernel void divergent(global const int* in, global const int* taken, global const int* trips,
+                      global int* out) {
+  size_t g = GID;
+  int x = in[g];
+  int r0, r1, r2;
+  if (taken[g]) {
+    r0 = sub_group_non_uniform_reduce_add(x);
+    r1 = sub_group_non_uniform_scan_inclusive_max(x);
+    r2 = sub_group_elect() != 0;
+  } else {
+    r0 = sub_group_non_uniform_scan_exclusive_add(x);
+    r1 = sub_group_non_uniform_all(x > -45) != 0;
+    r2 = sub_group_non_uniform_reduce_min(x);
+  }
+  // Each iteration's active work-items are those still looping that take the branch: work-items
+  // that skip it meet the others in their next iteration, not in this one.
+  int sum = 0;
+  for (int i = 0; i < trips[g]; ++i)
+    if ((get_sub_group_local_id() + i) % 2 == 0) sum += sub_group_non_uniform_reduce_add(x) * (i + 1);
+  out[4 * g + 0] = r0;
+  out[4 * g + 1] = r1;
+  out[4 * g + 2] = r2;
+  out[4 * g + 3] = sum;
+}
+)CL";
+
+TEST_F(SubGroups, NonUniformFunctionsInDivergentCode) {
+  for_each_sub_group_device(
+      {"cl_khr_subgroup_non_uniform_arithmetic", "cl_khr_subgroup_non_uniform_vote"},
+      [&](DeviceSession& s, cl_device_id device) {
+        Program program = build(s, kSubGroupDivergent);
+        if (!program) return;
+        Kernel kernel = s.kernel(program, "divergent");
+        for (const Shape& shape : shapes_for(device)) {
+          SCOPED_TRACE(shape.name);
+          const size_t n = shape.items();
+          const std::vector<int32_t> in = sub_group_inputs<int32_t>(n, 41);
+          std::vector<int32_t> taken(n), trips(n);
+          std::mt19937 engine(42);
+          for (size_t i = 0; i < n; ++i) {
+            taken[i] = engine() % 3 == 0;
+            trips[i] = int32_t(engine() % 5);
+          }
+          Mem In = s.buffer(in), Taken = s.buffer(taken), Trips = s.buffer(trips),
+              Out = s.buffer(4 * n * 4);
+          s.set_args(kernel.get(), In, Taken, Trips, Out);
+          run(s, kernel.get(), shape);
+          const std::vector<int32_t> out = s.read<int32_t>(Out.get(), 4 * n);
+          const size_t width = max_sub_group_size(kernel.get(), device, shape);
+          for (const SubGroup& sub_group : sub_groups_of(shape, width)) {
+            int32_t sum_taken = 0, low_other = INT32_MAX;
+            bool all_other = true;
+            size_t first_taken = SIZE_MAX;
+            for (size_t lane = 0; lane < sub_group.size(); ++lane) {
+              const size_t g = sub_group.lanes[lane];
+              if (taken[g]) {
+                sum_taken += in[g];
+                if (first_taken == SIZE_MAX) first_taken = lane;
+              } else {
+                low_other = std::min(low_other, in[g]);
+                all_other = all_other && in[g] > -45;
+              }
+            }
+            int32_t max_taken = INT32_MIN, prefix_other = 0;
+            for (size_t lane = 0; lane < sub_group.size(); ++lane) {
+              const size_t g = sub_group.lanes[lane];
+              SCOPED_TRACE("GID " + std::to_string(g) + ", lane " + std::to_string(lane));
+              int32_t expected[4];
+              if (taken[g]) {
+                max_taken = std::max(max_taken, in[g]);
+                expected[0] = sum_taken;
+                expected[1] = max_taken;
+                expected[2] = lane == first_taken;
+              } else {
+                expected[0] = prefix_other;
+                expected[1] = all_other;
+                expected[2] = low_other;
+                prefix_other += in[g];
+              }
+              expected[3] = 0;
+              for (int32_t i = 0; i < trips[g]; ++i) {
+                if ((lane + size_t(i)) % 2 != 0) continue;
+                int32_t looping = 0;
+                for (size_t l = 0; l < sub_group.size(); ++l)
+                  if (trips[sub_group.lanes[l]] > i && (l + size_t(i)) % 2 == 0)
+                    looping += in[sub_group.lanes[l]];
+                expected[3] += looping * (i + 1);
+              }
+              for (int k = 0; k < 4; ++k) ASSERT_EQ(out[4 * g + k], expected[k]) << "result " << k;
+            }
+          }
+        }
+      });
+}
+
+// ---- cl_khr_subgroup_ballot ----
+
+const char* kSubGroupBallot = R"CL(
+kernel void ballots(global const int* in, global uint* out) {
+  size_t g = GID;
+  int x = in[g];
+  global uint* o = out + 24 * g;
+  uint lane = get_sub_group_local_id(), size = get_sub_group_size();
+  uint4 b = sub_group_ballot(x > 10);
+  o[0] = b.x; o[1] = b.y; o[2] = b.z; o[3] = b.w;
+  o[4] = sub_group_inverse_ballot(b) != 0;
+  o[5] = sub_group_ballot_bit_extract(b, (lane + 1) % size) != 0;
+  o[6] = sub_group_ballot_bit_count(b);
+  o[7] = sub_group_ballot_inclusive_scan(b);
+  o[8] = sub_group_ballot_exclusive_scan(b);
+  o[9] = sub_group_ballot_find_lsb(b);
+  o[10] = sub_group_ballot_find_msb(b);
+  uint4 masks[5] = {get_sub_group_eq_mask(), get_sub_group_ge_mask(), get_sub_group_gt_mask(),
+                    get_sub_group_le_mask(), get_sub_group_lt_mask()};
+  for (int i = 0; i < 5; ++i) {
+    o[11 + 2 * i] = masks[i].x;
+    o[12 + 2 * i] = masks[i].y;
+  }
+  o[21] = sub_group_broadcast_first(x);
+  o[22] = sub_group_non_uniform_broadcast(x, size - 1);
+  o[23] = 0xdeadbeef;
+  if (x % 3 == 0) {
+    // The first active work-item here, from a ballot taken in this branch.
+    uint first = sub_group_ballot_find_lsb(sub_group_ballot(1));
+    o[23] = sub_group_non_uniform_broadcast(x + 1000, first) + 17 * sub_group_broadcast_first(x);
+  }
+}
+)CL";
+
+TEST_F(SubGroups, Ballot) {
+  for_each_sub_group_device({"cl_khr_subgroup_ballot"}, [&](DeviceSession& s, cl_device_id device) {
+    Program program = build(s, kSubGroupBallot);
+    if (!program) return;
+    Kernel kernel = s.kernel(program, "ballots");
+    for (const Shape& shape : shapes_for(device)) {
+      SCOPED_TRACE(shape.name);
+      const size_t n = shape.items();
+      const std::vector<int32_t> in = sub_group_inputs<int32_t>(n, 51);
+      Mem In = s.buffer(in), Out = s.buffer(24 * n * 4);
+      s.set_args(kernel.get(), In, Out);
+      run(s, kernel.get(), shape);
+      const std::vector<uint32_t> out = s.read<uint32_t>(Out.get(), 24 * n);
+      const size_t width = max_sub_group_size(kernel.get(), device, shape);
+      ASSERT_LE(width, 128u);
+      auto bit = [](const uint32_t* words, size_t i) { return (words[i / 32] >> (i % 32)) & 1; };
+      for (const SubGroup& sub_group : sub_groups_of(shape, width)) {
+        uint32_t ballot[4] = {0, 0, 0, 0};
+        size_t first_third = SIZE_MAX;
+        for (size_t lane = 0; lane < sub_group.size(); ++lane) {
+          const int32_t x = in[sub_group.lanes[lane]];
+          if (x > 10) ballot[lane / 32] |= 1u << (lane % 32);
+          if (x % 3 == 0 && first_third == SIZE_MAX) first_third = lane;
+        }
+        // Bits of the sub-group's lanes: as wide as the widest sub-group.
+        uint32_t count = 0, lsb = 0, msb = 0;
+        for (size_t i = 0; i < width; ++i)
+          if (bit(ballot, i)) {
+            if (count++ == 0) lsb = uint32_t(i);
+            msb = uint32_t(i);
+          }
+        for (size_t lane = 0; lane < sub_group.size(); ++lane) {
+          const size_t g = sub_group.lanes[lane];
+          SCOPED_TRACE("GID " + std::to_string(g) + ", lane " + std::to_string(lane));
+          const uint32_t* o = &out[24 * g];
+          for (int w = 0; w < 4; ++w) ASSERT_EQ(o[w], ballot[w]) << "ballot word " << w;
+          ASSERT_EQ(o[4], bit(ballot, lane));
+          ASSERT_EQ(o[5], bit(ballot, (lane + 1) % sub_group.size()));
+          ASSERT_EQ(o[6], count);
+          uint32_t up_to = 0;
+          for (size_t i = 0; i <= lane; ++i) up_to += bit(ballot, i);
+          ASSERT_EQ(o[7], up_to);
+          ASSERT_EQ(o[8], up_to - bit(ballot, lane));
+          if (count) {
+            ASSERT_EQ(o[9], lsb);
+            ASSERT_EQ(o[10], msb);
+          }
+          for (int m = 0; m < 5; ++m) {
+            uint64_t expected = 0;
+            for (size_t i = 0; i < std::min<size_t>(width, 64); ++i) {
+              const bool set = m == 0   ? i == lane
+                               : m == 1 ? i >= lane
+                               : m == 2 ? i > lane
+                               : m == 3 ? i <= lane
+                                        : i < lane;
+              if (set) expected |= uint64_t(1) << i;
+            }
+            ASSERT_EQ(o[11 + 2 * m] | uint64_t(o[12 + 2 * m]) << 32, expected) << "mask " << m;
+          }
+          ASSERT_EQ(int32_t(o[21]), in[sub_group.lanes[0]]);
+          ASSERT_EQ(int32_t(o[22]), in[sub_group.lanes.back()]);
+          if (in[g] % 3 == 0) {
+            const int32_t first = in[sub_group.lanes[first_third]];
+            ASSERT_EQ(int32_t(o[23]), first + 1000 + 17 * first);
+          } else {
+            ASSERT_EQ(o[23], 0xdeadbeefu);
+          }
+        }
+      }
+    }
+  });
+}
+
+// ---- cl_khr_subgroup_shuffle and _shuffle_relative ----
+
+const char* kSubGroupShuffles = R"CL(
+kernel void shuffles(global const T* in, global T* out) {
+  size_t g = GID;
+  T x = in[g];
+  uint lane = get_sub_group_local_id(), size = get_sub_group_size();
+  out[4 * g + 0] = sub_group_shuffle(x, (lane * 7 + 3) % size);
+  out[4 * g + 1] = sub_group_shuffle_xor(x, 5);
+  out[4 * g + 2] = sub_group_shuffle_up(x, 2);
+  out[4 * g + 3] = sub_group_shuffle_down(x, 3);
+}
+)CL";
+
+template <class T>
+void check_shuffles(SubGroups& test, const char* type_name, uint32_t seed) {
+  SCOPED_TRACE(type_name);
+  test.for_each_sub_group_device(
+      {"cl_khr_subgroup_shuffle", "cl_khr_subgroup_shuffle_relative"},
+      [&](DeviceSession& s, cl_device_id device) {
+        if (std::is_same_v<T, double> && !s.has_extension("cl_khr_fp64")) return;
+        if (sizeof(T) < 4 && !s.has_extension("cl_khr_subgroup_extended_types")) return;
+        Program program = test.build(s, kSubGroupShuffles, std::string("-DT=") + type_name);
+        if (!program) return;
+        Kernel kernel = s.kernel(program, "shuffles");
+        for (const Shape& shape : SubGroups::shapes_for(device)) {
+          SCOPED_TRACE(shape.name);
+          const size_t n = shape.items();
+          const std::vector<T> in = sub_group_inputs<T>(n, seed);
+          Mem In = s.buffer(in), Out = s.buffer(4 * n * sizeof(T));
+          s.set_args(kernel.get(), In, Out);
+          SubGroups::run(s, kernel.get(), shape);
+          const std::vector<T> out = s.read<T>(Out.get(), 4 * n);
+          const size_t width = max_sub_group_size(kernel.get(), device, shape);
+          for (const SubGroup& sub_group : sub_groups_of(shape, width)) {
+            const size_t size = sub_group.size();
+            for (size_t lane = 0; lane < size; ++lane) {
+              const size_t g = sub_group.lanes[lane];
+              SCOPED_TRACE("GID " + std::to_string(g) + ", lane " + std::to_string(lane));
+              auto at = [&](size_t l) { return in[sub_group.lanes[l]]; };
+              ASSERT_EQ(out[4 * g + 0], at((lane * 7 + 3) % size));
+              // Sources outside the sub-group give undefined values.
+              if ((lane ^ 5) < size) {
+                ASSERT_EQ(out[4 * g + 1], at(lane ^ 5));
+              }
+              if (lane >= 2) {
+                ASSERT_EQ(out[4 * g + 2], at(lane - 2));
+              }
+              if (lane + 3 < size) {
+                ASSERT_EQ(out[4 * g + 3], at(lane + 3));
+              }
+            }
+          }
+        }
+      });
+}
+
+TEST_F(SubGroups, ShufflesInt) { check_shuffles<int32_t>(*this, "int", 61); }
+TEST_F(SubGroups, ShufflesUlong) { check_shuffles<uint64_t>(*this, "ulong", 62); }
+TEST_F(SubGroups, ShufflesFloat) { check_shuffles<float>(*this, "float", 63); }
+TEST_F(SubGroups, ShufflesDouble) { check_shuffles<double>(*this, "double", 64); }
+TEST_F(SubGroups, ShufflesChar) { check_shuffles<int8_t>(*this, "char", 65); }
+TEST_F(SubGroups, ShufflesUshort) { check_shuffles<uint16_t>(*this, "ushort", 66); }
+
+// ---- every operation of cl_khr_subgroup_non_uniform_arithmetic and _clustered_reduce ----
+
+// One kernel per type: the ten operations of the extensions, their reduction, inclusive and
+// exclusive scans over the work-items that take a branch, and their clustered reductions.
+const char* kSubGroupArithmetic = R"CL(
+#define INTEGER_OPS(M) M(and, 3) M(or, 4) M(xor, 5)
+#define LOGICAL_OPS(M) M(logical_and, 6) M(logical_or, 7) M(logical_xor, 8)
+#define ALL_OPS(M) M(add, 0) M(mul, 1) M(min, 2) M(max, 9) EXTRA_OPS(M)
+
+#define NON_UNIFORM(op, k)                                                     \
+  o[3 * k + 0] = sub_group_non_uniform_reduce_##op(x);                        \
+  o[3 * k + 1] = sub_group_non_uniform_scan_inclusive_##op(x);                \
+  o[3 * k + 2] = sub_group_non_uniform_scan_exclusive_##op(x);
+#define CLUSTERED(op, k)                                                       \
+  switch (cluster) {                                                           \
+    case 1: c[k] = sub_group_clustered_reduce_##op(x, 1); break;               \
+    case 2: c[k] = sub_group_clustered_reduce_##op(x, 2); break;               \
+    case 4: c[k] = sub_group_clustered_reduce_##op(x, 4); break;               \
+    case 8: c[k] = sub_group_clustered_reduce_##op(x, 8); break;               \
+    case 16: c[k] = sub_group_clustered_reduce_##op(x, 16); break;             \
+    case 32: c[k] = sub_group_clustered_reduce_##op(x, 32); break;             \
+    case 64: c[k] = sub_group_clustered_reduce_##op(x, 64); break;             \
+    case 128: c[k] = sub_group_clustered_reduce_##op(x, 128); break;           \
+  }
+
+kernel void arithmetic(global const T* in, global const int* taken, global T* out,
+                       global T* clustered, uint cluster) {
+  size_t g = GID;
+  T x = in[g];
+  global T* o = out + 30 * g;
+  global T* c = clustered + 10 * g;
+  if (taken[g]) {
+    ALL_OPS(NON_UNIFORM)
+  }
+  ALL_OPS(CLUSTERED)
+}
+)CL";
+
+// Wrapping integer arithmetic, logical operations on truth values, as the host model computes.
+template <class T>
+T apply_op(int op, T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (op == 0) return a + b;
+    if (op == 1) return a * b;
+  } else {
+    using Wide = std::make_unsigned_t<std::common_type_t<T, int>>;
+    switch (op) {
+      case 0:
+        return T(Wide(a) + Wide(b));
+      case 1:
+        return T(Wide(a) * Wide(b));
+      case 3:
+        return T(a & b);
+      case 4:
+        return T(a | b);
+      case 5:
+        return T(a ^ b);
+    }
+  }
+  switch (op) {
+    case 2:
+      return std::min(a, b);
+    case 9:
+      return std::max(a, b);
+    case 6:
+      return T(a && b);
+    case 7:
+      return T(a || b);
+    case 8:
+      return T(!a != !b);
+  }
+  return T(0);
+}
+
+template <class T>
+T identity_of(int op) {
+  switch (op) {
+    case 1:
+      return T(1);
+    case 2:
+      return highest_of<T>();
+    case 9:
+      return lowest_of<T>();
+    case 3:
+      return T(~uint64_t(0));
+    case 6:
+      return T(1);
+  }
+  return T(0);
+}
+
+template <class T>
+void check_arithmetic(SubGroups& test, const char* type_name, uint32_t seed) {
+  SCOPED_TRACE(type_name);
+  constexpr bool kInteger = std::is_integral_v<T>;
+  std::vector<int> ops = {0, 1, 2, 9};
+  if (kInteger) ops.insert(ops.end(), {3, 4, 5});
+  if (std::is_same_v<T, int32_t>) ops.insert(ops.end(), {6, 7, 8});
+  std::string defines = std::string("-DT=") + type_name + " \"-DEXTRA_OPS(M)=";
+  if (kInteger) defines += "INTEGER_OPS(M) ";
+  if (std::is_same_v<T, int32_t>) defines += "LOGICAL_OPS(M)";
+  defines += "\"";
+  test.for_each_sub_group_device(
+      {"cl_khr_subgroup_non_uniform_arithmetic", "cl_khr_subgroup_clustered_reduce"},
+      [&](DeviceSession& s, cl_device_id device) {
+        if (std::is_same_v<T, double> && !s.has_extension("cl_khr_fp64")) return;
+        if (sizeof(T) < 4 && !s.has_extension("cl_khr_subgroup_extended_types")) return;
+        Program program = test.build(s, kSubGroupArithmetic, defines);
+        if (!program) return;
+        Kernel kernel = s.kernel(program, "arithmetic");
+        for (const Shape& shape : SubGroups::shapes_for(device)) {
+          SCOPED_TRACE(shape.name);
+          const size_t n = shape.items();
+          // Small values keep products and sums exact: 1, 2, -1, 0 and a few others.
+          std::mt19937 engine(seed);
+          std::vector<T> in(n);
+          std::vector<int32_t> taken(n);
+          // Powers of two for floating point: every order of combining gives the same bits.
+          const double choices[] = {1, 2, 1, std::is_floating_point_v<T> ? 0.5 : 3,
+                                    0, 1, 1, std::is_signed_v<T> ? -1 : 5};
+          for (size_t i = 0; i < n; ++i) {
+            in[i] = T(choices[engine() % 8]);
+            taken[i] = engine() % 4 != 0;
+          }
+          const size_t width = max_sub_group_size(kernel.get(), device, shape);
+          for (uint32_t cluster = 1; cluster <= width; cluster *= 2) {
+            SCOPED_TRACE("cluster " + std::to_string(cluster));
+            Mem In = s.buffer(in), Taken = s.buffer(taken),
+                Out = s.buffer(std::vector<T>(30 * n, T(0))),
+                Clustered = s.buffer(10 * n * sizeof(T));
+            s.set_args(kernel.get(), In, Taken, Out, Clustered, cluster);
+            SubGroups::run(s, kernel.get(), shape);
+            const std::vector<T> out = s.read<T>(Out.get(), 30 * n);
+            const std::vector<T> clustered = s.read<T>(Clustered.get(), 10 * n);
+            for (const SubGroup& sub_group : sub_groups_of(shape, width)) {
+              for (size_t lane = 0; lane < sub_group.size(); ++lane) {
+                const size_t g = sub_group.lanes[lane];
+                for (int op : ops) {
+                  // Logical operations see truth values.
+                  auto value = [&](size_t l) {
+                    const T v = in[sub_group.lanes[l]];
+                    return op >= 6 && op <= 8 ? T(v != T(0)) : v;
+                  };
+                  T reduce = identity_of<T>(op), inclusive = reduce, exclusive = reduce,
+                    cluster_result = reduce;
+                  for (size_t l = 0; l < sub_group.size(); ++l) {
+                    if (l / cluster == lane / cluster)
+                      cluster_result = apply_op(op, cluster_result, value(l));
+                    if (!taken[sub_group.lanes[l]]) continue;
+                    reduce = apply_op(op, reduce, value(l));
+                    if (l <= lane) inclusive = apply_op(op, inclusive, value(l));
+                    if (l < lane) exclusive = apply_op(op, exclusive, value(l));
+                  }
+                  const auto where = [&] {
+                    return "operation " + std::to_string(op) + ", GID " + std::to_string(g) +
+                           ", lane " + std::to_string(lane);
+                  };
+                  ASSERT_EQ(clustered[10 * g + op], cluster_result) << "clustered, " << where();
+                  if (cluster > 1 || !taken[g]) continue;  // one run checks the others
+                  ASSERT_EQ(out[30 * g + 3 * op + 0], reduce) << "reduce, " << where();
+                  ASSERT_EQ(out[30 * g + 3 * op + 1], inclusive) << "inclusive scan, " << where();
+                  ASSERT_EQ(out[30 * g + 3 * op + 2], exclusive) << "exclusive scan, " << where();
+                }
+              }
+            }
+          }
+        }
+      });
+}
+
+TEST_F(SubGroups, NonUniformArithmeticAndClusteredInt) {
+  check_arithmetic<int32_t>(*this, "int", 71);
+}
+TEST_F(SubGroups, NonUniformArithmeticAndClusteredUint) {
+  check_arithmetic<uint32_t>(*this, "uint", 72);
+}
+TEST_F(SubGroups, NonUniformArithmeticAndClusteredLong) {
+  check_arithmetic<int64_t>(*this, "long", 73);
+}
+TEST_F(SubGroups, NonUniformArithmeticAndClusteredFloat) {
+  check_arithmetic<float>(*this, "float", 74);
+}
+TEST_F(SubGroups, NonUniformArithmeticAndClusteredDouble) {
+  check_arithmetic<double>(*this, "double", 75);
+}
+TEST_F(SubGroups, NonUniformArithmeticAndClusteredChar) {
+  check_arithmetic<int8_t>(*this, "char", 76);
+}
+TEST_F(SubGroups, NonUniformArithmeticAndClusteredUshort) {
+  check_arithmetic<uint16_t>(*this, "ushort", 77);
+}
+
+}  // namespace

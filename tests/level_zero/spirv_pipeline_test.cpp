@@ -101,8 +101,14 @@ TEST_P(SpirvCorpus, EveryModuleIsValidAndDeclaresOnlyAllowedCapabilities) {
         // accepts must become valid SPIR-V.
         const bool frontend_refused = out.log.find("input.cl:") != std::string::npos &&
                                       out.log.find("error:") != std::string::npos;
-        EXPECT_TRUE(frontend_refused) << out.log;
-        EXPECT_EQ(out.log.find("SPIR-V for the device"), std::string::npos) << out.log;
+        // OpenCL C 1.x has no feature for images: clang accepts them there, and the capability
+        // check refuses the module (these devices report no images).
+        const bool images_refused =
+            out.log.find("declares capability ImageBasic") != std::string::npos;
+        EXPECT_TRUE(frontend_refused || images_refused) << out.log;
+        if (!images_refused) {
+          EXPECT_EQ(out.log.find("SPIR-V for the device"), std::string::npos) << out.log;
+        }
         continue;
       }
       ++built;

@@ -871,6 +871,112 @@ TEST_F(SpirvApi, Int64AtomicsWhereTheDeviceHasThem) {
   EXPECT_EQ(total, uint64_t(items) << 32);
 }
 
+// Float16 with cl_khr_fp16 (the environment spec's capability for half arithmetic): half
+// loads, arithmetic, an OpenCL.std function of half, and conversions to half with a rounding-mode
+// decoration, where the device reports the extension.
+TEST_F(SpirvApi, Float16WhereTheDeviceHasIt) {
+  if (deviceString(device_, CL_DEVICE_IL_VERSION).empty()) GTEST_SKIP() << "no IL";
+  if (deviceString(device_, CL_DEVICE_EXTENSIONS).find("cl_khr_fp16") == std::string::npos)
+    GTEST_SKIP() << "no cl_khr_fp16";
+  std::string log;
+  std::vector<uint8_t> il = spirv_test::assemble(R"(
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Int64
+               OpCapability Float16
+        %std = OpExtInstImport "OpenCL.std"
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "halves" %gid
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %gid Constant
+               OpDecorate %toward_zero FPRoundingMode RTZ
+               OpDecorate %toward_pos FPRoundingMode RTP
+       %void = OpTypeVoid
+      %ulong = OpTypeInt 64 0
+       %half = OpTypeFloat 16
+      %float = OpTypeFloat 32
+     %v2half = OpTypeVector %half 2
+    %v3ulong = OpTypeVector %ulong 3
+   %gid_type = OpTypePointer Input %v3ulong
+        %gid = OpVariable %gid_type Input
+       %hptr = OpTypePointer CrossWorkgroup %half
+       %fptr = OpTypePointer CrossWorkgroup %float
+         %fn = OpTypeFunction %void %hptr %fptr %hptr
+      %three = OpConstant %half 0x1.8p+1
+       %four = OpConstant %ulong 4
+        %one = OpConstant %ulong 1
+        %two = OpConstant %ulong 2
+      %three_u = OpConstant %ulong 3
+          %k = OpFunction %void None %fn
+         %in = OpFunctionParameter %hptr
+     %floats = OpFunctionParameter %fptr
+        %out = OpFunctionParameter %hptr
+          %l = OpLabel
+        %ids = OpLoad %v3ulong %gid
+          %i = OpCompositeExtract %ulong %ids 0
+         %pa = OpInBoundsPtrAccessChain %hptr %in %i
+          %x = OpLoad %half %pa Aligned 2
+    %product = OpFMul %half %x %three
+       %root = OpExtInst %half %std sqrt %x
+         %pf = OpInBoundsPtrAccessChain %fptr %floats %i
+          %f = OpLoad %float %pf Aligned 4
+%toward_zero = OpFConvert %half %f
+      %pair = OpCompositeConstruct %v2half %x %product
+     %sums = OpFAdd %v2half %pair %pair
+   %doubled = OpCompositeExtract %half %sums 1
+ %toward_pos = OpFConvert %half %f
+       %base = OpIMul %ulong %i %four
+         %q0 = OpInBoundsPtrAccessChain %hptr %out %base
+               OpStore %q0 %doubled Aligned 2
+       %b1 = OpIAdd %ulong %base %one
+         %q1 = OpInBoundsPtrAccessChain %hptr %out %b1
+               OpStore %q1 %root Aligned 2
+       %b2 = OpIAdd %ulong %base %two
+         %q2 = OpInBoundsPtrAccessChain %hptr %out %b2
+               OpStore %q2 %toward_zero Aligned 2
+       %b3 = OpIAdd %ulong %base %three_u
+         %q3 = OpInBoundsPtrAccessChain %hptr %out %b3
+               OpStore %q3 %toward_pos Aligned 2
+               OpReturn
+               OpFunctionEnd
+)",
+                                                 &log);
+  ASSERT_FALSE(il.empty()) << log;
+  Program p = buildIl(il);
+  ASSERT_TRUE(p.get());
+  cl_int err = CL_SUCCESS;
+  Kernel k(clCreateKernel(p, "halves", &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  // Halves 1, 2, 4, 0.25 and floats between two halves (1 + 2^-12: rtz gives 1, rtp 1 + 2^-10;
+  // -1 - 2^-12: rtz gives -1, rtp -1).
+  const uint16_t halves[4] = {0x3c00, 0x4000, 0x4400, 0x3400};
+  const float floats[4] = {1.0f + 0x1p-12f, -1.0f - 0x1p-12f, 65504.0f * 2, 3.0f};
+  Mem in = makeBuffer(sizeof halves), f = makeBuffer(sizeof floats), out = makeBuffer(32);
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueWriteBuffer(queue_, in, CL_TRUE, 0, sizeof halves, halves,
+                                                      0, nullptr, nullptr)));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueWriteBuffer(queue_, f, CL_TRUE, 0, sizeof floats, floats,
+                                                      0, nullptr, nullptr)));
+  cl_mem args[3] = {in, f, out};
+  for (cl_uint a = 0; a < 3; ++a)
+    ASSERT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(k, a, sizeof(cl_mem), &args[a])));
+  const size_t items = 4;
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &items, nullptr, 0,
+                                                        nullptr, nullptr)));
+  std::vector<uint8_t> bytes = read(out, 32);
+  uint16_t got[16];
+  std::memcpy(got, bytes.data(), sizeof got);
+  // Per item: 2 * 3x, sqrt(x), rtz(f), rtp(f).
+  const uint16_t expected[16] = {
+      0x4600, 0x3c00, 0x3c00, 0x3c01,  // x = 1: 6, 1; f = 1 + 2^-12
+      0x4a00, 0x3da8, 0xbc00, 0xbc00,  // x = 2: 12, sqrt(2) = 0x3da8; f = -1 - 2^-12
+      0x4e00, 0x4000, 0x7bff, 0x7c00,  // x = 4: 24, 2; f = 131008: rtz the largest half, rtp inf
+      0x3e00, 0x3800, 0x4200, 0x4200,  // x = 0.25: 1.5, 0.5; f = 3 exactly
+  };
+  for (int i = 0; i < 16; ++i)
+    EXPECT_EQ(got[i], expected[i])
+        << "item " << i / 4 << " value " << i % 4 << ": 0x" << std::hex << got[i];
+}
+
 TEST_F(SpirvApi, SpecializationConstants) {
   if (deviceString(device_, CL_DEVICE_IL_VERSION).empty()) GTEST_SKIP() << "no IL";
   std::string log;

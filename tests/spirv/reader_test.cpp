@@ -99,6 +99,34 @@ kernel void say(int v) { __spirv_ocl_printf("v=%d %s %v2hld\n", v, "text", (int2
   EXPECT_TRUE(contains(*ptx, "vprintf")) << *ptx;
 }
 
+// Images from clang's SPIR-V (ImageBasic, LiteralSampler) build for NVPTX too: the CUDA device
+// reads them with the same builtins as OpenCL C programs (compiler/builtins/image.cl).
+TEST(SpirvReader, ImagesBuildForNvptx) {
+  std::string log;
+  const std::vector<uint8_t> il = spirv_test::clang_spirv(R"(
+const sampler_t literal = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST;
+kernel void images(read_only image2d_t src, sampler_t s, write_only image3d_t dst,
+                   read_write image2d_t rw, global int* sizes) {
+  int2 c = (int2)(get_global_id(0), get_global_id(1));
+  float4 a = read_imagef(src, s, (float2)(c.x + 0.5f, c.y + 0.5f)) + read_imagef(src, literal, c);
+  write_imagef(dst, (int4)(c, 1, 0), a + read_imagef(rw, c));
+  write_imageui(rw, c, (uint4)(c.x, c.y, 0, 1));
+  sizes[0] = get_image_width(src) + get_image_depth(dst) + get_image_channel_order(rw);
+})",
+                                                          &log);
+  ASSERT_FALSE(il.empty()) << log;
+  BuildOutput out = build_il(il, "", nvptx_target(9, 0), {});
+  ASSERT_TRUE(out.success) << out.log;
+  ASSERT_EQ(out.kernels.size(), 1u);
+  EXPECT_EQ(out.kernels[0].args[0].kind, ArgKind::Image);
+  EXPECT_EQ(out.kernels[0].args[1].kind, ArgKind::Sampler);
+  EXPECT_EQ(out.kernels[0].args[3].kind, ArgKind::Image);
+  std::string error;
+  std::optional<std::string> ptx = nvptx_ptx_of(out.binary, &error);
+  ASSERT_TRUE(ptx) << error;
+  EXPECT_TRUE(contains(*ptx, ".entry images")) << *ptx;
+}
+
 TEST(SpirvReader, CompiledObjectsLinkWithOpenClC) {
   // An IL object and an OpenCL C object in one link: the IL kernel calls a function the
   // OpenCL C program defines (Import linkage).
