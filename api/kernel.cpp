@@ -262,7 +262,8 @@ Operation ndrange_operation(const Device& device, Kernel& k, cl_uint work_dim,
               "global_work_size is not a multiple of the kernel's reqd_work_group_size");
     }
   } else if (!empty) {
-    choose_local_size(dev, kernel_max, non_uniform, work_dim, global_work_size, local);
+    choose_local_size(dev, kernel_max, non_uniform && !dev.partial_groups_launch_apart, work_dim,
+                      global_work_size, local);
   }
 
   // The spec: CL_INVALID_KERNEL_ARGS if the kernel argument values have not been specified.

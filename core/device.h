@@ -92,6 +92,9 @@ struct DeviceInfo {
                                                             CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP;
   bool non_uniform_work_group_support = false, work_group_collective_functions_support = false,
        generic_address_space_support = false;
+  // A smaller last work-group costs a launch of its own (CUDA): where the application leaves the
+  // local size to the runtime, it picks one that divides the NDRange when there is one.
+  bool partial_groups_launch_apart = false;
   cl_device_device_enqueue_capabilities device_enqueue_capabilities = 0;
   size_t preferred_work_group_size_multiple = 1;
 

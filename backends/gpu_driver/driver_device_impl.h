@@ -124,6 +124,7 @@ DriverDevice<V>::DriverDevice(CUdevice device, int ordinal, DeviceFacts facts)
   // NVPTX shim's launch state describes (driver_ops_impl.h launch_split). Not on AMDGPU yet.
   const bool nvptx = target_.triple.rfind("nvptx", 0) == 0;
   d.non_uniform_work_group_support = nvptx;
+  d.partial_groups_launch_apart = nvptx;
   fill_from_target(d, target_);
   // Program-scope variables are the module's global memory (PTX .global), made and initialized
   // when the driver loads the module, one per program and device; the spec's minimum size.

@@ -255,11 +255,10 @@ class DriverOps final : public DeviceOps {
   // Whether `r` goes in one launch whose grid is the whole NDRange.
   bool one_launch(const compiler::NDRange& r) const {
     if (!r.whole()) return false;
-    // More groups than max_grid(), or a smaller last group (no division: this runs for every
-    // launch).
+    // More groups than max_grid(), or a smaller last group (this runs for every launch: a
+    // division only for a local size that is not a power of two).
     for (unsigned d = 0; d < r.work_dim; ++d) {
-      const size_t groups_end = device.max_grid()[d] * r.local_size[d];
-      if (r.global_size[d] > groups_end) return false;
+      if (r.global_size[d] > device.max_grid()[d] * r.local_size[d]) return false;
       if (r.local_size[d] & (r.local_size[d] - 1)) {
         if (r.global_size[d] % r.local_size[d]) return false;
       } else if (r.global_size[d] & (r.local_size[d] - 1)) {

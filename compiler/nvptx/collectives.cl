@@ -9,6 +9,7 @@
 // its second; slots 32..64 (results) are written between the two and read after the second, so
 // no work-item still reads a slot that the next collective writes.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
 #include "common.h"
 
 #define WARP 32u
@@ -45,6 +46,13 @@ static int up32(uint mask, int v, uint delta) {
     halves.y = up32(mask, halves.y, delta);                             \
     return as_##T(halves);                                              \
   }
+// 16-bit values widened to a 32-bit shuffle.
+static half down_half(uint mask, half v, uint delta) {
+  return as_half((short)down32(mask, as_short(v), delta));
+}
+static half up_half(uint mask, half v, uint delta) {
+  return as_half((short)up32(mask, as_short(v), delta));
+}
 SHUFFLES_32(int)
 SHUFFLES_32(uint)
 SHUFFLES_32(float)
@@ -148,7 +156,7 @@ INTEGER_COLLECTIVES(long, LONG_MIN, LONG_MAX)
 INTEGER_COLLECTIVES(ulong, 0ul, ULONG_MAX)
 FLOAT_COLLECTIVES(float, INFINITY)
 FLOAT_COLLECTIVES(double, (double)INFINITY)
-// half (cl_khr_fp16): 16-bit shuffles (through int) and FLOAT_COLLECTIVES(half, ...) here.
+FLOAT_COLLECTIVES(half, (half)INFINITY)
 
 // bar.red.and / bar.red.or: a barrier that reduces a predicate over the whole group.
 OVL int work_group_all(int predicate) { return __nvvm_bar0_and(predicate != 0) ? 1 : 0; }

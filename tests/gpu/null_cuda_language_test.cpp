@@ -285,4 +285,27 @@ TEST_F(NullCudaLanguage, SmallerLastWorkGroupsLaunchApart) {
   EXPECT_EQ(std::memcmp(&s, &plain, sizeof s), 0) << "a whole NDRange without offset";
 }
 
+// A smaller last group would cost a launch of its own: a local size the runtime picks divides
+// the NDRange where a divisor exists, though the device takes non-uniform work-groups.
+TEST_F(NullCudaLanguage, LocalSizeLeftToTheRuntimeDividesTheNDRange) {
+  Program program = build("kernel void k(global int* out) { out[get_global_id(0)] = 1; }");
+  ASSERT_TRUE(program);
+  cl_int err = CL_SUCCESS;
+  Kernel kernel(clCreateKernel(program, "k", &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  const size_t global = 1000000;
+  Mem out(clCreateBuffer(context_, CL_MEM_READ_WRITE, global * sizeof(int), nullptr, &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  cl_mem handle = out;
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(kernel, 0, sizeof handle, &handle)));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clFinish(queue_)));
+  log_launches(true);
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueNDRangeKernel(queue_, kernel, 1, nullptr, &global,
+                                                        nullptr, 0, nullptr, nullptr)));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clFinish(queue_)));
+  const std::vector<LaunchEntry> log = launch_log();
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_EQ(size_t(log[0].grid[0]) * log[0].block[0], global);
+}
+
 }  // namespace

@@ -388,12 +388,14 @@ TEST(NvptxPipeline, TargetReportsTheOpenCLC30FeaturesItImplements) {
   const Target t = nvptx_target(9, 0);
   EXPECT_EQ(t.opencl_c_version, 300u);
   const std::set<std::string> features(t.opencl_c_features.begin(), t.opencl_c_features.end());
-  EXPECT_EQ(features, (std::set<std::string>{
-                          "__opencl_c_int64", "__opencl_c_fp64", "__opencl_c_generic_address_space",
-                          "__opencl_c_program_scope_global_variables",
-                          "__opencl_c_atomic_order_acq_rel", "__opencl_c_atomic_order_seq_cst",
-                          "__opencl_c_atomic_scope_device", "__opencl_c_atomic_scope_all_devices",
-                          "__opencl_c_work_group_collective_functions"}));
+  EXPECT_EQ(features,
+            (std::set<std::string>{
+                "__opencl_c_int64", "__opencl_c_fp64", "__opencl_c_generic_address_space",
+                "__opencl_c_program_scope_global_variables", "__opencl_c_atomic_order_acq_rel",
+                "__opencl_c_atomic_order_seq_cst", "__opencl_c_atomic_scope_device",
+                "__opencl_c_atomic_scope_all_devices", "__opencl_c_work_group_collective_functions",
+                "__opencl_c_images", "__opencl_c_read_write_images", "__opencl_c_3d_image_writes",
+                "__opencl_c_fp16", "__opencl_c_subgroups"}));
 }
 
 const char* kGenericPointers = R"(
@@ -482,6 +484,7 @@ const char* kProgramScopeGlobals = R"(
 
 // Each collective of each type the device has, with every scan and broadcast form.
 const char* kCollectives = R"(
+  #pragma OPENCL EXTENSION cl_khr_fp16 : enable
   #define ALL(T) \
     kernel void k_##T(global T* v, global int* p) { \
       size_t i = get_global_id(0); \
@@ -494,7 +497,7 @@ const char* kCollectives = R"(
              work_group_broadcast(x, 0, 1, 0); \
       p[i] = work_group_all(p[i]) + work_group_any(p[i]); \
     }
-  ALL(int) ALL(uint) ALL(long) ALL(ulong) ALL(float) ALL(double)
+  ALL(int) ALL(uint) ALL(long) ALL(ulong) ALL(float) ALL(double) ALL(half)
 )";
 
 const char* kNonUniformQueries = R"(

@@ -479,13 +479,17 @@ const Shape kShapes[] = {
 };
 
 // Per work-item: the nine reductions and scans, the broadcast of the group's last work-item, and
-// work_group_all(x != 7), work_group_any(x == 13).
+// work_group_all(x != 3), work_group_any(x == 2). T: the type computed in; S: the buffers' (half
+// travels as float).
 const char* kCollectivesTemplate = R"CL(
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
-kernel void collectives(global const T* in, global T* out, global int* predicates) {
+#ifdef HALF
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+#endif
+kernel void collectives(global const S* in, global S* out, global int* predicates) {
   size_t i = get_global_linear_id();
-  T x = in[i];
-  global T* o = out + i * 10;
+  T x = (T)in[i];
+  global S* o = out + i * 10;
   o[0] = work_group_reduce_add(x);
   o[1] = work_group_reduce_min(x);
   o[2] = work_group_reduce_max(x);
@@ -499,8 +503,8 @@ kernel void collectives(global const T* in, global T* out, global int* predicate
   if (get_work_dim() == 1) o[9] = work_group_broadcast(x, lx);
   else if (get_work_dim() == 2) o[9] = work_group_broadcast(x, lx, ly);
   else o[9] = work_group_broadcast(x, lx, ly, lz);
-  predicates[i * 2] = work_group_all(x != (T)7);
-  predicates[i * 2 + 1] = work_group_any(x == (T)13);
+  predicates[i * 2] = work_group_all(x != (T)3);
+  predicates[i * 2 + 1] = work_group_any(x == (T)2);
 }
 )CL";
 
@@ -522,10 +526,15 @@ std::vector<std::vector<size_t>> groups_of(const Shape& shape) {
   return groups;
 }
 
+// T: the host type of the values (float for half). `values`: inputs are drawn from
+// [0, values) (shifted to [-values/2, values/2) for signed types): every sum of a group exact.
 template <typename T>
-void check_collectives(DeviceSession& s, const char* type_name) {
+void check_collectives(DeviceSession& s, const char* type_name, uint32_t values = 50) {
   SCOPED_TRACE(type_name);
-  const std::string source = std::string("#define T ") + type_name + "\n" + kCollectivesTemplate;
+  const bool half = std::string(type_name) == "half";
+  const std::string source = std::string("#define T ") + type_name + "\n#define S " +
+                             (half ? "float\n#define HALF\n" : std::string(type_name) + "\n") +
+                             kCollectivesTemplate;
   Program program = s.build(source.c_str(), kCL30);
   if (!program) return;
   Kernel kernel = s.kernel(program, "collectives");
@@ -541,10 +550,10 @@ void check_collectives(DeviceSession& s, const char* type_name) {
                  ", local " + std::to_string(shape.local[0]) + "x" +
                  std::to_string(shape.local[1]) + "x" + std::to_string(shape.local[2]));
     // Small integers, exact in every type: sums of a group fit, and float sums do not round.
-    const std::vector<uint32_t> raw = random_uints(n, seed++, 50);
+    const std::vector<uint32_t> raw = random_uints(n, seed++, values);
     std::vector<T> in(n);
     for (size_t i = 0; i < n; ++i)
-      in[i] = std::numeric_limits<T>::is_signed ? T(int(raw[i]) - 25) : T(raw[i]);
+      in[i] = std::numeric_limits<T>::is_signed ? T(int(raw[i]) - int(values / 2)) : T(raw[i]);
     Mem In = s.buffer(in), Out = s.buffer(n * 10 * sizeof(T)),
         Predicates = s.buffer(n * 2 * sizeof(int32_t));
     s.set_args(kernel.get(), In, Out, Predicates);
@@ -558,8 +567,8 @@ void check_collectives(DeviceSession& s, const char* type_name) {
         sum += in[i];
         low = std::min(low, in[i]);
         high = std::max(high, in[i]);
-        all = all && in[i] != T(7);
-        any = any || in[i] == T(13);
+        all = all && in[i] != T(3);
+        any = any || in[i] == T(2);
       }
       // The exclusive scans' identities: the type's largest and smallest values, infinities for
       // floating-point types.
@@ -597,6 +606,8 @@ TEST_F(OpenCLC30, WorkGroupCollectivesMatchAHostModel) {
     check_collectives<uint64_t>(s, "ulong");
     check_collectives<float>(s, "float");
     if (s.has_extension("cl_khr_fp64")) check_collectives<double>(s, "double");
+    // Sums of at most 256 values in [-4, 4) stay within half's exact integers.
+    if (s.has_extension("cl_khr_fp16")) check_collectives<float>(s, "half", 8);
   });
 }
 
