@@ -468,6 +468,11 @@ Target host_cpu_target() {
     features += feature.second ? '+' : '-';
     features.append(feature.first().data(), feature.first().size());
   }
+  // Half arithmetic in float lanes (F16C converts), never AVX512-FP16's: LLVM 22 lowers
+  // llrint/lrint of half, which it also makes of fptosi/fptoui of rint, to the truncating
+  // vcvttsh2si (convert_uchar3_rte(half3) of 0.50049 gave 0). Last, so that it also turns off
+  // what implies it (AVX10.1).
+  features += ",-avx512fp16";
   // A sub-group is one vector of 32-bit work-items, what the work-group pass vectorizes across
   // (the device's preferred work-group size multiple).
   target.sub_group_size =

@@ -11,7 +11,6 @@
 // innocuous (sqrt, fdim: float has more than 2 * 11 + 2 bits), or are computed here with half's
 // own rounding (fract, nextafter, fma).
 #include "common.h"
-#include "half_rounding.h"
 
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
@@ -77,11 +76,23 @@ EACH_WIDTH(FROM_HALF_TO_INTEGER, ulong)
   OVLC half##N convert_half##N##_rtp(S##N x) { return TO_HALF(x, N); }                    \
   OVLC half##N convert_half##N##_rtn(S##N x) { return TO_HALF(x, N); }
 // To half from the others: to nearest even by the hardware's conversion (a float step first is
-// harmless for integers, whose values past float's exact range overflow half in every mode); the
-// directed modes in software from the exact double value (half_rounding.h; a long past 2^53
-// rounds in that step, but to a value that overflows half in the same way).
-#define TO_HALF_DIRECTED_SCALAR(S, SUFFIX, MODE) \
-  OVLC half convert_half##SUFFIX(S x) { return as_half(half_bits((double)x, MODE)); }
+// harmless for integers, whose values past float's exact range overflow half in every mode). The
+// directed modes step that result one half toward the exact value where it lies on the wrong
+// side, compared in W, where both are exact (or, for huge longs, on the same side). Without
+// branches: a lane that holds no value (an unset lane of a 3-vector, as the conversions test
+// makes) must not make the other lanes undefined.
+#define TO_HALF_DIRECTED_SCALAR(S, W, SUFFIX, ABOVE, BELOW)                             \
+  OVLC half convert_half##SUFFIX(S x) {                                                 \
+    const half r = (half)x;                                                             \
+    const W rounded = (W)r, exact = (W)x;                                               \
+    const ushort bits = __builtin_astype(r, ushort);                                    \
+    const bool negative = (bits & 0x8000) != 0, zero = (bits & 0x7fff) == 0;            \
+    /* The neighbours above and below (from a zero, the smallest denormals). */         \
+    const ushort up = zero ? (ushort)0x0001 : negative ? bits - 1 : bits + 1;           \
+    const ushort down = zero ? (ushort)0x8001 : negative ? bits + 1 : bits - 1;         \
+    const bool above = rounded > exact, below = rounded < exact;                        \
+    return __builtin_astype((ushort)(ABOVE ? down : BELOW ? up : bits), half);          \
+  }
 #define TO_HALF_DIRECTED_VECTOR(N, S, SUFFIX)                                     \
   OVLC half##N convert_half##N##SUFFIX(S##N x) {                                  \
     half##N r;                                                                    \
@@ -91,24 +102,25 @@ EACH_WIDTH(FROM_HALF_TO_INTEGER, ulong)
 #define TO_HALF_NEAREST(N, S)                                                     \
   OVLC half##N convert_half##N(S##N x) { return TO_HALF(x, N); }                  \
   OVLC half##N convert_half##N##_rte(S##N x) { return TO_HALF(x, N); }
-#define TO_HALF_ROUNDED(S)                                                        \
-  EACH_WIDTH(TO_HALF_NEAREST, S)                                                  \
-  TO_HALF_DIRECTED_SCALAR(S, _rtz, ROUND_TZ)                                      \
-  TO_HALF_DIRECTED_SCALAR(S, _rtp, ROUND_TP)                                      \
-  TO_HALF_DIRECTED_SCALAR(S, _rtn, ROUND_TN)                                      \
-  EACH_VECTOR_WIDTH(TO_HALF_DIRECTED_VECTOR, S, _rtz)                             \
-  EACH_VECTOR_WIDTH(TO_HALF_DIRECTED_VECTOR, S, _rtp)                             \
+// rtz steps toward zero: down from a positive result above x, up from a negative one below it.
+#define TO_HALF_ROUNDED(S, W)                                                       \
+  EACH_WIDTH(TO_HALF_NEAREST, S)                                                    \
+  TO_HALF_DIRECTED_SCALAR(S, W, _rtz, (above && !negative), (below && negative))    \
+  TO_HALF_DIRECTED_SCALAR(S, W, _rtp, false, below)                                 \
+  TO_HALF_DIRECTED_SCALAR(S, W, _rtn, above, false)                                 \
+  EACH_VECTOR_WIDTH(TO_HALF_DIRECTED_VECTOR, S, _rtz)                               \
+  EACH_VECTOR_WIDTH(TO_HALF_DIRECTED_VECTOR, S, _rtp)                               \
   EACH_VECTOR_WIDTH(TO_HALF_DIRECTED_VECTOR, S, _rtn)
 EACH_WIDTH(TO_HALF_EXACT, char)
 EACH_WIDTH(TO_HALF_EXACT, uchar)
-TO_HALF_ROUNDED(short)
-TO_HALF_ROUNDED(ushort)
-TO_HALF_ROUNDED(int)
-TO_HALF_ROUNDED(uint)
-TO_HALF_ROUNDED(long)
-TO_HALF_ROUNDED(ulong)
-TO_HALF_ROUNDED(float)
-TO_HALF_ROUNDED(double)
+TO_HALF_ROUNDED(short, float)
+TO_HALF_ROUNDED(ushort, float)
+TO_HALF_ROUNDED(int, double)
+TO_HALF_ROUNDED(uint, double)
+TO_HALF_ROUNDED(long, double)
+TO_HALF_ROUNDED(ulong, double)
+TO_HALF_ROUNDED(float, float)
+TO_HALF_ROUNDED(double, double)
 
 // ---- Math (section 6.15.2) ----
 

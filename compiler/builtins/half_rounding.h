@@ -1,6 +1,6 @@
 // Software rounding of a double to half with an explicit rounding mode, from the exact double
-// value (float and every integer of half's range convert to double exactly). Shared by the
-// vstore_half functions (vstore_half.cl) and the directed-rounding conversions to half (half.cl).
+// value (float and every integer of half's range convert to double exactly), for the vstore_half
+// functions (vstore_half.cl).
 #pragma once
 
 enum { ROUND_TE, ROUND_TZ, ROUND_TP, ROUND_TN };
