@@ -387,12 +387,14 @@ TEST(NvptxPipeline, TargetReportsTheOpenCLC30FeaturesItImplements) {
   const Target t = nvptx_target(9, 0);
   EXPECT_EQ(t.opencl_c_version, 300u);
   const std::set<std::string> features(t.opencl_c_features.begin(), t.opencl_c_features.end());
-  EXPECT_EQ(features, (std::set<std::string>{
-                          "__opencl_c_int64", "__opencl_c_fp64", "__opencl_c_generic_address_space",
-                          "__opencl_c_program_scope_global_variables",
-                          "__opencl_c_atomic_order_acq_rel", "__opencl_c_atomic_order_seq_cst",
-                          "__opencl_c_atomic_scope_device", "__opencl_c_atomic_scope_all_devices",
-                          "__opencl_c_work_group_collective_functions"}));
+  EXPECT_EQ(features,
+            (std::set<std::string>{
+                "__opencl_c_int64", "__opencl_c_fp64", "__opencl_c_generic_address_space",
+                "__opencl_c_program_scope_global_variables", "__opencl_c_atomic_order_acq_rel",
+                "__opencl_c_atomic_order_seq_cst", "__opencl_c_atomic_scope_device",
+                "__opencl_c_atomic_scope_all_devices", "__opencl_c_work_group_collective_functions",
+                "__opencl_c_fp16", "__opencl_c_images", "__opencl_c_read_write_images",
+                "__opencl_c_3d_image_writes"}));
 }
 
 const char* kGenericPointers = R"(
