@@ -197,11 +197,11 @@ SCALAR_TYPES(SHUFFLES)
 // instruction. Whole warps are told by activemask, which ptxas knows to be the same across the
 // warp: a branch on a value computed from the thread id around warp instructions made it fail
 // register allocation on sm_90 (in kernels that also call clustered reductions).
-#define REDUX(KIND, OP, T)                                                               \
-  if (__nvvm_reflect("__CUDA_ARCH") >= 800 && active_lanes() == ~0u) {                   \
-    T result;                                                                            \
-    __asm__ volatile("redux.sync." KIND " %0, %1, 0xffffffff;" : "=r"(result) : "r"(x)); \
-    return result;                                                                       \
+#define REDUX(KIND, OP, T)                                                                 \
+  if (__nvvm_reflect("__CUDA_ARCH") >= 800 && active_lanes() == ~0u) {                     \
+    T result;                                                                              \
+    __asm__ volatile("redux.sync." KIND " %0, %1, 0xffffffff;" : "=r"(result) : "r"(x));   \
+    return result;                                                                         \
   }
 
 // The functions of one operation over a whole sub-group (sub_group_*) and over the active lanes

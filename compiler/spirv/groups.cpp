@@ -1,6 +1,7 @@
 // Work-group instructions: async copies and their events (Kernel capability) and the work-group
-// collectives (Groups capability), as calls of the OpenCL C builtins that the target's library
-// implements (async_work_group_strided_copy, wait_group_events, work_group_*).
+// and sub-group collectives (Groups capability, Workgroup or Subgroup scope), as calls of the
+// OpenCL C builtins that the target's library implements (async_work_group_strided_copy,
+// wait_group_events, work_group_*, sub_group_*).
 #include <optional>
 #include <spirv/unified1/spirv.hpp>
 
@@ -11,12 +12,31 @@
 namespace manifold::compiler::spirv {
 namespace {
 
-// Work-group scope only: sub-group instructions need sub-groups, which no device reports yet.
+// Async copies: work-group scope only.
 void require_workgroup_scope(llvm::Value* scope, const Instruction& inst) {
   auto* c = llvm::dyn_cast<llvm::ConstantInt>(scope);
   if (!c || c->getZExtValue() != spv::ScopeWorkgroup)
-    throw ReaderError(opcode_name(inst.opcode) +
-                      " with a scope other than Workgroup (sub-groups are not supported)");
+    throw ReaderError(opcode_name(inst.opcode) + " with a scope other than Workgroup");
+}
+
+// Collectives: "work_group_" or "sub_group_" by the execution scope (sub-groups where the device
+// has them).
+const char* collective_prefix(const Reader& r, llvm::Value* scope, const Instruction& inst) {
+  auto* c = llvm::dyn_cast<llvm::ConstantInt>(scope);
+  if (c && c->getZExtValue() == spv::ScopeWorkgroup) {
+    if (!r.target_.has_feature("__opencl_c_work_group_collective_functions"))
+      throw ReaderError(opcode_name(inst.opcode) +
+                        " of Workgroup scope: the device has no work-group collective functions "
+                        "(Groups capability)");
+    return "work_group_";
+  }
+  if (c && c->getZExtValue() == spv::ScopeSubgroup) {
+    if (!r.target_.has_feature("__opencl_c_subgroups"))
+      throw ReaderError(opcode_name(inst.opcode) +
+                        " of Subgroup scope on a device without sub-groups");
+    return "sub_group_";
+  }
+  throw ReaderError(opcode_name(inst.opcode) + " with a scope other than Workgroup or Subgroup");
 }
 
 // Every work-item of the group must reach these calls together.
@@ -92,21 +112,27 @@ llvm::Value* translate_group_instruction(Reader& r, const Instruction& inst, boo
     }
     case spv::OpGroupAll:
     case spv::OpGroupAny: {
-      require_workgroup_scope(operand(0), inst);
+      const std::string prefix = collective_prefix(r, operand(0), inst);
       llvm::Value* predicate = b.CreateZExt(operand(1), b.getInt32Ty());
-      const char* name =
-          inst.opcode == spv::OpGroupAll ? "_Z14work_group_alli" : "_Z14work_group_anyi";
+      const std::string name =
+          with_length(prefix + (inst.opcode == spv::OpGroupAll ? "all" : "any")) + "i";
       llvm::Value* all = convergent(r.call_builtin(name, b.getInt32Ty(), {predicate}, false));
       return b.CreateICmpNE(all, b.getInt32(0));
     }
     case spv::OpGroupBroadcast: {
-      // The local id: one size_t, or a vector of two or three (x, y[, z]).
-      require_workgroup_scope(operand(0), inst);
+      // The local id: one size_t, or a vector of two or three (x, y[, z]); a sub-group's: a
+      // uint.
+      const std::string prefix = collective_prefix(r, operand(0), inst);
       std::vector<std::string> subs;
-      std::string name = with_length("work_group_broadcast") + mangled(1, true, subs);
+      std::string name = with_length(prefix + "broadcast") + mangled(1, true, subs);
       std::vector<llvm::Value*> args = {operand(1)};
       llvm::Value* id = operand(2);
-      if (auto* v = llvm::dyn_cast<llvm::FixedVectorType>(id->getType())) {
+      if (prefix == "sub_group_") {
+        if (!id->getType()->isIntegerTy())
+          throw ReaderError("OpGroupBroadcast of Subgroup scope with a vector id");
+        args.push_back(b.CreateZExtOrTrunc(id, b.getInt32Ty()));
+        name += "j";
+      } else if (auto* v = llvm::dyn_cast<llvm::FixedVectorType>(id->getType())) {
         for (unsigned k = 0; k < v->getNumElements(); ++k) {
           args.push_back(b.CreateExtractElement(id, k));
           name += v->getElementType()->getIntegerBitWidth() == 64 ? "m" : "j";
@@ -121,7 +147,7 @@ llvm::Value* translate_group_instruction(Reader& r, const Instruction& inst, boo
       break;
   }
   if (std::optional<Collective> c = collective_of(inst.opcode)) {
-    require_workgroup_scope(operand(0), inst);
+    const std::string prefix = collective_prefix(r, operand(0), inst);
     const char* operation = nullptr;
     switch (ops.at(1)) {  // a literal GroupOperation
       case spv::GroupOperationReduce:
@@ -138,8 +164,8 @@ llvm::Value* translate_group_instruction(Reader& r, const Instruction& inst, boo
                           std::to_string(ops.at(1)));
     }
     std::vector<std::string> subs;
-    const std::string name = with_length(std::string("work_group_") + operation + c->combine) +
-                             mangled(2, c->is_signed, subs);
+    const std::string name =
+        with_length(prefix + operation + c->combine) + mangled(2, c->is_signed, subs);
     return convergent(r.call_builtin(name, r.type(inst.type), {operand(2)}, false));
   }
   *handled = false;

@@ -204,11 +204,15 @@ llvm::Value* translate_memory_instruction(Reader& r, const Instruction& inst, bo
     }
 
     case spv::OpControlBarrier: {
-      if (constant_scope(operand(0)) != spv::ScopeWorkgroup)
-        throw ReaderError("OpControlBarrier of a scope other than Workgroup");
-      // barrier(flags): what the work-group pass and the GPU libraries know as a barrier.
-      auto* call = r.call_builtin("_Z7barrierj", b.getVoidTy(),
-                                  {b.getInt32(fence_flags(operand(2)))}, false);
+      // barrier(flags): what the work-group pass and the GPU libraries know as a barrier;
+      // sub_group_barrier(flags) for the Subgroup execution scope.
+      const uint32_t scope = constant_scope(operand(0));
+      const bool sub_group =
+          scope == spv::ScopeSubgroup && r.target_.has_feature("__opencl_c_subgroups");
+      if (scope != spv::ScopeWorkgroup && !sub_group)
+        throw ReaderError("OpControlBarrier of a scope other than Workgroup or Subgroup");
+      auto* call = r.call_builtin(sub_group ? "_Z17sub_group_barrierj" : "_Z7barrierj",
+                                  b.getVoidTy(), {b.getInt32(fence_flags(operand(2)))}, false);
       call->addFnAttr(llvm::Attribute::Convergent);
       call->getCalledFunction()->addFnAttr(llvm::Attribute::Convergent);
       return call;

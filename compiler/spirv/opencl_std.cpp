@@ -158,6 +158,7 @@ llvm::Value* Reader::builtin_variable_value(uint32_t builtin, llvm::Type* t) {
   llvm::IRBuilder<>& b = *builder_;
   const char* per_dimension = nullptr;
   const char* scalar = nullptr;
+  bool sub_group = false;  // a sub-group query (a uint)
   switch (builtin) {
     case spv::BuiltInGlobalInvocationId:
       per_dimension = "_Z13get_global_idj";
@@ -192,11 +193,39 @@ llvm::Value* Reader::builtin_variable_value(uint32_t builtin, llvm::Type* t) {
     case spv::BuiltInLocalInvocationIndex:
       scalar = "_Z19get_local_linear_idv";
       break;
+    // Sub-groups (uint values), where the device has them.
+    case spv::BuiltInSubgroupSize:
+      scalar = "_Z18get_sub_group_sizev";
+      sub_group = true;
+      break;
+    case spv::BuiltInSubgroupMaxSize:
+      scalar = "_Z22get_max_sub_group_sizev";
+      sub_group = true;
+      break;
+    case spv::BuiltInNumSubgroups:
+      scalar = "_Z18get_num_sub_groupsv";
+      sub_group = true;
+      break;
+    case spv::BuiltInNumEnqueuedSubgroups:
+      scalar = "_Z27get_enqueued_num_sub_groupsv";
+      sub_group = true;
+      break;
+    case spv::BuiltInSubgroupId:
+      scalar = "_Z16get_sub_group_idv";
+      sub_group = true;
+      break;
+    case spv::BuiltInSubgroupLocalInvocationId:
+      scalar = "_Z22get_sub_group_local_idv";
+      sub_group = true;
+      break;
     default:
       throw ReaderError("unsupported BuiltIn " + builtin_name(builtin));
   }
+  if (sub_group && !target_.has_feature("__opencl_c_subgroups"))
+    throw ReaderError("BuiltIn " + builtin_name(builtin) + " on a device without sub-groups");
   if (scalar) {
-    llvm::Type* returns = builtin == spv::BuiltInWorkDim ? b.getInt32Ty() : b.getInt64Ty();
+    llvm::Type* returns =
+        builtin == spv::BuiltInWorkDim || sub_group ? b.getInt32Ty() : b.getInt64Ty();
     return b.CreateZExtOrTrunc(call_builtin(scalar, returns, {}, true), t);
   }
   auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(t);

@@ -19,8 +19,8 @@ namespace manifold::compiler::spirv {
 namespace {
 
 // Capabilities whose every use the reader translates. Float64 and Float16 depend on the
-// device (checked separately), Groups on the work-group collectives, images on the device's
-// images; pipes and device enqueue are not done.
+// device (checked separately), Groups on the work-group collectives or sub-groups, images on
+// the device's images; pipes and device enqueue are not done.
 bool capability_supported(uint32_t capability, const Target& target) {
   switch (capability) {
     case spv::CapabilityAddresses:
@@ -43,8 +43,9 @@ bool capability_supported(uint32_t capability, const Target& target) {
       return target.images;
     case spv::CapabilityImageReadWrite:
       return target.images && target.has_feature("__opencl_c_read_write_images");
-    case spv::CapabilityGroups:
-      return target.has_feature("__opencl_c_work_group_collective_functions");
+    case spv::CapabilityGroups:  // each instruction checks its scope (spirv/groups.cpp)
+      return target.has_feature("__opencl_c_work_group_collective_functions") ||
+             target.has_feature("__opencl_c_subgroups");
     case spv::CapabilityFloat64:
       return target.fp64;
     case spv::CapabilityFloat16:

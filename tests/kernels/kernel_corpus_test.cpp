@@ -872,6 +872,59 @@ TEST_F(SubGroups, FunctionsInWorkGroupDivergentCode) {
   });
 }
 
+// ---- a work-group reduction through sub-groups, in a loop with work-group barriers: each
+// sub-group reduces its values, the first sub-group reduces their sums ----
+
+const char* kSubGroupWorkGroupReduction = R"CL(
+kernel void group_sums(global const int* in, global int* out, local int* partial) {
+  int x = in[GID];
+  uint lane = get_sub_group_local_id(), size = get_sub_group_size();
+  for (int round = 0; round < 3; ++round) {
+    int sum = sub_group_reduce_add(x);
+    if (lane == 0) partial[get_sub_group_id()] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_sub_group_id() == 0) {
+      int v = 0;
+      for (uint i = lane; i < get_num_sub_groups(); i += size) v += partial[i];
+      v = sub_group_reduce_add(v);
+      if (lane == 0) out[3 * get_group_id(0) + round] = v;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    x = sub_group_broadcast(x, 0) + x;
+  }
+}
+)CL";
+
+TEST_F(SubGroups, WorkGroupReductionThroughSubGroups) {
+  for_each_sub_group_device({}, [&](DeviceSession& s, cl_device_id device) {
+    Program program = build(s, kSubGroupWorkGroupReduction);
+    if (!program) return;
+    Kernel kernel = s.kernel(program, "group_sums");
+    for (const Shape& shape : shapes_for(device)) {
+      if (shape.dims != 1 || !shape.uniform()) continue;
+      SCOPED_TRACE(shape.name);
+      const size_t n = shape.items(), groups = n / shape.local[0];
+      const std::vector<int32_t> in = sub_group_inputs<int32_t>(n, 91);
+      Mem In = s.buffer(in), Out = s.buffer(3 * groups * 4);
+      s.set_args(kernel.get(), In, Out, DeviceSession::LocalBytes{shape.local[0] * 4});
+      run(s, kernel.get(), shape);
+      const std::vector<int32_t> out = s.read<int32_t>(Out.get(), 3 * groups);
+      std::vector<int32_t> x = in;
+      const auto sub_groups = sub_groups_of(shape, max_sub_group_size(kernel.get(), device, shape));
+      for (int round = 0; round < 3; ++round) {
+        std::vector<int32_t> sums(groups, 0);
+        for (size_t i = 0; i < n; ++i) sums[i / shape.local[0]] += x[i];
+        for (size_t g = 0; g < groups; ++g)
+          ASSERT_EQ(out[3 * g + size_t(round)], sums[g]) << "group " << g << ", round " << round;
+        std::vector<int32_t> next = x;
+        for (const SubGroup& sub_group : sub_groups)
+          for (size_t lane : sub_group.lanes) next[lane] = x[sub_group.lanes[0]] + x[lane];
+        x = next;
+      }
+    }
+  });
+}
+
 // ---- divergent code within sub-groups: the active work-items of each call are those that
 // took the same path (cl_khr_subgroup_non_uniform_arithmetic, _non_uniform_vote) ----
 

@@ -537,6 +537,94 @@ kernel void scatter(global const int* in, global int* strided, local int* tile) 
   }
 }
 
+// Sub-groups from clang's SPIR-V (the Groups capability's collectives of Subgroup scope, the
+// sub-group BuiltIns, OpControlBarrier of Subgroup scope) against a host model: a group of 70
+// work-items cut into sub-groups of the width clGetKernelSubGroupInfo reports, the last partial.
+TEST_F(SpirvApi, SubGroups) {
+  if (deviceString(device_, CL_DEVICE_IL_VERSION).empty()) GTEST_SKIP() << "no IL";
+  std::string log;
+  std::vector<uint8_t> il =
+      spirv_test::clang_spirv(R"(
+#pragma OPENCL EXTENSION cl_khr_subgroups : enable
+kernel void sg(global const int* in, global int* out, local int* tmp) {
+  size_t g = get_global_id(0);
+  int v = in[g];
+  global int* o = out + g * 8;
+  uint lane = get_sub_group_local_id(), size = get_sub_group_size();
+  tmp[get_local_id(0)] = v;
+  sub_group_barrier(CLK_LOCAL_MEM_FENCE);
+  o[0] = size + 1000 * get_max_sub_group_size();
+  o[1] = lane + 1000 * get_sub_group_id();
+  o[2] = sub_group_reduce_add(v);
+  o[3] = sub_group_scan_exclusive_min(v);
+  o[4] = sub_group_broadcast(v, 1);
+  o[5] = sub_group_all(v > 0);
+  o[6] = get_num_sub_groups() + 1000 * get_enqueued_num_sub_groups();
+  o[7] = tmp[get_local_id(0) - lane + size - 1 - lane];
+}
+)",
+                              &log, "-cl-std=CL2.0 -O2 -Xclang -cl-ext=+cl_khr_subgroups");
+  ASSERT_FALSE(il.empty()) << log;
+  cl_int err = CL_SUCCESS;
+  Program p(clCreateProgramWithIL(context_, il.data(), il.size(), &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  const cl_int built = clBuildProgram(p, 1, &device_, nullptr, nullptr, nullptr);
+  if (deviceInfo<cl_uint>(device_, CL_DEVICE_MAX_NUM_SUB_GROUPS) == 0) {
+    // A device without sub-groups refuses them and says so.
+    EXPECT_EQ(Err(CL_BUILD_PROGRAM_FAILURE), Err(built));
+    EXPECT_NE(build_log(p, device_).find("sub-groups"), std::string::npos) << build_log(p, device_);
+    return;
+  }
+  ASSERT_EQ(Err(CL_SUCCESS), Err(built)) << build_log(p, device_);
+  Kernel k(clCreateKernel(p, "sg", &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  const size_t local = 70, groups = 3, items = local * groups;
+  size_t width = 0;
+  ASSERT_EQ(Err(CL_SUCCESS),
+            Err(clGetKernelSubGroupInfo(k, device_, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                                        sizeof local, &local, sizeof width, &width, nullptr)));
+  ASSERT_GE(width, 1u);
+  std::vector<int32_t> input(items);
+  for (size_t j = 0; j < items; ++j) input[j] = int32_t(j * 37 % 23) - 3;
+  Mem in = makeBuffer(items * 4), out = makeBuffer(items * 8 * 4);
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueWriteBuffer(queue_, in, CL_TRUE, 0, items * 4,
+                                                      input.data(), 0, nullptr, nullptr)));
+  cl_mem args[2] = {in, out};
+  for (cl_uint a = 0; a < 2; ++a)
+    ASSERT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(k, a, sizeof(cl_mem), &args[a])));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clSetKernelArg(k, 2, local * 4, nullptr)));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &items, &local, 0,
+                                                        nullptr, nullptr)));
+  if (kernelsComputeNothing(device_)) return;  // the simulated CUDA driver: built and launched
+  std::vector<uint8_t> bytes = read(out, items * 8 * 4);
+  std::vector<int32_t> got(items * 8);
+  std::memcpy(got.data(), bytes.data(), bytes.size());
+  const int32_t count = int32_t((local + width - 1) / width);
+  for (size_t g = 0; g < groups; ++g)
+    for (size_t first = 0; first < local; first += width) {
+      const size_t size = std::min(width, local - first), base = g * local + first;
+      int32_t sum = 0, low = INT32_MAX;
+      bool all = true;
+      for (size_t l = 0; l < size; ++l) {
+        sum += input[base + l];
+        all = all && input[base + l] > 0;
+      }
+      for (size_t l = 0; l < size; ++l) {
+        const int32_t* o = &got[(base + l) * 8];
+        SCOPED_TRACE("work-item " + std::to_string(base + l));
+        EXPECT_EQ(o[0], int32_t(size + 1000 * width));
+        EXPECT_EQ(o[1], int32_t(l + 1000 * (first / width)));
+        EXPECT_EQ(o[2], sum);
+        EXPECT_EQ(o[3], low);
+        low = std::min(low, input[base + l]);
+        if (size > 1) EXPECT_EQ(o[4], input[base + 1]);
+        EXPECT_EQ(o[5] != 0, all);
+        EXPECT_EQ(o[6], count + 1000 * count);
+        EXPECT_EQ(o[7], input[base + size - 1 - l]);
+      }
+    }
+}
+
 // Images from clang's SPIR-V (ImageBasic, LiteralSampler): a sampled read through a kernel
 // argument sampler and through a literal one, plain reads, float and unsigned writes, and the size
 // queries, against host results.
