@@ -308,13 +308,9 @@ std::optional<BinaryInfo> inspect_binary(std::span<const uint8_t> binary, std::s
 }
 
 size_t global_variables_size(std::span<const uint8_t> binary) {
+  // Counted before optimization on every target (compiler/target_pipeline.cpp): the optimizer
+  // folds variables away, and the spec asks for the program's own variables.
   std::string error;
-  // A SPIR-V executable carries no bitcode: its module says.
-  if (std::optional<std::vector<uint8_t>> spirv = spirv_module_of(binary, &error)) {
-    std::optional<std::vector<uint32_t>> words = spirv::words_of(*spirv);
-    std::optional<spirv::Module> module = words ? spirv::parse(*words, &error) : std::nullopt;
-    return module ? spirv::global_variable_bytes(*module) : 0;
-  }
   std::optional<ProgramBinary> program = deserialize(binary, &error);
   return program && program->type == BinaryType::Executable ? program->global_variable_bytes : 0;
 }

@@ -50,10 +50,6 @@ bool validate_universal(std::span<const uint32_t> words, std::string* error);
 // Parses a valid module; nullopt with the reason in *error.
 std::optional<Module> parse(std::span<const uint32_t> words, std::string* error);
 
-// The bytes of the module's program-scope variables in global memory (CrossWorkgroup), laid out
-// with OpenCL C's alignments (CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE).
-size_t global_variable_bytes(const Module& module);
-
 // The words of an IL given as bytes (copied: the bytes need not be aligned); nullopt when the
 // length is not a whole number of words.
 std::optional<std::vector<uint32_t>> words_of(std::span<const uint8_t> bytes);

@@ -314,6 +314,34 @@ llvm::Value* translate_instruction(Reader& r, const Instruction& inst) {
     case spv::OpPtrCastToGeneric:
     case spv::OpGenericCastToPtr:
       return b.CreateAddrSpaceCast(operand(0), result);
+    // OpenCL C's to_global/to_local/to_private: NULL unless the pointer points into the storage
+    // class, which each target's __to_* (clang's names for them) tells.
+    case spv::OpGenericCastToPtrExplicit: {
+      const char* cast = nullptr;
+      switch (ops.at(1)) {
+        case spv::StorageClassCrossWorkgroup:
+          cast = "__to_global";
+          break;
+        case spv::StorageClassWorkgroup:
+          cast = "__to_local";
+          break;
+        case spv::StorageClassFunction:
+          cast = "__to_private";
+          break;
+        default:
+          throw ReaderError("OpGenericCastToPtrExplicit to storage class " +
+                            std::to_string(ops.at(1)) + ", which OpenCL has no cast to");
+      }
+      return r.call_builtin(cast, result, {operand(0)}, false);
+    }
+    // The memory semantics of a generic pointer's memory: get_fence's flags (CLK_LOCAL_MEM_FENCE
+    // 1, CLK_GLOBAL_MEM_FENCE 2) shifted onto WorkgroupMemory 0x100 and CrossWorkgroupMemory 0x200.
+    case spv::OpGenericPtrMemSemantics: {
+      llvm::Value* flags =
+          r.call_builtin(r.target_builtin_name("_Z9get_fencePU3AS4v"), b.getInt32Ty(),
+                         {operand(0)}, false);
+      return b.CreateZExtOrTrunc(b.CreateShl(b.CreateAnd(flags, 3), 8), result);
+    }
     case spv::OpBitcast: {
       llvm::Value* x = operand(0);
       if (x->getType()->isPointerTy() && result->isIntegerTy()) return b.CreatePtrToInt(x, result);

@@ -216,7 +216,10 @@ bool Reader::run(bool kernel_arg_info) {
     switch (inst.opcode) {
       case spv::OpCapability:
         if (!capability_supported(inst.operands[0], target_))
-          return fail("unsupported capability " + capability_name(inst.operands[0]));
+          return fail("unsupported capability " + capability_name(inst.operands[0]) +
+                      (inst.operands[0] == spv::CapabilityGroups
+                           ? " (the device has neither sub-groups nor work-group collectives)"
+                           : ""));
         break;
       case spv::OpExtension:
         if (!extension_supported(inst.string_at(0)))

@@ -2,8 +2,10 @@
 // spirv64 at build time and linked lazily into programs before code generation: the OpenCL 1.x
 // atomic functions it does not lower itself, the legacy fences, ldexp of a vector by a scalar
 // exponent (the backend keeps the exponent scalar, which OpenCL.std's ldexp forbids), and
-// all/any (the backend gives OpAll/OpAny the integer vector itself where they take booleans). Each is written with the
-// SPIR-V instruction it stands for (__spirv_* calls, which the backend turns into instructions).
+// all/any (the backend gives OpAll/OpAny the integer vector itself where they take booleans), the
+// generic-pointer casts and get_fence, C11 atomic min/max and the 64-bit weak compare-exchange.
+// Each is written with the SPIR-V instruction it stands for (__spirv_* calls, which the backend
+// turns into instructions).
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
 
@@ -142,3 +144,86 @@ ALL_ANY(char)
 ALL_ANY(short)
 ALL_ANY(int)
 ALL_ANY(long)
+
+// ---- Generic pointers: to_global/to_local/to_private (clang calls __to_global and so on) ----
+#define STORAGE_WORKGROUP 4
+#define STORAGE_CROSS_WORKGROUP 5
+#define STORAGE_FUNCTION 7
+global void* OVERLOAD __spirv_GenericCastToPtrExplicit_ToGlobal(generic void*, int);
+local void* OVERLOAD __spirv_GenericCastToPtrExplicit_ToLocal(generic void*, int);
+private void* OVERLOAD __spirv_GenericCastToPtrExplicit_ToPrivate(generic void*, int);
+global void* __to_global(generic void* p) {
+  return __spirv_GenericCastToPtrExplicit_ToGlobal(p, STORAGE_CROSS_WORKGROUP);
+}
+local void* __to_local(generic void* p) {
+  return __spirv_GenericCastToPtrExplicit_ToLocal(p, STORAGE_WORKGROUP);
+}
+private void* __to_private(generic void* p) {
+  return __spirv_GenericCastToPtrExplicit_ToPrivate(p, STORAGE_FUNCTION);
+}
+// A private pointer needs no fence: 0 is a valid answer.
+static cl_mem_fence_flags fence_for(const generic void* p) {
+  if (__to_local((generic void*)p)) return CLK_LOCAL_MEM_FENCE;
+  return __to_global((generic void*)p) ? CLK_GLOBAL_MEM_FENCE : 0;
+}
+cl_mem_fence_flags OVERLOAD get_fence(generic void* p) { return fence_for(p); }
+cl_mem_fence_flags OVERLOAD get_fence(const generic void* p) { return fence_for(p); }
+
+// ---- C11 atomic_fetch_min/max, which the backend does not lower ----
+// memory_order (relaxed 0, acquire 2, release 3, acq_rel 4, seq_cst 5) as SPIR-V semantics, on
+// both memories a generic pointer may point into.
+static int c11_semantics(memory_order order) {
+  const int ordering[] = {SEM_RELAXED, SEM_ACQUIRE, SEM_ACQUIRE, SEM_RELEASE, SEM_ACQ_REL, 0x10};
+  return ordering[order] | SEM_WORKGROUP_MEMORY | SEM_CROSS_WORKGROUP_MEMORY;
+}
+// memory_scope (work_item 0, work_group 1, device 2, all_svm_devices 3, sub_group 4) as a SPIR-V
+// scope (CrossDevice 0, Device 1, Workgroup 2, Subgroup 3, Invocation 4).
+static int c11_scope(memory_scope scope) {
+  const int scopes[] = {4, SCOPE_WORKGROUP, SCOPE_DEVICE, 0, 3};
+  return scopes[scope];
+}
+DECLARE_MINMAX(int, generic, S)
+DECLARE_MINMAX(int, generic, U)
+DECLARE_MINMAX(long, generic, S)
+DECLARE_MINMAX(long, generic, U)
+#define C11_MINMAX_FORM(OP, A, T, S, KIND)                                                      \
+  T OVERLOAD atomic_fetch_##OP##_explicit(volatile generic A* p, T v, memory_order order,      \
+                                          memory_scope scope) {                                 \
+    return (T)__spirv_Atomic##KIND((volatile generic S*)p, c11_scope(scope),                    \
+                                   c11_semantics(order), (S)v);                                 \
+  }                                                                                             \
+  T OVERLOAD atomic_fetch_##OP##_explicit(volatile generic A* p, T v, memory_order order) {    \
+    return atomic_fetch_##OP##_explicit(p, v, order, memory_scope_device);                      \
+  }                                                                                             \
+  T OVERLOAD atomic_fetch_##OP(volatile generic A* p, T v) {                                    \
+    return atomic_fetch_##OP##_explicit(p, v, memory_order_seq_cst, memory_scope_device);       \
+  }
+#define C11_MINMAX(A, T, S, KIND)               \
+  C11_MINMAX_FORM(min, A, T, S, KIND##Min)      \
+  C11_MINMAX_FORM(max, A, T, S, KIND##Max)
+C11_MINMAX(atomic_int, int, int, S)
+C11_MINMAX(atomic_uint, uint, int, U)
+C11_MINMAX(atomic_long, long, long, S)
+C11_MINMAX(atomic_ulong, ulong, long, U)
+
+// ---- 64-bit weak compare-exchange: the backend's OpAtomicCompareExchangeWeak lacks the
+// Int64Atomics capability; a strong exchange is a valid weak one ----
+#define C11_WEAK_CAS(A, T)                                                                      \
+  bool OVERLOAD atomic_compare_exchange_weak_explicit(volatile generic A* p, generic T* expected, \
+                                                      T desired, memory_order success,          \
+                                                      memory_order failure,                     \
+                                                      memory_scope scope) {                     \
+    return atomic_compare_exchange_strong_explicit(p, expected, desired, success, failure,     \
+                                                   scope);                                      \
+  }                                                                                             \
+  bool OVERLOAD atomic_compare_exchange_weak_explicit(volatile generic A* p, generic T* expected, \
+                                                      T desired, memory_order success,          \
+                                                      memory_order failure) {                   \
+    return atomic_compare_exchange_strong_explicit(p, expected, desired, success, failure);    \
+  }                                                                                             \
+  bool OVERLOAD atomic_compare_exchange_weak(volatile generic A* p, generic T* expected,         \
+                                             T desired) {                                       \
+    return atomic_compare_exchange_strong(p, expected, desired);                                \
+  }
+C11_WEAK_CAS(atomic_long, long)
+C11_WEAK_CAS(atomic_ulong, ulong)

@@ -6,7 +6,7 @@ add_custom_command(
   COMMAND ${MANIFOLD_CLANG} -cc1 -triple spirv64v1.2-unknown-unknown -emit-llvm-bc -x cl
           -cl-std=CL3.0 -O2 -fdeclare-opencl-builtins -finclude-default-header
           -internal-isystem ${MANIFOLD_CLANG_RESOURCE_DIR}/include
-          "-cl-ext=-all,+__opencl_c_int64,+cl_khr_fp64,+__opencl_c_fp64,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics,+__opencl_c_images"
+          "-cl-ext=-all,+__opencl_c_int64,+cl_khr_fp64,+__opencl_c_fp64,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics,+__opencl_c_images,+__opencl_c_generic_address_space,+__opencl_c_atomic_order_acq_rel,+__opencl_c_atomic_order_seq_cst,+__opencl_c_atomic_scope_device,+__opencl_c_atomic_scope_all_devices"
           ${CMAKE_CURRENT_SOURCE_DIR}/spirv_target/shim.cl -o ${MANIFOLD_SPIRV_SHIM_BC}
   DEPENDS spirv_target/shim.cl
   COMMENT "Compiling the SPIR-V builtin shim"

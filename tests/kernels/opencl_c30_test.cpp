@@ -176,7 +176,7 @@ const char* kAtomicCounters = R"CL(
 
 #define KERNEL(T, A, NAME) \
 kernel void NAME(global A* shared_counters, global A* group_counters, global T* local_totals, \
-                 global T* extremes) { \
+                 global A* extremes) { \
   local A counters[30]; \
   size_t lid = get_local_linear_id(), group = get_group_id(0); \
   for (size_t c = lid; c < 30; c += get_local_size(0)) atomic_init(&counters[c], 0); \

@@ -617,7 +617,9 @@ kernel void sg(global const int* in, global int* out, local int* tmp) {
         EXPECT_EQ(o[2], sum);
         EXPECT_EQ(o[3], low);
         low = std::min(low, input[base + l]);
-        if (size > 1) EXPECT_EQ(o[4], input[base + 1]);
+        if (size > 1) {
+          EXPECT_EQ(o[4], input[base + 1]);
+        }
         EXPECT_EQ(o[5] != 0, all);
         EXPECT_EQ(o[6], count + 1000 * count);
         EXPECT_EQ(o[7], input[base + size - 1 - l]);
