@@ -4,8 +4,11 @@
 #include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/ADT/SetVector.h>
 #include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/Analysis/AssumptionCache.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/PostDominators.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DataLayout.h>
@@ -1920,8 +1923,15 @@ void mark_step_loops_for_unrolling(llvm::Module& module, const std::vector<Kerne
     const Divergence divergence(*kernel);
     llvm::DominatorTree dominators(*kernel);
     llvm::LoopInfo loops(dominators);
+    llvm::TargetLibraryInfoImpl library_info_impl(module.getTargetTriple());
+    llvm::TargetLibraryInfo library_info(library_info_impl);
+    llvm::AssumptionCache assumptions(*kernel);
+    llvm::ScalarEvolution evolution(*kernel, library_info, assumptions, dominators, loops);
     for (llvm::Loop* loop : loops.getLoopsInPreorder()) {
       if (!runs_in_step(*loop, divergence) || loop->getLoopID()) continue;
+      // A constant trip count is LLVM's unroller's to judge: a forced partial unroll there let
+      // the full unroller expand whole 256-iteration loops later (pyopencl's scan kernels).
+      if (evolution.getSmallConstantTripCount(loop) != 0) continue;
       size_t body = 0;
       for (BasicBlock* block : loop->blocks())
         for (Instruction& inst : *block)

@@ -171,6 +171,68 @@ TEST(CpuRun, UniformLoopWithRuntimeTripCountInEveryGroupSize) {
   }
 }
 
+// A loop of a constant trip count beside barriers, as pyopencl's scan kernels have (256
+// iterations whose index divides by the trip count): the step-loop unrolling must not leave it to
+// be expanded whole, which made such kernels' code 60 times larger and their builds take minutes.
+TEST(CpuRun, ConstantTripCountLoopsBesideBarriersStayLoops) {
+  const char* source = R"(
+    #define K 256
+    #define WG 16
+    struct item { int value; };
+    __attribute__((reqd_work_group_size(WG, 1, 1)))
+    kernel void scan_like(global const int* in, global int* out, long begin, long end) {
+      local struct item ldata[K + 1][WG + 1];
+      for (long base = begin; base + K * WG <= end; base += K * WG) {
+        for (long k = 0; k < K; k++) {
+          const long offset = k * WG + (long)get_local_id(0);
+          ldata[offset % K][offset / K].value = in[base + offset];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        int sum = ldata[0][get_local_id(0)].value;
+        for (long k = 1; k < K; k++) {
+          sum += ldata[k][get_local_id(0)].value;
+          ldata[k][get_local_id(0)].value = sum;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (long k = 0; k < K; k++) {
+          const long offset = k * WG + (long)get_local_id(0);
+          out[base + offset] = ldata[offset % K][offset / K].value;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+      }
+    })";
+  BuildOutput built = build(source, "", host());
+  ASSERT_TRUE(built.success) << built.log;
+  std::string error;
+  std::optional<ProgramBinary> binary = deserialize(built.binary, &error);
+  ASSERT_TRUE(binary) << error;
+  EXPECT_LT(binary->object.size(), 64u * 1024) << "the loops were expanded";
+
+  auto exe = build_and_load(source);
+  ASSERT_NE(exe, nullptr);
+  const size_t K = 256, WG = 16, units = 2, n = K * WG * units;
+  std::vector<int32_t> in(n), out(n, -1);
+  for (size_t i = 0; i < n; ++i) in[i] = int32_t(i % 7) - 3;
+  void* pin = in.data();
+  void* pout = out.data();
+  const int64_t begin = 0, end = int64_t(n);
+  const void* args[] = {&pin, &pout, &begin, &end};
+  exe->run("scan_like", range_1d(WG, WG), args, nullptr);
+  // The host model: ldata[offset % K][offset / K] = in[offset]; each column is a prefix sum
+  // along k; the output reads ldata back at the same place.
+  for (size_t unit = 0; unit < units; ++unit) {
+    std::vector<int32_t> ldata((K + 1) * (WG + 1), 0);
+    for (size_t offset = 0; offset < K * WG; ++offset)
+      ldata[(offset % K) * (WG + 1) + offset / K] = in[unit * K * WG + offset];
+    for (size_t column = 0; column < WG; ++column)
+      for (size_t k = 1; k < K; ++k)
+        ldata[k * (WG + 1) + column] += ldata[(k - 1) * (WG + 1) + column];
+    for (size_t offset = 0; offset < K * WG; ++offset)
+      ASSERT_EQ(out[unit * K * WG + offset], ldata[(offset % K) * (WG + 1) + offset / K])
+          << "unit " << unit << ", offset " << offset;
+  }
+}
+
 // Which kernels may run with groups the CPU device chooses (KernelExec::partition_independent)
 // and, for groups of one work-item, what each computes either way.
 TEST(CpuRun, GroupsOfOneWorkItem) {
