@@ -10,11 +10,11 @@
 // __manifold_sub_group_active() gives their lanes as a bit mask. Each exchange ends with a
 // second barrier, so that no work-item writes its slot again before all have read.
 //
-// half: the fp16 library adds its types to the SCALAR_TYPES / VECTOR_TYPES lists below when
-// cl_khr_fp16 is reported.
+// half (cl_khr_fp16) is in every type list.
 #include "common.h"
 
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
 
 // Resolved by the work-group pass.
 void __manifold_sub_group_barrier(void);
@@ -49,14 +49,16 @@ OVL void sub_group_barrier(cl_mem_fence_flags flags, memory_scope scope) {
   OVL T sub_group_broadcast(T x, uint id) { return exchange(x, id); } \
   OVL T sub_group_non_uniform_broadcast(T x, uint id) { return exchange(x, id); }
 
-#define SCALAR_TYPES(M) \
-  M(char) M(uchar) M(short) M(ushort) M(int) M(uint) M(long) M(ulong) M(float) M(double)
+#define SCALAR_TYPES(M)                                                                 \
+  M(char) M(uchar) M(short) M(ushort) M(int) M(uint) M(long) M(ulong) M(float) M(double) \
+  M(half)
 #define VECTOR_TYPES(M, T) M(T##2) M(T##3) M(T##4) M(T##8) M(T##16)
 #define ALL_TYPES(M)                                                                      \
   SCALAR_TYPES(M)                                                                         \
   VECTOR_TYPES(M, char) VECTOR_TYPES(M, uchar) VECTOR_TYPES(M, short)                     \
   VECTOR_TYPES(M, ushort) VECTOR_TYPES(M, int) VECTOR_TYPES(M, uint) VECTOR_TYPES(M, long) \
-  VECTOR_TYPES(M, ulong) VECTOR_TYPES(M, float) VECTOR_TYPES(M, double)
+  VECTOR_TYPES(M, ulong) VECTOR_TYPES(M, float) VECTOR_TYPES(M, double)                  \
+  VECTOR_TYPES(M, half)
 ALL_TYPES(EXCHANGE)
 
 // ---- Shuffles (cl_khr_subgroup_shuffle, _shuffle_relative) ----
@@ -161,6 +163,7 @@ ARITHMETIC(long, LONG_MIN, LONG_MAX)
 ARITHMETIC(ulong, 0ul, ULONG_MAX)
 ARITHMETIC(float, -INFINITY, INFINITY)
 ARITHMETIC(double, -(double)INFINITY, (double)INFINITY)
+ARITHMETIC(half, -(half)INFINITY, (half)INFINITY)
 BITWISE(char) BITWISE(uchar) BITWISE(short) BITWISE(ushort)
 BITWISE(int) BITWISE(uint) BITWISE(long) BITWISE(ulong)
 

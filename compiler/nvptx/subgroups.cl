@@ -13,11 +13,11 @@
 // wider ones word by word. 32-bit integer reductions over whole warps use redux.sync where the
 // GPU has it (sm_80 on: NVVMReflect folds __CUDA_ARCH, so older GPUs never see it).
 //
-// half: the fp16 library adds its types to the SCALAR_TYPES / VECTOR_TYPES lists below when
-// cl_khr_fp16 is reported.
+// half (cl_khr_fp16) is in every type list.
 #include "common.h"
 
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
 
 #define INLINE __attribute__((always_inline))
 
@@ -79,14 +79,16 @@ INLINE static uint shuffle_word(uint members, uint word, uint source) {
     return u.value;                                                        \
   }
 
-#define SCALAR_TYPES(M) \
-  M(char) M(uchar) M(short) M(ushort) M(int) M(uint) M(long) M(ulong) M(float) M(double)
+#define SCALAR_TYPES(M)                                                                 \
+  M(char) M(uchar) M(short) M(ushort) M(int) M(uint) M(long) M(ulong) M(float) M(double) \
+  M(half)
 #define VECTOR_TYPES(M, T) M(T##2) M(T##3) M(T##4) M(T##8) M(T##16)
 #define ALL_TYPES(M)                                                                      \
   SCALAR_TYPES(M)                                                                         \
   VECTOR_TYPES(M, char) VECTOR_TYPES(M, uchar) VECTOR_TYPES(M, short)                     \
   VECTOR_TYPES(M, ushort) VECTOR_TYPES(M, int) VECTOR_TYPES(M, uint) VECTOR_TYPES(M, long) \
-  VECTOR_TYPES(M, ulong) VECTOR_TYPES(M, float) VECTOR_TYPES(M, double)
+  VECTOR_TYPES(M, ulong) VECTOR_TYPES(M, float) VECTOR_TYPES(M, double)                  \
+  VECTOR_TYPES(M, half)
 ALL_TYPES(LANE_SHUFFLE)
 
 // A lane outside the sub-group (an undefined result) reads the last one.
@@ -178,19 +180,20 @@ SCALAR_TYPES(SHUFFLES)
                ? dense_reduce_##OP##_##T(active, 31 - __builtin_clz(active), x)          \
                : sparse_reduce_##OP##_##T(active, x);                                    \
   }                                                                                      \
-  /* Clusters of `size` lanes: each lane combines its cluster's lanes one by one (the  */ \
-  /* same count in every lane, as shfl.sync wants), skipping those not present. */      \
-  INLINE static T clustered_##OP##_##T(uint present, T x, uint size) {                  \
-    const uint lane = get_sub_group_local_id();                                         \
-    const uint first = lane & ~(size - 1);                                              \
-    T acc = (IDENTITY);                                                                 \
-    for (uint i = 0; i < size; ++i) {                                                   \
-      const uint source = first + i;                                                    \
-      const bool here = source < 32 && ((present >> source) & 1);                       \
-      const T other = shuffle(present, x, here ? source : lane);                        \
-      if (here) acc = COMBINE_##OP(acc, other);                                         \
+  /* Clusters of `size` lanes, which every lane of the sub-group reaches: a tree toward   */ \
+  /* each cluster's first lane in five fixed steps (lanes past the end of a partial warp  */ \
+  /* are all after the present ones, so no present value is skipped), then that lane's    */ \
+  /* result to its cluster. Loops over the lanes made ptxas fail register allocation on  */ \
+  /* sm_90 in kernels that also scan in divergent code.                                  */ \
+  INLINE static T clustered_##OP##_##T(T x, uint size) {                                \
+    const uint lane = get_sub_group_local_id(), lanes = get_sub_group_size();           \
+    T acc = x;                                                                          \
+    for (uint d = 1; d < 32; d <<= 1) {                                                 \
+      const T other = shuffle(WHOLE_WARP, acc, min(lane + d, 31u));                     \
+      if (d < size && (lane & (2 * d - 1)) == 0 && lane + d < lanes)                    \
+        acc = COMBINE_##OP(acc, other);                                                 \
     }                                                                                   \
-    return acc;                                                                         \
+    return shuffle(WHOLE_WARP, acc, lane & ~(min(size, 32u) - 1));                      \
   }
 
 // redux.sync on sm_80 and later for 32-bit integer reductions over whole warps: one
@@ -231,7 +234,7 @@ SCALAR_TYPES(SHUFFLES)
 
 #define CLUSTERED(T, OP)                                                     \
   INLINE OVL T sub_group_clustered_reduce_##OP(T x, uint clustersize) {      \
-    return clustered_##OP##_##T(active_lanes(), x, clustersize);            \
+    return clustered_##OP##_##T(x, clustersize);                            \
   }
 
 #define ARITHMETIC(T, MIN_VALUE, MAX_VALUE, R_ADD, R_MIN, R_MAX)                       \
@@ -263,6 +266,7 @@ ARITHMETIC(long, LONG_MIN, LONG_MAX, , , )
 ARITHMETIC(ulong, 0ul, ULONG_MAX, , , )
 ARITHMETIC(float, -INFINITY, INFINITY, , , )
 ARITHMETIC(double, -(double)INFINITY, (double)INFINITY, , , )
+ARITHMETIC(half, -(half)INFINITY, (half)INFINITY, , , )
 BITWISE(char, , , ) BITWISE(uchar, , , ) BITWISE(short, , , ) BITWISE(ushort, , , )
 BITWISE(int, REDUX("and.b32", and, int), REDUX("or.b32", or, int), REDUX("xor.b32", xor, int))
 BITWISE(uint, REDUX("and.b32", and, uint), REDUX("or.b32", or, uint), REDUX("xor.b32", xor, uint))
@@ -283,7 +287,7 @@ SCANS(int, logical_xor, 0)
     return scan_logical_##OP##_int(active_lanes(), predicate != 0, false);                   \
   }                                                                                        \
   INLINE OVL int sub_group_clustered_reduce_logical_##OP(int predicate, uint clustersize) { \
-    return clustered_logical_##OP##_int(active_lanes(), predicate != 0, clustersize);        \
+    return clustered_logical_##OP##_int(predicate != 0, clustersize);                        \
   }
 LOGICAL(and)
 LOGICAL(or)
