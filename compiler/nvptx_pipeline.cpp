@@ -381,6 +381,31 @@ unsigned compute_capability(const Target& target) {
   return sm;
 }
 
+// copysign of half as integer bit operations. The optimizer makes llvm.copysign of bitselect's
+// and copysign's bit patterns; NVPTX lowers the half one through float, which quiets a signaling
+// NaN and so changes bits that bitselect must keep.
+void lower_half_copysign(llvm::Module& module) {
+  std::vector<llvm::IntrinsicInst*> calls;
+  for (llvm::Function& f : module)
+    for (llvm::BasicBlock& block : f)
+      for (llvm::Instruction& inst : block)
+        if (auto* call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst);
+            call && call->getIntrinsicID() == llvm::Intrinsic::copysign &&
+            call->getType()->getScalarType()->isHalfTy())
+          calls.push_back(call);
+  for (llvm::IntrinsicInst* call : calls) {
+    llvm::IRBuilder<> b(call);
+    llvm::Type* bits = call->getType()->getWithNewType(b.getInt16Ty());
+    llvm::Value* magnitude = b.CreateBitCast(call->getArgOperand(0), bits);
+    llvm::Value* sign = b.CreateBitCast(call->getArgOperand(1), bits);
+    llvm::Value* result =
+        b.CreateOr(b.CreateAnd(magnitude, llvm::ConstantInt::get(bits, 0x7fff)),
+                   b.CreateAnd(sign, llvm::ConstantInt::get(bits, 0x8000)));
+    call->replaceAllUsesWith(b.CreateBitCast(result, call->getType()));
+    call->eraseFromParent();
+  }
+}
+
 bool has_math_flag(const ParsedOptions& options, const char* flag) {
   return std::find(options.math_flags.begin(), options.math_flags.end(), flag) !=
          options.math_flags.end();
@@ -573,6 +598,7 @@ bool NvptxPipeline::optimize(Build& build) {
   for (const KernelInfo& k : kernels)
     if (llvm::Function* f = module.getFunction(k.name)) retype_constant_arguments(*f, &build.log);
   lower_atomic_orderings(module, compute_capability(target()));
+  lower_half_copysign(module);
   // MANIFOLD_NVPTX_DUMP=<file>: the final IR, for debugging the pipeline.
   if (const char* dump = std::getenv("MANIFOLD_NVPTX_DUMP"); dump && *dump) {
     std::error_code error;

@@ -114,6 +114,9 @@ class DriverOps final : public DeviceOps {
     c.WidthInBytes = r.region[0];
     c.Height = r.region[1];
     c.Depth = r.region[2];
+    // One slice: its height is unused, and 0 as the driver asks. A 1D image array's layers are
+    // rows of one slice whose pitches say one row per slice, which the H100's driver refused.
+    if (c.Depth <= 1) c.srcHeight = c.dstHeight = 0;
     return c;
   }
   // Whether the fill's pattern repeats a unit-byte value.

@@ -68,6 +68,8 @@ class SpirvCorpus : public ContextTest, public ::testing::WithParamInterface<Cas
     if (IsSkipped() || HasFatalFailure()) return;
     if (deviceString(device_, CL_DEVICE_IL_VERSION).find("SPIR-V_1.2") == std::string::npos)
       GTEST_SKIP() << "the device takes no SPIR-V 1.2";
+    if (!spirv_test::tools_present())
+      GTEST_SKIP() << "no " << MANIFOLD_TEST_CLANG << " here to make the SPIR-V";
   }
 
   // Runs the case's kernel from `program` on fixed inputs; the Out buffers' bytes.
@@ -183,6 +185,13 @@ INSTANTIATE_TEST_SUITE_P(Corpus, SpirvCorpus, ::testing::ValuesIn(kCorpus),
 
 class SpirvApi : public ContextTest {
  protected:
+  void SetUp() override {
+    ContextTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    if (!spirv_test::tools_present())
+      GTEST_SKIP() << "no " << MANIFOLD_TEST_CLANG << " or " << MANIFOLD_TEST_SPIRV_AS
+                   << " here to make the SPIR-V";
+  }
   // The program of `il`, built for the device; empty (and the test failed, with the build log)
   // when creating or building it fails.
   Program buildIl(const std::vector<uint8_t>& il) {

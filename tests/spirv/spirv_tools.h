@@ -50,6 +50,13 @@ inline std::vector<uint8_t> run_tool(const std::string& command_before_input,
   return bytes;
 }
 
+// Whether the tools the build found are on this machine (a GPU machine running a bundle built
+// elsewhere has neither): tests that make SPIR-V skip without them.
+inline bool tools_present() {
+  return std::filesystem::exists(MANIFOLD_TEST_CLANG) &&
+         std::filesystem::exists(MANIFOLD_TEST_SPIRV_AS);
+}
+
 // OpenCL C -> SPIR-V 1.2 with clang's SPIR-V backend (LLVM's own, not the translator).
 inline std::vector<uint8_t> clang_spirv(const std::string& source, std::string* log = nullptr,
                                         const std::string& flags = "-cl-std=CL2.0 -O2") {
