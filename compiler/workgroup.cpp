@@ -1929,9 +1929,16 @@ void mark_step_loops_for_unrolling(llvm::Module& module, const std::vector<Kerne
     llvm::ScalarEvolution evolution(*kernel, library_info, assumptions, dominators, loops);
     for (llvm::Loop* loop : loops.getLoopsInPreorder()) {
       if (!runs_in_step(*loop, divergence) || loop->getLoopID()) continue;
-      // A constant trip count is LLVM's unroller's to judge: a forced partial unroll there let
-      // the full unroller expand whole 256-iteration loops later (pyopencl's scan kernels).
-      if (evolution.getSmallConstantTripCount(loop) != 0) continue;
+      // A loop of a constant trip count that reaches memory is LLVM's unroller's to judge: a
+      // forced partial unroll there let the full unroller expand whole 256-iteration loops of
+      // local-memory accesses later (pyopencl's scan kernels). Arithmetic loops keep the unroll.
+      const bool reaches_memory = std::any_of(
+          loop->block_begin(), loop->block_end(), [](const BasicBlock* block) {
+            return std::any_of(block->begin(), block->end(), [](const Instruction& inst) {
+              return inst.mayReadOrWriteMemory();
+            });
+          });
+      if (reaches_memory && evolution.getSmallConstantTripCount(loop) != 0) continue;
       size_t body = 0;
       for (BasicBlock* block : loop->blocks())
         for (Instruction& inst : *block)

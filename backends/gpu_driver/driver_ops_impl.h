@@ -73,6 +73,33 @@ class DriverOps final : public DeviceOps {
       std::memmove(host_address(op.dst), host_address(op.src), op.size);
   }
   void copy_rect(const CopyRectOp& op) override {
+    if (repeats_one_row(op.rect)) {
+      // Image fills: one source row into every row of the region, which CUDA_MEMCPY3D cannot
+      // say (its pitches are at least a row).
+      CopyRectOp row = op;
+      row.rect.region[1] = row.rect.region[2] = 1;
+      for (size_t z = 0; z < op.rect.region[2]; ++z)
+        for (size_t y = 0; y < op.rect.region[1]; ++y) {
+          row.dst.offset = op.dst.offset + z * op.rect.dst_slice_pitch + y * op.rect.dst_row_pitch;
+          const CUDA_MEMCPY3D c = rect_params(row);
+          check_driver_call<V>(a.cuMemcpy3DAsync(&c, stream), "rectangular copy");
+        }
+      return;
+    }
+    if (device_spans_meet(op)) {
+      // Within one buffer, between rows that interleave: CUDA's 3D copies take no overlapping
+      // extents (CTS bufferreadwriterect failed so), single rows never overlap.
+      const Rect& r = op.rect;
+      for (size_t z = 0; z < r.region[2]; ++z)
+        for (size_t y = 0; y < r.region[1]; ++y)
+          check_driver_call<V>(
+              a.cuMemcpyDtoDAsync(
+                  device_at(op.dst) + z * r.dst_slice_pitch + y * r.dst_row_pitch,
+                  device_at(op.src) + z * r.src_slice_pitch + y * r.src_row_pitch, r.region[0],
+                  stream),
+              "rectangular copy");
+      return;
+    }
     if (!slices_whole_rows_apart(op.rect)) {
       // One copy per slice (image transfers: a host slice pitch need only be large enough).
       CopyRectOp slice = op;
@@ -87,6 +114,20 @@ class DriverOps final : public DeviceOps {
     }
     const CUDA_MEMCPY3D c = rect_params(op);
     check_driver_call<V>(a.cuMemcpy3DAsync(&c, stream), "rectangular copy");
+  }
+  // Whether a device-to-device rectangle's source and destination extents share bytes.
+  bool device_spans_meet(const CopyRectOp& op) {
+    if (!op.src.mem || !op.dst.mem) return false;
+    const Rect& r = op.rect;
+    const auto span = [&](size_t row_pitch, size_t slice_pitch) {
+      return (r.region[2] - 1) * slice_pitch + (r.region[1] - 1) * row_pitch + r.region[0];
+    };
+    const CUdeviceptr src = device_at(op.src), dst = device_at(op.dst);
+    return src < dst + span(r.dst_row_pitch, r.dst_slice_pitch) &&
+           dst < src + span(r.src_row_pitch, r.src_slice_pitch);
+  }
+  static bool repeats_one_row(const Rect& r) {
+    return r.src_row_pitch == 0 && r.region[1] * r.region[2] > 1;
   }
   // Whether CUDA_MEMCPY3D can space the rectangle's slices: it counts them in rows.
   static bool slices_whole_rows_apart(const Rect& r) {
@@ -117,6 +158,11 @@ class DriverOps final : public DeviceOps {
     // One slice: its height is unused, and 0 as the driver asks. A 1D image array's layers are
     // rows of one slice whose pitches say one row per slice, which the H100's driver refused.
     if (c.Depth <= 1) c.srcHeight = c.dstHeight = 0;
+    // One row: its pitch is unused, but the driver wants one at least as wide.
+    if (c.Height <= 1 && c.Depth <= 1) {
+      c.srcPitch = std::max(c.srcPitch, c.WidthInBytes);
+      c.dstPitch = std::max(c.dstPitch, c.WidthInBytes);
+    }
     return c;
   }
   // Whether the fill's pattern repeats a unit-byte value.
@@ -472,7 +518,9 @@ bool DriverOps<V>::build(const OperationList& list, RecordedGraph<V>& g) {
       m.srcHeight = m.dstHeight = m.Height = m.Depth = 1;
       r = a.cuGraphAddMemcpyNode(&node, c.graph, previous, deps, &m, device.context());
     } else if (const auto* rect = std::get_if<CopyRectOp>(&op)) {
-      if (!rect->src.mem || !rect->dst.mem || !slices_whole_rows_apart(rect->rect)) return false;
+      if (!rect->src.mem || !rect->dst.mem || !slices_whole_rows_apart(rect->rect) ||
+          repeats_one_row(rect->rect) || device_spans_meet(*rect))
+        return false;
       const CUDA_MEMCPY3D m = rect_params(*rect);
       r = a.cuGraphAddMemcpyNode(&node, c.graph, previous, deps, &m, device.context());
     } else if (const auto* fill = std::get_if<FillOp>(&op)) {

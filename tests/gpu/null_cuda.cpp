@@ -440,6 +440,19 @@ struct Memcpy3D {  // cuda.h's CUDA_MEMCPY3D
 };
 API cuMemcpy3DAsync_v2(const Memcpy3D* c, void* stream) {
   const Memcpy3D m = *c;
+  // As the H100's driver (580): pitches at least a row wide, and a slice height that holds the
+  // copy's rows wherever one is given (0 is allowed for one slice only).
+  if (m.srcPitch < m.WidthInBytes || m.dstPitch < m.WidthInBytes) return kInvalidValue;
+  if ((m.Depth > 1 || m.srcHeight) && m.srcHeight < m.Height) return kInvalidValue;
+  if ((m.Depth > 1 || m.dstHeight) && m.dstHeight < m.Height) return kInvalidValue;
+  if (m.srcMemoryType != 1 && m.dstMemoryType != 1) {  // device to device: extents apart
+    const auto span = [&](size_t pitch, size_t height) {
+      return ((m.Depth - 1) * height + (m.Height - 1)) * pitch + m.WidthInBytes;
+    };
+    if (m.srcDevice < m.dstDevice + span(m.dstPitch, m.dstHeight) &&
+        m.dstDevice < m.srcDevice + span(m.srcPitch, m.srcHeight))
+      return kInvalidValue;
+  }
   auto* src =
       static_cast<const unsigned char*>(m.srcMemoryType == 1 ? m.srcHost : dev(m.srcDevice));
   auto* dst = static_cast<unsigned char*>(m.dstMemoryType == 1 ? m.dstHost : dev(m.dstDevice));
