@@ -87,8 +87,8 @@ class DriverOps final : public DeviceOps {
       return;
     }
     if (device_spans_meet(op)) {
-      // Within one buffer, between rows that interleave: CUDA's 3D copies take no overlapping
-      // extents (CTS bufferreadwriterect failed so), single rows never overlap.
+      // Within one buffer, between rows that interleave: CUDA's 3D copies may not have
+      // overlapping source and destination objects (undefined), single rows never overlap.
       const Rect& r = op.rect;
       for (size_t z = 0; z < r.region[2]; ++z)
         for (size_t y = 0; y < r.region[1]; ++y)

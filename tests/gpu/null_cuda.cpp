@@ -445,7 +445,8 @@ API cuMemcpy3DAsync_v2(const Memcpy3D* c, void* stream) {
   if (m.srcPitch < m.WidthInBytes || m.dstPitch < m.WidthInBytes) return kInvalidValue;
   if ((m.Depth > 1 || m.srcHeight) && m.srcHeight < m.Height) return kInvalidValue;
   if ((m.Depth > 1 || m.dstHeight) && m.dstHeight < m.Height) return kInvalidValue;
-  if (m.srcMemoryType != 1 && m.dstMemoryType != 1) {  // device to device: extents apart
+  // Overlapping source and destination objects are undefined for the real driver: refused here.
+  if (m.srcMemoryType != 1 && m.dstMemoryType != 1) {
     const auto span = [&](size_t pitch, size_t height) {
       return ((m.Depth - 1) * height + (m.Height - 1)) * pitch + m.WidthInBytes;
     };
