@@ -706,8 +706,9 @@ TEST(NvptxPipeline, SubGroupFunctionsOnWarps) {
               target.extensions.end())
         << extension;
   const char* source = R"(
+    #pragma OPENCL EXTENSION cl_khr_fp16 : enable
     #define EACH_TYPE(M) M(char) M(uchar) M(short) M(ushort) M(int) M(uint) M(long) M(ulong) \
-                         M(float) M(double)
+                         M(float) M(double) M(half)
     #define USE(T)                                                                          \
       kernel void use_##T(global T* p, global int* q, uint cluster) {                       \
         size_t g = get_global_id(0);                                                        \
@@ -748,6 +749,28 @@ TEST(NvptxPipeline, SubGroupFunctionsOnWarps) {
       sub_group_barrier(CLK_GLOBAL_MEM_FENCE, memory_scope_sub_group);
       vstore16(sub_group_non_uniform_broadcast(vload16(g, (global double*)l), 5), g,
                (global double*)l);
+    }
+    // The kernel corpus's form: scans in divergent code beside clustered reductions of every
+    // cluster size (ptxas failed register allocation on it when those looped over the lanes).
+    kernel void clustered_beside_scans(global const int* in, global const int* taken,
+                                       global int* out, global int* clustered, uint cluster) {
+      size_t g = get_global_id(0);
+      int x = in[g];
+      if (taken[g]) {
+        out[3 * g] = sub_group_non_uniform_reduce_add(x);
+        out[3 * g + 1] = sub_group_non_uniform_scan_inclusive_add(x);
+        out[3 * g + 2] = sub_group_non_uniform_scan_exclusive_add(x);
+      }
+      switch (cluster) {
+        case 1: clustered[g] = sub_group_clustered_reduce_add(x, 1); break;
+        case 2: clustered[g] = sub_group_clustered_reduce_add(x, 2); break;
+        case 4: clustered[g] = sub_group_clustered_reduce_add(x, 4); break;
+        case 8: clustered[g] = sub_group_clustered_reduce_add(x, 8); break;
+        case 16: clustered[g] = sub_group_clustered_reduce_add(x, 16); break;
+        case 32: clustered[g] = sub_group_clustered_reduce_add(x, 32); break;
+        case 64: clustered[g] = sub_group_clustered_reduce_add(x, 64); break;
+        case 128: clustered[g] = sub_group_clustered_reduce_add(x, 128); break;
+      }
     })";
   for (const auto& [major, minor] : {std::pair{7u, 5u}, std::pair{8u, 0u}, std::pair{9u, 0u}}) {
     SCOPED_TRACE("sm_" + std::to_string(major * 10 + minor));
