@@ -199,7 +199,9 @@ TEST_F(LevelZeroFaults, LostDeviceFailsItsCommandsAndLeavesTheProcessAlive) {
   cl_program program = build(R"(
       kernel void spin(global uint* p) {
         uint x = (uint)get_global_id(0) + 1;
-        for (int i = 0; i < 20000000; ++i) x ^= (x << 13) ^ (x >> 7) ^ (uint)i;
+        // Long enough to be running when the loss comes 20 ms in, on every core count (its
+        // 16 work-items may run as groups on several threads).
+        for (int i = 0; i < 400000000; ++i) x ^= (x << 13) ^ (x >> 7) ^ (uint)i;
         p[get_global_id(0)] = x;
       })",
                              &status);
