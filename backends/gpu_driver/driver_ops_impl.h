@@ -73,31 +73,11 @@ class DriverOps final : public DeviceOps {
       std::memmove(host_address(op.dst), host_address(op.src), op.size);
   }
   void copy_rect(const CopyRectOp& op) override {
-    if (repeats_one_row(op.rect)) {
-      // Image fills: one source row into every row of the region, which CUDA_MEMCPY3D cannot
-      // say (its pitches are at least a row).
-      CopyRectOp row = op;
-      row.rect.region[1] = row.rect.region[2] = 1;
-      for (size_t z = 0; z < op.rect.region[2]; ++z)
-        for (size_t y = 0; y < op.rect.region[1]; ++y) {
-          row.dst.offset = op.dst.offset + z * op.rect.dst_slice_pitch + y * op.rect.dst_row_pitch;
-          const CUDA_MEMCPY3D c = rect_params(row);
-          check_driver_call<V>(a.cuMemcpy3DAsync(&c, stream), "rectangular copy");
-        }
-      return;
-    }
-    if (device_spans_meet(op)) {
-      // Within one buffer, between rows that interleave: CUDA's 3D copies may not have
-      // overlapping source and destination objects (undefined), single rows never overlap.
-      const Rect& r = op.rect;
-      for (size_t z = 0; z < r.region[2]; ++z)
-        for (size_t y = 0; y < r.region[1]; ++y)
-          check_driver_call<V>(
-              a.cuMemcpyDtoDAsync(
-                  device_at(op.dst) + z * r.dst_slice_pitch + y * r.dst_row_pitch,
-                  device_at(op.src) + z * r.src_slice_pitch + y * r.src_row_pitch, r.region[0],
-                  stream),
-              "rectangular copy");
+    // Image fills repeat one source row into every row (CUDA_MEMCPY3D's pitches are at least a
+    // row); rectangles within one buffer whose rows interleave may not be one CUDA_MEMCPY3D (its
+    // source and destination may not overlap), but no two rows share bytes.
+    if (repeats_one_row(op.rect) || device_spans_meet(op)) {
+      copy_row_by_row(op);
       return;
     }
     if (!slices_whole_rows_apart(op.rect)) {
@@ -114,6 +94,18 @@ class DriverOps final : public DeviceOps {
     }
     const CUDA_MEMCPY3D c = rect_params(op);
     check_driver_call<V>(a.cuMemcpy3DAsync(&c, stream), "rectangular copy");
+  }
+  void copy_row_by_row(const CopyRectOp& op) {
+    const Rect& r = op.rect;
+    CopyRectOp row = op;
+    row.rect.region[1] = row.rect.region[2] = 1;
+    for (size_t z = 0; z < r.region[2]; ++z)
+      for (size_t y = 0; y < r.region[1]; ++y) {
+        row.src.offset = op.src.offset + z * r.src_slice_pitch + y * r.src_row_pitch;
+        row.dst.offset = op.dst.offset + z * r.dst_slice_pitch + y * r.dst_row_pitch;
+        const CUDA_MEMCPY3D c = rect_params(row);
+        check_driver_call<V>(a.cuMemcpy3DAsync(&c, stream), "rectangular copy");
+      }
   }
   // Whether a device-to-device rectangle's source and destination extents share bytes.
   bool device_spans_meet(const CopyRectOp& op) {
