@@ -91,18 +91,20 @@ void merge_link_options(ParsedOptions& into, const std::string& library_options)
 // place of the pipeline's where it keeps to the device's capabilities.
 BuildOutput finish_executable(std::unique_ptr<llvm::Module> module, const ParsedOptions& options,
                               std::string_view option_text, const Target& target, std::string log,
-                              std::span<const uint8_t> driver_il = {}) {
+                              StageTimes times, std::span<const uint8_t> driver_il = {}) {
   ProgramBinary program;
   program.type = BinaryType::Executable;
   program.triple = target.triple;
   program.options = std::string(option_text);
   program.producer = producer_id();
   program.kernels = read_kernel_infos(*module);
-  if (!pipeline_for(target)->finalize(*module, program, options, &log))
+  if (!pipeline_for(target)->finalize(*module, program, options, &log, &times))
     return failure(std::move(log));
   if (std::string why; !driver_il.empty() && check_emitted_spirv(driver_il, target, &why))
     program.object.assign(driver_il.begin(), driver_il.end());
-  return package(std::move(program), std::move(log));
+  BuildOutput out = package(std::move(program), std::move(log));
+  out.stage_times = std::move(times);
+  return out;
 }
 
 }  // namespace
@@ -123,11 +125,15 @@ BuildOutput build(std::string_view source, std::string_view options, const Targe
     return failure("error: invalid build options: " + why + "\n");
   const std::string key = program_cache::build_key(source, options, target);
   if (std::optional<BuildOutput> cached = program_cache::load(key)) return std::move(*cached);
+  StageTimes times;
+  StageClock clock(&times);
   llvm::LLVMContext context;
   std::string log;
   auto module = compile_to_module(context, source, parsed, {}, target, &log);
   if (!module) return failure(std::move(log));
-  BuildOutput out = finish_executable(std::move(module), parsed, options, target, std::move(log));
+  clock.lap("frontend");
+  BuildOutput out =
+      finish_executable(std::move(module), parsed, options, target, std::move(log), times);
   if (out.success) program_cache::store(key, out);
   return out;
 }
@@ -213,7 +219,7 @@ BuildOutput link(const std::vector<std::span<const uint8_t>>& objects, std::stri
     program.bitcode = to_bitcode(*linked);
     return package(std::move(program), std::move(log));
   }
-  return finish_executable(std::move(linked), parsed, options, target, std::move(log));
+  return finish_executable(std::move(linked), parsed, options, target, std::move(log), {});
 }
 
 namespace {
@@ -265,16 +271,19 @@ BuildOutput build_il(std::span<const uint8_t> il, std::string_view options, cons
     return failure("error: invalid build options: " + why + "\n");
   const std::string key = program_cache::build_key(il_key_source(il, spec_values), options, target);
   if (std::optional<BuildOutput> cached = program_cache::load(key)) return std::move(*cached);
+  StageTimes times;
+  StageClock clock(&times);
   llvm::LLVMContext context;
   std::string log;
   auto module = read_il(context, il, parsed, target, spec_values, &log);
   if (!module) return failure(std::move(log));
+  clock.lap("SPIR-V reader");
   // A Level Zero driver takes the application's SPIR-V as it is (the environment spec's consumer)
   // once Manifold's reader has taken it too (kernel metadata, and what the device can run);
   // specialization constants are applied by the reader, so such a module goes as re-emitted.
   const bool to_driver = llvm::Triple(target.triple).isSPIRV() && spec_values.empty();
   BuildOutput out = finish_executable(std::move(module), parsed, options, target, std::move(log),
-                                      to_driver ? il : std::span<const uint8_t>());
+                                      times, to_driver ? il : std::span<const uint8_t>());
   if (out.success) program_cache::store(key, out);
   return out;
 }

@@ -136,6 +136,9 @@ std::optional<std::vector<uint8_t>> spirv_module_of(std::span<const uint8_t> bin
 // What clGetProgramInfo(CL_PROGRAM_BINARY_TYPE) reports for a binary.
 enum class BinaryType { None, CompiledObject, Library, Executable };
 
+// How long each step of one build took (milliseconds, in order), for MANIFOLD_DEBUG.
+using StageTimes = std::vector<std::pair<std::string, double>>;
+
 struct BuildOutput {
   bool success = false;
   std::string log;              // clang diagnostics and compiler messages, as the build log
@@ -143,6 +146,7 @@ struct BuildOutput {
   std::vector<KernelInfo> kernels;
   BinaryType type = BinaryType::None;
   bool from_cache = false;  // served by the on-disk program cache (compiler/program_cache.h)
+  StageTimes stage_times;
 };
 
 // clBuildProgram: compile and link into an executable. Successful builds are cached on disk

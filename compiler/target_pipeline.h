@@ -8,10 +8,12 @@
 // (compiler/compiler.cpp), which picks the pipeline by triple.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 
 #include "compiler/binary_format.h"
+#include "compiler/compiler.h"
 #include "compiler/options.h"
 #include "compiler/stages.h"
 
@@ -22,6 +24,17 @@ class TargetMachine;
 }  // namespace llvm
 
 namespace manifold::compiler {
+
+// Times the steps of a build: each lap() records the time since the previous one.
+class StageClock {
+ public:
+  explicit StageClock(StageTimes* times);
+  void lap(const char* stage);
+
+ private:
+  StageTimes* times_;
+  std::chrono::steady_clock::time_point last_;
+};
 
 class TargetPipeline {
  public:
@@ -34,8 +47,9 @@ class TargetPipeline {
   // lower, link_builtins, the common cleanups and checks, optimize and emit; on success
   // program.execs has one entry per kernel and the payload is filled. False with a message in
   // *log when the program calls something undefined or a stage fails.
+  // Each stage's time is appended to *times.
   bool finalize(llvm::Module& module, ProgramBinary& program, const ParsedOptions& options,
-                std::string* log);
+                std::string* log, StageTimes* times);
 
  protected:
   // What one build's stages work on.

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <cstdio>
 #include <list>
 #include <thread>
 
 #include "core/device.h"
+#include "core/log.h"
 
 namespace manifold {
 
@@ -28,6 +31,22 @@ bool options_allow_non_uniform(std::string_view options, bool from_il) {
 }
 
 namespace {
+
+double milliseconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+// "frontend 12.1 ms, link builtins 3.0 ms, ...".
+std::string describe(const compiler::StageTimes& times) {
+  std::string text;
+  char number[32];
+  for (const auto& [stage, ms] : times) {
+    std::snprintf(number, sizeof number, " %.1f ms", ms);
+    text += (text.empty() ? "" : ", ") + stage + number;
+  }
+  return text;
+}
 
 class BuildThreads {
  public:
@@ -219,6 +238,7 @@ bool Program::run_step(const std::vector<Device*>& requested, const std::string&
       result = same->second;
     } else {
       compiler::BuildOutput out;
+      const auto started = std::chrono::steady_clock::now();
       try {
         out = step(device);
       } catch (const std::exception& e) {
@@ -232,11 +252,19 @@ bool Program::run_step(const std::vector<Device*>& requested, const std::string&
       result.binary = std::move(out.binary);
       result.kernels = std::move(out.kernels);
       result.status = out.success ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
+      if (debug_enabled())
+        log_debug("program %p for %s: %.1f ms%s (%s)", static_cast<const void*>(this),
+                  device.info().name.c_str(), milliseconds_since(started),
+                  out.from_cache ? " from the program cache" : "",
+                  describe(out.stage_times).c_str());
       done.emplace_back(&target, result);
     }
     if (result.status == CL_BUILD_SUCCESS && result.type == compiler::BinaryType::Executable) {
       std::string error;
+      const auto started = std::chrono::steady_clock::now();
       result.loaded = device.load_program(result.binary, &error);
+      log_debug("program %p loaded on %s in %.1f ms", static_cast<const void*>(this),
+                device.info().name.c_str(), milliseconds_since(started));
       if (!result.loaded) {
         result.status = CL_BUILD_ERROR;
         result.log += "\nthe device could not load the program: " + error;
