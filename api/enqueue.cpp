@@ -1,6 +1,7 @@
 // Enqueued memory commands: read, write, copy, fill (and their rect forms), map, unmap, migrate,
 // for buffers and images. Image commands are the rectangular operations on the image's bytes.
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "api/common.h"
@@ -557,6 +558,16 @@ MemoryCommand fill_image_command(CommandQueue& queue, cl_mem image, const void* 
   std::array<std::byte, 16> pixel{};
   check(image_pack_color(i, fill_color, pixel.data()), CL_IMAGE_FORMAT_NOT_SUPPORTED,
         "the image's format cannot be filled");
+  // A region without gaps (a 1D or 1D buffer image, whole rows of a 2D image...) is one pattern
+  // fill, as clEnqueueFillBuffer's: no staging row, which for a 1D buffer image of 2^31 pixels
+  // would be gigabytes built on the host.
+  const size_t span =
+      b.extent[0] + (b.extent[1] - 1) * b.row_pitch + (b.extent[2] - 1) * b.slice_pitch;
+  if (std::has_single_bit(i.element_size) && span == b.extent[0] * b.extent[1] * b.extent[2]) {
+    FillOp fill{at(m, b.offset), span, {}, i.element_size};
+    std::memcpy(fill.pattern.data(), pixel.data(), i.element_size);
+    return {CL_COMMAND_FILL_IMAGE, std::move(fill)};
+  }
   std::vector<std::byte> row(b.extent[0]);
   for (size_t x = 0; x < row.size(); x += i.element_size)
     std::memcpy(row.data() + x, pixel.data(), i.element_size);

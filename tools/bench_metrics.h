@@ -94,7 +94,7 @@ struct BenchSizes {
 };
 
 inline BenchSizes bench_sizes(bool quick) {
-  if (quick) return {300, 5000, size_t{64} << 20, 4, 512, 2, 4096, 2, 1, 2};
+  if (quick) return {300, 5000, size_t{64} << 20, 4, 512, 2, 4096, 2, 3, 2};
   return {2000, 20000, size_t{64} << 20, 10, 1024, 3, 8192, 3, 3, 5};
 }
 

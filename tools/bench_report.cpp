@@ -342,7 +342,9 @@ std::string render_markdown(const Report& report) {
       << report.sizes.enqueue_kernels << " kernels (median of " << kEnqueueRuns
       << " runs), kernels: median of " << report.sizes.stream_repeats << " (streams) / "
       << report.sizes.sgemm_repeats << " (sgemm) runs after a warm-up; build: median of "
-      << report.sizes.build_samples << " fresh processes.\n\n";
+      << report.sizes.build_samples
+      << " fresh processes (after one discarded process that brings the platform's files into "
+         "the OS file cache).\n\n";
   for (const auto& metric : kMetrics)
     out << "- `" << metric.name << "` (" << metric.unit << "): " << metric.what << "\n";
 

@@ -897,6 +897,67 @@ TEST_F(ImageApi, FillEveryTypeInARegion) {
   }
 }
 
+// Regions without gaps (every row whole) are filled as one pattern fill: every pixel size, every
+// type, whole images and whole rows beside rows left alone.
+TEST_F(ImageApi, FillOfWholeRowsSetsEveryPixelOfEverySize) {
+  const cl_image_format formats[] = {{CL_R, CL_UNSIGNED_INT8},
+                                     {CL_RG, CL_UNSIGNED_INT8},
+                                     {CL_R, CL_UNSIGNED_INT32},
+                                     {CL_RG, CL_UNSIGNED_INT32},
+                                     {CL_RGBA, CL_UNSIGNED_INT32}};
+  const cl_uint color[4] = {0xA1, 0xB2, 0xC3, 0xD4};
+  for (const cl_image_format& format : formats)
+    for (const TypeCase& c : kTypes) {
+      SCOPED_TRACE(testing::Message() << "type 0x" << std::hex << c.type << " order 0x"
+                                      << format.image_channel_order << " type 0x"
+                                      << format.image_channel_data_type);
+      Mem m = image(makeDesc(c.type, c.w, c.h, c.d, c.array), format);
+      ASSERT_TRUE(m);
+      const size_t es = imageInfo<size_t>(m, CL_IMAGE_ELEMENT_SIZE);
+      const size_t* e = c.ext;
+      const size_t o0[3] = {0, 0, 0};
+      std::vector<unsigned char> zero(e[0] * e[1] * e[2] * es, 0);
+      ASSERT_CL(CL_SUCCESS, clEnqueueWriteImage(queue_, m, CL_TRUE, o0, e, 0, 0, zero.data(), 0,
+                                                nullptr, nullptr));
+      // Whole rows from the second row (or slice) on; a 1D image from its second pixel.
+      const bool rows = e[1] > 1, slices = e[2] > 1;
+      const size_t origin[3] = {rows || slices ? 0u : 1u, rows && !slices ? 1u : 0u,
+                                slices ? 1u : 0u};
+      const size_t region[3] = {e[0] - origin[0], e[1] - origin[1], e[2] - origin[2]};
+      ASSERT_CL(CL_SUCCESS,
+                clEnqueueFillImage(queue_, m, color, origin, region, 0, nullptr, nullptr));
+      std::vector<unsigned char> all(zero.size(), 7);
+      ASSERT_CL(CL_SUCCESS, clEnqueueReadImage(queue_, m, CL_TRUE, o0, e, 0, 0, all.data(), 0,
+                                               nullptr, nullptr));
+      const size_t channel = format.image_channel_data_type == CL_UNSIGNED_INT8 ? 1 : 4;
+      for (size_t z = 0; z < e[2]; ++z)
+        for (size_t y = 0; y < e[1]; ++y)
+          for (size_t x = 0; x < e[0]; ++x) {
+            const bool in = x >= origin[0] && y >= origin[1] && z >= origin[2];
+            for (size_t b = 0; b < es; ++b) {
+              const unsigned char expected =
+                  in && b % channel == 0 ? static_cast<unsigned char>(color[b / channel]) : 0;
+              ASSERT_EQ(expected, all[((z * e[1] + y) * e[0] + x) * es + b])
+                  << x << "," << y << "," << z << " byte " << b;
+            }
+          }
+    }
+  // A 1D image buffer of 16-byte pixels: its buffer's bytes change, and only the region's.
+  Mem buf = makeBuffer(64 * 16);
+  std::vector<uint32_t> words(64 * 4, 0);
+  write(buf, words.data(), words.size() * 4);
+  Mem view = image(makeDesc(CL_MEM_OBJECT_IMAGE1D_BUFFER, 64, 0, 0, 0, 0, 0, buf),
+                   cl_image_format{CL_RGBA, CL_UNSIGNED_INT32}, 0);
+  ASSERT_TRUE(view);
+  const size_t origin[3] = {3, 0, 0}, region[3] = {60, 1, 1};
+  ASSERT_CL(CL_SUCCESS, clEnqueueFillImage(queue_, view, color, origin, region, 0, nullptr, nullptr));
+  ASSERT_CL(CL_SUCCESS, clEnqueueReadBuffer(queue_, buf, CL_TRUE, 0, words.size() * 4,
+                                            words.data(), 0, nullptr, nullptr));
+  for (size_t x = 0; x < 64; ++x)
+    for (size_t channel = 0; channel < 4; ++channel)
+      ASSERT_EQ(x >= 3 && x < 63 ? color[channel] : 0u, words[x * 4 + channel]) << x;
+}
+
 // ---- Map ----
 
 TEST_F(ImageApi, MapRegionsOfEveryType) {
