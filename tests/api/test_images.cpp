@@ -908,9 +908,9 @@ TEST_F(ImageApi, FillOfWholeRowsSetsEveryPixelOfEverySize) {
   const cl_uint color[4] = {0xA1, 0xB2, 0xC3, 0xD4};
   for (const cl_image_format& format : formats)
     for (const TypeCase& c : kTypes) {
-      SCOPED_TRACE(testing::Message() << "type 0x" << std::hex << c.type << " order 0x"
-                                      << format.image_channel_order << " type 0x"
-                                      << format.image_channel_data_type);
+      SCOPED_TRACE(testing::Message()
+                   << "type 0x" << std::hex << c.type << " order 0x" << format.image_channel_order
+                   << " type 0x" << format.image_channel_data_type);
       Mem m = image(makeDesc(c.type, c.w, c.h, c.d, c.array), format);
       ASSERT_TRUE(m);
       const size_t es = imageInfo<size_t>(m, CL_IMAGE_ELEMENT_SIZE);
@@ -950,9 +950,10 @@ TEST_F(ImageApi, FillOfWholeRowsSetsEveryPixelOfEverySize) {
                    cl_image_format{CL_RGBA, CL_UNSIGNED_INT32}, 0);
   ASSERT_TRUE(view);
   const size_t origin[3] = {3, 0, 0}, region[3] = {60, 1, 1};
-  ASSERT_CL(CL_SUCCESS, clEnqueueFillImage(queue_, view, color, origin, region, 0, nullptr, nullptr));
-  ASSERT_CL(CL_SUCCESS, clEnqueueReadBuffer(queue_, buf, CL_TRUE, 0, words.size() * 4,
-                                            words.data(), 0, nullptr, nullptr));
+  ASSERT_CL(CL_SUCCESS,
+            clEnqueueFillImage(queue_, view, color, origin, region, 0, nullptr, nullptr));
+  ASSERT_CL(CL_SUCCESS, clEnqueueReadBuffer(queue_, buf, CL_TRUE, 0, words.size() * 4, words.data(),
+                                            0, nullptr, nullptr));
   for (size_t x = 0; x < 64; ++x)
     for (size_t channel = 0; channel < 4; ++channel)
       ASSERT_EQ(x >= 3 && x < 63 ? color[channel] : 0u, words[x * 4 + channel]) << x;
