@@ -561,8 +561,7 @@ MemoryCommand fill_image_command(CommandQueue& queue, cl_mem image, const void* 
   // A region without gaps (a 1D or 1D buffer image, whole rows of a 2D image...) is one pattern
   // fill, as clEnqueueFillBuffer's: no staging row, which for a 1D buffer image of 2^31 pixels
   // would be gigabytes built on the host.
-  const size_t span =
-      b.extent[0] + (b.extent[1] - 1) * b.row_pitch + (b.extent[2] - 1) * b.slice_pitch;
+  const size_t span = box_span(b);
   if (std::has_single_bit(i.element_size) && span == b.extent[0] * b.extent[1] * b.extent[2]) {
     FillOp fill{at(m, b.offset), span, {}, i.element_size};
     std::memcpy(fill.pattern.data(), pixel.data(), i.element_size);

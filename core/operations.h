@@ -29,6 +29,17 @@ struct Location {
 struct Rect {
   std::array<size_t, 3> region{};  // bytes, rows, slices
   size_t src_row_pitch = 0, src_slice_pitch = 0, dst_row_pitch = 0, dst_slice_pitch = 0;
+
+  // The bytes a side spans, from its first row's first byte to one past its last row (0 when the
+  // region is empty).
+  size_t src_span() const { return span(src_row_pitch, src_slice_pitch); }
+  size_t dst_span() const { return span(dst_row_pitch, dst_slice_pitch); }
+
+ private:
+  size_t span(size_t row_pitch, size_t slice_pitch) const {
+    if (region[0] == 0 || region[1] == 0 || region[2] == 0) return 0;
+    return (region[2] - 1) * slice_pitch + (region[1] - 1) * row_pitch + region[0];
+  }
 };
 
 struct NoOp {};  // markers, barriers, migrations on the CPU

@@ -158,16 +158,10 @@ struct Planner {
     use(op.src, op.size, Access::Read, here());
     use(op.dst, op.size, Access::Overwrite, here());
   }
-  // The bytes a rectangle spans, from its first to its last row.
-  static size_t span(const std::array<size_t, 3>& region, size_t row_pitch, size_t slice_pitch) {
-    if (region[0] == 0 || region[1] == 0 || region[2] == 0) return 0;
-    return (region[2] - 1) * slice_pitch + (region[1] - 1) * row_pitch + region[0];
-  }
   void operator()(const CopyRectOp& op) {
-    const Rect& r = op.rect;
-    use(op.src, span(r.region, r.src_row_pitch, r.src_slice_pitch), Access::Read, here());
+    use(op.src, op.rect.src_span(), Access::Read, here());
     // The rows leave gaps whose bytes stay: the destination's current bytes are needed.
-    use(op.dst, span(r.region, r.dst_row_pitch, r.dst_slice_pitch), Access::Update, here());
+    use(op.dst, op.rect.dst_span(), Access::Update, here());
   }
   void operator()(const FillOp& op) { use(op.dst, op.size, Access::Overwrite, here()); }
   void operator()(const MapOp& op) {

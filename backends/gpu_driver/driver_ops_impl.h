@@ -110,13 +110,8 @@ class DriverOps final : public DeviceOps {
   // Whether a device-to-device rectangle's source and destination extents share bytes.
   bool device_spans_meet(const CopyRectOp& op) {
     if (!op.src.mem || !op.dst.mem) return false;
-    const Rect& r = op.rect;
-    const auto span = [&](size_t row_pitch, size_t slice_pitch) {
-      return (r.region[2] - 1) * slice_pitch + (r.region[1] - 1) * row_pitch + r.region[0];
-    };
     const CUdeviceptr src = device_at(op.src), dst = device_at(op.dst);
-    return src < dst + span(r.dst_row_pitch, r.dst_slice_pitch) &&
-           dst < src + span(r.src_row_pitch, r.src_slice_pitch);
+    return src < dst + op.rect.dst_span() && dst < src + op.rect.src_span();
   }
   static bool repeats_one_row(const Rect& r) {
     return r.src_row_pitch == 0 && r.region[1] * r.region[2] > 1;
