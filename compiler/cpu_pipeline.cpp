@@ -391,7 +391,9 @@ bool CpuPipeline::optimize(Build& build) {
         &tuning);
   }
   std::string error;
-  if (!form_work_group_functions(module, kernels, execs, vector_register_bits,
+  const bool avx512 = target.features.find("+avx512f") != std::string::npos;
+  const unsigned widest_register_bits = avx512 ? 512 : vector_register_bits;
+  if (!form_work_group_functions(module, kernels, execs, vector_register_bits, widest_register_bits,
                                  std::max(target.sub_group_size, 1u), &error)) {
     build.log += error + "\n";
     return false;
@@ -407,7 +409,6 @@ bool CpuPipeline::optimize(Build& build) {
         !function.hasFnAttribute(kKeepVectorsAttribute))
       function.setLinkage(llvm::GlobalValue::InternalLinkage);
   const std::string cpu = resolved_cpu(target);
-  const bool avx512 = target.features.find("+avx512f") != std::string::npos;
   for (llvm::Function& function : module) {
     if (function.isDeclaration()) continue;
     function.addFnAttr("target-cpu", cpu);

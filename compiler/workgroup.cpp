@@ -33,6 +33,7 @@
 #include <optional>
 #include <set>
 
+#include "compiler/item_pairs.h"
 #include "compiler/kernel_info.h"
 
 namespace manifold::compiler {
@@ -528,6 +529,9 @@ class KernelLowering {
         ptr_(llvm::PointerType::get(context_, 0)) {}
 
   bool run(std::string* error);
+  // Item-loop form: run work-items in pairs where the kernel's vectors fill half of a register
+  // of this many bits (compiler/item_pairs.h).
+  void pair_half_register_vectors(unsigned register_bits) { pair_register_bits_ = register_bits; }
 
  private:
   void insert_implicit_loop_barriers();
@@ -563,6 +567,7 @@ class KernelLowering {
   void drop_barriers();
 
   const Form form_;
+  unsigned pair_register_bits_ = 0;
   // Work-items per sub-group: consecutive local linear ids, the last sub-group partial.
   const unsigned sub_group_size_;
   // The kernel has sub-group barriers (sub_group_barrier, the sub-group functions that exchange
@@ -1508,6 +1513,8 @@ KernelLowering::RegionEnd KernelLowering::emit_region(Region& region, Function* 
     b.CreateCondBr(b.CreateICmpULT(z_next, uniforms_.local_size[2]), z_header, done)
         ->setMetadata(llvm::LLVMContext::MD_loop, outer_loop_id());
     z->addIncoming(z_next, z_latch);
+    if (form_ == Form::ItemLoop && pair_register_bits_ && uniform_stores.empty())
+      pair_work_items({wg, x, y_header, x_header, x_latch, y_latch, x_end}, pair_register_bits_);
   }
   // Uniform values are stored once, after the work-item loops: a store inside the x loop
   // would make the slot a value carried from work-item to work-item, which the vectorizer
@@ -1841,7 +1848,8 @@ bool KernelLowering::run(std::string* error) {
 
 bool form_work_group_functions(llvm::Module& module, std::vector<KernelInfo>& kernels,
                                std::vector<KernelExec>& execs, unsigned vector_register_bits,
-                               unsigned sub_group_size, std::string* error) {
+                               unsigned widest_register_bits, unsigned sub_group_size,
+                               std::string* error) {
   execs.assign(kernels.size(), KernelExec{});
   for (size_t i = 0; i < kernels.size(); ++i) {
     Function* kernel = module.getFunction(kernels[i].name);
@@ -1862,6 +1870,8 @@ bool form_work_group_functions(llvm::Module& module, std::vector<KernelInfo>& ke
     KernelInfo unused_info = kernels[i];
     KernelLowering item_loop(module, *copy, unused_info, execs[i], sub_group_size, Form::ItemLoop,
                              kernels[i].name + ".items");
+    // Only where the item loop runs whole groups: a group of one item has no pair to form.
+    if (execs[i].item_loop_preferred) item_loop.pair_half_register_vectors(widest_register_bits);
     if (!item_loop.run(error)) return false;
     copy->replaceAllUsesWith(llvm::PoisonValue::get(copy->getType()));
     copy->eraseFromParent();
@@ -1932,11 +1942,10 @@ void mark_step_loops_for_unrolling(llvm::Module& module, const std::vector<Kerne
       // A loop of a constant trip count that reaches memory is LLVM's unroller's to judge: a
       // forced partial unroll there let the full unroller expand whole 256-iteration loops of
       // local-memory accesses later (pyopencl's scan kernels). Arithmetic loops keep the unroll.
-      const bool reaches_memory = std::any_of(
-          loop->block_begin(), loop->block_end(), [](const BasicBlock* block) {
-            return std::any_of(block->begin(), block->end(), [](const Instruction& inst) {
-              return inst.mayReadOrWriteMemory();
-            });
+      const bool reaches_memory =
+          std::any_of(loop->block_begin(), loop->block_end(), [](const BasicBlock* block) {
+            return std::any_of(block->begin(), block->end(),
+                               [](const Instruction& inst) { return inst.mayReadOrWriteMemory(); });
           });
       if (reaches_memory && evolution.getSmallConstantTripCount(loop) != 0) continue;
       size_t body = 0;

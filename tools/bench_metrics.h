@@ -58,7 +58,7 @@ inline constexpr MetricInfo kMetrics[] = {
     {"loop_uint16_local1_melems", "M elem-iter/s", true,
      "uint16 add/xor loop, work-groups of one work-item"},
     {"groups_of_one_finish_ms", "ms", false,
-     "2048 work-groups of one item (integer loop), host waits in clFinish"},
+     "2048 work-groups of one item (integer loop, 2M steps each), host waits in clFinish"},
     {"groups_of_one_poll_ms", "ms", false,
      "the same, host polls the event status with 1 ms sleeps"},
     {"build_cold_ms", "ms", false,
