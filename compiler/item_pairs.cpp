@@ -10,6 +10,7 @@
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Module.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -87,20 +88,26 @@ class Pairing {
     Value* second = nullptr;  // Pair: work-item x + 1's
   };
 
+  // The body in reverse post-order (every operand but a phi's is built before its user).
   bool collect_body() {
-    std::vector<BasicBlock*> stack = {loop_.header};
+    std::vector<std::pair<BasicBlock*, unsigned>> stack = {{loop_.header, 0}};
     body_set_.insert(loop_.header);
     while (!stack.empty()) {
-      BasicBlock* block = stack.back();
-      stack.pop_back();
-      body_.push_back(block);
+      auto& [block, next] = stack.back();
       Instruction* terminator = block->getTerminator();
       if (!llvm::isa<llvm::BranchInst>(terminator) && !llvm::isa<llvm::SwitchInst>(terminator) &&
           !llvm::isa<llvm::UnreachableInst>(terminator))
         return false;
-      for (BasicBlock* next : llvm::successors(block))
-        if (next != loop_.latch && body_set_.insert(next).second) stack.push_back(next);
+      if (next < terminator->getNumSuccessors()) {
+        BasicBlock* successor = terminator->getSuccessor(next++);
+        if (successor != loop_.latch && body_set_.insert(successor).second)
+          stack.push_back({successor, 0});
+        continue;
+      }
+      body_.push_back(block);
+      stack.pop_back();
     }
+    std::reverse(body_.begin(), body_.end());
     // Values of the body must not be used after it: the pair loop defines them twice.
     for (BasicBlock* block : body_)
       for (Instruction& inst : *block)
@@ -403,28 +410,8 @@ void Pairing::build() {
     if (loop_.item->getIncomingBlock(i) == loop_.preheader) loop_.item->setIncomingBlock(i, guard);
   loop_.item->addIncoming(stepped, leave);
 
-  // Blocks in reverse post-order: every operand but a phi's is built before its user.
-  std::vector<BasicBlock*> order;
-  {
-    llvm::SmallPtrSet<BasicBlock*, 32> seen;
-    std::vector<std::pair<BasicBlock*, unsigned>> stack = {{loop_.header, 0}};
-    seen.insert(loop_.header);
-    while (!stack.empty()) {
-      auto& [block, next] = stack.back();
-      Instruction* terminator = block->getTerminator();
-      if (next < terminator->getNumSuccessors()) {
-        BasicBlock* successor = terminator->getSuccessor(next++);
-        if (body_set_.contains(successor) && seen.insert(successor).second)
-          stack.push_back({successor, 0});
-        continue;
-      }
-      order.push_back(block);
-      stack.pop_back();
-    }
-    std::reverse(order.begin(), order.end());
-  }
   std::vector<std::pair<llvm::PHINode*, Held>> phis;
-  for (BasicBlock* block : order) {
+  for (BasicBlock* block : body_) {
     b.SetInsertPoint(blocks_[block]);
     for (Instruction& inst : *block) {
       if (&inst == loop_.item) continue;
