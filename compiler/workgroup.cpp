@@ -33,7 +33,7 @@
 #include <optional>
 #include <set>
 
-#include "compiler/item_pairs.h"
+#include "compiler/item_lockstep.h"
 #include "compiler/kernel_info.h"
 
 namespace manifold::compiler {
@@ -419,7 +419,9 @@ bool has_barriers(Function& kernel) {
 // Scalar code, and narrow vectors with little loop state (float4 pixels, an n-body step's
 // float3 accumulator), keep the work-group form, which fills the registers across work-items.
 // Work is counted in lanes of arithmetic, loads and stores; 64-bit integer scalars are taken
-// for index arithmetic.
+// for index arithmetic. Kernels whose work-items can run in lockstep in the item loop
+// (compiler/item_lockstep.h) take the item loop whatever this says: the lockstep loop fills the
+// registers narrow vectors leave idle.
 bool prefers_item_loop(Function& kernel, unsigned register_bits) {
   uint64_t full_lanes = 0, narrow_lanes = 0, scalar_lanes = 0;
   for (BasicBlock& block : kernel)
@@ -529,9 +531,12 @@ class KernelLowering {
         ptr_(llvm::PointerType::get(context_, 0)) {}
 
   bool run(std::string* error);
-  // Item-loop form: run work-items in pairs where the kernel's vectors fill half of a register
-  // of this many bits (compiler/item_pairs.h).
-  void pair_half_register_vectors(unsigned register_bits) { pair_register_bits_ = register_bits; }
+  // Item-loop form: run several work-items in lockstep where the kernel's vectors fill part of
+  // a register of this many bits (compiler/item_lockstep.h); ran_in_lockstep() after run().
+  void run_items_in_lockstep_where_they_fit(unsigned register_bits) {
+    lockstep_register_bits_ = register_bits;
+  }
+  bool ran_in_lockstep() const { return ran_in_lockstep_; }
 
  private:
   void insert_implicit_loop_barriers();
@@ -567,7 +572,8 @@ class KernelLowering {
   void drop_barriers();
 
   const Form form_;
-  unsigned pair_register_bits_ = 0;
+  unsigned lockstep_register_bits_ = 0;
+  bool ran_in_lockstep_ = false;
   // Work-items per sub-group: consecutive local linear ids, the last sub-group partial.
   const unsigned sub_group_size_;
   // The kernel has sub-group barriers (sub_group_barrier, the sub-group functions that exchange
@@ -1513,8 +1519,9 @@ KernelLowering::RegionEnd KernelLowering::emit_region(Region& region, Function* 
     b.CreateCondBr(b.CreateICmpULT(z_next, uniforms_.local_size[2]), z_header, done)
         ->setMetadata(llvm::LLVMContext::MD_loop, outer_loop_id());
     z->addIncoming(z_next, z_latch);
-    if (form_ == Form::ItemLoop && pair_register_bits_ && uniform_stores.empty())
-      pair_work_items({wg, x, y_header, x_header, x_latch, y_latch, x_end}, pair_register_bits_);
+    if (form_ == Form::ItemLoop && lockstep_register_bits_ && uniform_stores.empty())
+      ran_in_lockstep_ |= run_items_in_lockstep(
+          {wg, x, y_header, x_header, x_latch, y_latch, x_end}, lockstep_register_bits_);
   }
   // Uniform values are stored once, after the work-item loops: a store inside the x loop
   // would make the slot a value carried from work-item to work-item, which the vectorizer
@@ -1870,9 +1877,12 @@ bool form_work_group_functions(llvm::Module& module, std::vector<KernelInfo>& ke
     KernelInfo unused_info = kernels[i];
     KernelLowering item_loop(module, *copy, unused_info, execs[i], sub_group_size, Form::ItemLoop,
                              kernels[i].name + ".items");
-    // Only where the item loop runs whole groups: a group of one item has no pair to form.
-    if (execs[i].item_loop_preferred) item_loop.pair_half_register_vectors(widest_register_bits);
+    // Work-items in lockstep fill the registers as well as the work-group form's vectorization
+    // across work-items does, without its per-work-item arrays for the kernel's vectors: where
+    // the lockstep loop applies, the item loop is the faster form.
+    if (!barriers) item_loop.run_items_in_lockstep_where_they_fit(widest_register_bits);
     if (!item_loop.run(error)) return false;
+    if (item_loop.ran_in_lockstep()) execs[i].item_loop_preferred = true;
     copy->replaceAllUsesWith(llvm::PoisonValue::get(copy->getType()));
     copy->eraseFromParent();
   }

@@ -65,8 +65,8 @@ constexpr unsigned kGroupId = 0, kLocalSize = 3, kEnqueuedLocalSize = 6, kNumGro
 // Each kernel also gets "<kernel>.items", the item-loop form (KernelExec::item_loop_symbol),
 // marked with kKeepVectorsAttribute. vector_register_bits: the width of the vectors the target
 // computes with, for deciding which form a kernel prefers; widest_register_bits: its widest
-// registers, which two work-items share in the item loop (compiler/item_pairs.h) where the
-// kernel's vectors fill half of one. sub_group_size: work-items per
+// registers, which several work-items share in the item loop (compiler/item_lockstep.h) where
+// the kernel's vectors fill part of one. sub_group_size: work-items per
 // sub-group (consecutive local linear ids), what the sub-group functions see.
 bool form_work_group_functions(llvm::Module& module, std::vector<KernelInfo>& kernels,
                                std::vector<KernelExec>& execs, unsigned vector_register_bits,

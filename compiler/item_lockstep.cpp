@@ -1,4 +1,4 @@
-#include "compiler/item_pairs.h"
+#include "compiler/item_lockstep.h"
 
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/SmallPtrSet.h>
@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace manifold::compiler {
@@ -24,7 +25,7 @@ using llvm::Value;
 
 // Element-wise intrinsics whose one overloaded type is the result's and whose other operands
 // have that type too (or are constants, such as ctlz's flag): one call on the joined vectors
-// computes both work-items.
+// computes every work-item.
 bool elementwise_intrinsic(llvm::Intrinsic::ID id) {
   namespace I = llvm::Intrinsic;
   switch (id) {
@@ -66,26 +67,32 @@ bool elementwise_intrinsic(llvm::Intrinsic::ID id) {
   }
 }
 
-class Pairing {
+class Lockstep {
  public:
-  Pairing(const ItemLoop& loop, unsigned register_bits)
-      : loop_(loop), register_bits_(register_bits), context_(loop.function->getContext()) {}
+  Lockstep(const ItemLoop& loop, unsigned register_bits)
+      : loop_(loop),
+        register_bits_(register_bits),
+        // AVX-512's 32 registers hold two registers' worth of every value of most kernels: the
+        // core then has two independent operations wherever the kernel has one (a hash's
+        // rounds are one serial chain per work-item). AVX2's 16 registers would spill.
+        registers_(register_bits >= 512 ? 2 : 1),
+        context_(loop.function->getContext()) {}
 
   bool run() {
     if (!collect_body() || !find_varying() || !choose_lanes()) return false;
     build();
-    loop_.function->addFnAttr(kItemPairsAttribute, std::to_string(lanes_));
+    loop_.function->addFnAttr(kItemLockstepAttribute, std::to_string(ways_));
     return true;
   }
 
  private:
-  // How the pair loop holds an original value: once for both work-items, once per work-item,
-  // or as one vector of twice the lanes (work-item x in the low half, x + 1 in the high half).
-  enum class Shape { Uniform, Pair, Wide };
+  // How the lockstep loop holds an original value: once for all its work-items, once per
+  // work-item, or as one vector of N times the lanes (work-item x + i's at lanes i x lanes_ on).
+  enum class Shape { Uniform, PerItem, Wide };
   struct Held {
     Shape shape = Shape::Uniform;
-    Value* first = nullptr;   // Uniform: the value; Pair: work-item x's; Wide: the joined vector
-    Value* second = nullptr;  // Pair: work-item x + 1's
+    // Uniform: the value; Wide: the joined vector; PerItem: work-item x + i's value at i.
+    llvm::SmallVector<Value*, 8> values;
   };
 
   // The body in reverse post-order (every operand but a phi's is built before its user).
@@ -108,7 +115,7 @@ class Pairing {
       stack.pop_back();
     }
     std::reverse(body_.begin(), body_.end());
-    // Values of the body must not be used after it: the pair loop defines them twice.
+    // Values of the body must not be used after it: the lockstep loop defines them again.
     for (BasicBlock* block : body_)
       for (Instruction& inst : *block)
         for (llvm::User* user : inst.users())
@@ -148,22 +155,37 @@ class Pairing {
     return true;
   }
 
-  bool half_register(llvm::Type* type) const {
+  // How many work-items' vectors of `type` one iteration holds: registers_ registers full, for
+  // vectors of 64 bits up to a register; else 0.
+  unsigned items_per_iteration(llvm::Type* type) const {
     auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(type);
-    return vector && !vector->getElementType()->isPointerTy() &&
-           2 * vector->getPrimitiveSizeInBits().getFixedValue() == register_bits_;
+    if (!vector || vector->getElementType()->isPointerTy()) return 0;
+    const uint64_t bits = vector->getPrimitiveSizeInBits().getFixedValue();
+    const uint64_t iteration_bits = uint64_t{registers_} * register_bits_;
+    if (bits < 64 || 2 * bits > iteration_bits || iteration_bits % bits) return 0;
+    const uint64_t ways = iteration_bits / bits;
+    return (ways & (ways - 1)) == 0 ? static_cast<unsigned>(ways) : 0;
   }
 
-  // The lane count of the kernel's half-register vectors, when they carry the work: pairing
-  // pays where most varying operations become one full-register operation.
+  // The kernel's vectors that carry the work and how many work-items fill the iteration's
+  // registers with them: running work-items together pays where most varying operations become
+  // full-register operations.
   bool choose_lanes() {
-    llvm::DenseMap<unsigned, unsigned> by_lanes;
+    llvm::DenseMap<llvm::Type*, unsigned> by_type;
+    llvm::Type* chosen = nullptr;
     for (Value* value : varying_)
-      if (auto* inst = llvm::dyn_cast<Instruction>(value); inst && half_register(inst->getType()))
-        ++by_lanes[llvm::cast<llvm::FixedVectorType>(inst->getType())->getNumElements()];
-    for (auto [lanes, count] : by_lanes)
-      if (!lanes_ || count > by_lanes[lanes_]) lanes_ = lanes;
-    if (!lanes_) return false;
+      if (auto* inst = llvm::dyn_cast<Instruction>(value);
+          inst && items_per_iteration(inst->getType()))
+        ++by_type[inst->getType()];
+    auto rank = [&](llvm::Type* type) {
+      return std::make_tuple(by_type.lookup(type), -static_cast<int>(items_per_iteration(type)),
+                             llvm::cast<llvm::FixedVectorType>(type)->getNumElements());
+    };
+    for (auto [type, count] : by_type)
+      if (!chosen || rank(type) > rank(chosen)) chosen = type;
+    if (!chosen) return false;
+    lanes_ = llvm::cast<llvm::FixedVectorType>(chosen)->getNumElements();
+    ways_ = items_per_iteration(chosen);
     unsigned wide = 0, per_item = 0;
     for (Value* value : varying_) {
       auto* inst = llvm::dyn_cast<Instruction>(value);
@@ -171,10 +193,11 @@ class Pairing {
       if (widens(*inst))
         ++wide;
       else if (!llvm::isa<llvm::GetElementPtrInst>(inst) && !llvm::isa<llvm::PHINode>(inst) &&
-               !llvm::isa<llvm::ExtractElementInst>(inst) && !llvm::isa<llvm::CastInst>(inst))
+               !llvm::isa<llvm::ExtractElementInst>(inst) && !llvm::isa<llvm::CastInst>(inst) &&
+               !inst->getType()->isIntegerTy(64))  // index arithmetic, the work-items' addresses
         ++per_item;
     }
-    return wide >= 4 && wide >= 2 * per_item;
+    return wide >= 4 && wide >= ways_ / registers_ * per_item;
   }
 
   bool lanes_of(llvm::Type* type) const {
@@ -209,7 +232,7 @@ class Pairing {
 
   llvm::FixedVectorType* wide_type(llvm::Type* type) const {
     auto* vector = llvm::cast<llvm::FixedVectorType>(type);
-    return llvm::FixedVectorType::get(vector->getElementType(), 2 * lanes_);
+    return llvm::FixedVectorType::get(vector->getElementType(), ways_ * lanes_);
   }
 
   // Where a value derived from `value` can be computed once `value` exists.
@@ -225,38 +248,45 @@ class Pairing {
 
   Held held(Value* original) {
     if (auto it = held_.find(original); it != held_.end()) return it->second;
-    return {Shape::Uniform, original, nullptr};  // defined before the loop, or a constant
+    return {Shape::Uniform, {original}};  // defined before the loop, or a constant
   }
 
-  llvm::SmallVector<int, 32> half_mask(unsigned half) const {
-    llvm::SmallVector<int, 32> mask;
-    for (unsigned i = 0; i < lanes_; ++i) mask.push_back(static_cast<int>(half * lanes_ + i));
-    return mask;
-  }
-
-  // Work-item x's (half 0) or x + 1's (half 1) value.
-  Value* of_item(Value* original, unsigned half) {
+  // Work-item x + i's value.
+  Value* of_item(Value* original, unsigned i) {
     Held h = held(original);
-    if (h.shape == Shape::Uniform) return h.first;
-    if (h.shape == Shape::Pair) return half ? h.second : h.first;
-    Value*& split = halves_[{h.first, half}];
-    if (!split) split = right_after(h.first).CreateShuffleVector(h.first, half_mask(half));
-    return split;
+    if (h.shape == Shape::Uniform) return h.values[0];
+    if (h.shape == Shape::PerItem) return h.values[i];
+    Value*& part = parts_[{h.values[0], i}];
+    if (!part) {
+      llvm::SmallVector<int, 16> mask;
+      for (unsigned lane = 0; lane < lanes_; ++lane)
+        mask.push_back(static_cast<int>(i * lanes_ + lane));
+      part = right_after(h.values[0]).CreateShuffleVector(h.values[0], mask);
+    }
+    return part;
   }
 
-  // Both work-items' values as one vector of 2 x lanes_.
+  // The work-items' values as one vector of ways_ x lanes_, work-item x's lanes first.
   Value* joined(Value* original) {
     Held h = held(original);
-    if (h.shape == Shape::Wide) return h.first;
+    if (h.shape == Shape::Wide) return h.values[0];
     Value*& join = joins_[original];
     if (join) return join;
-    llvm::SmallVector<int, 32> mask;
-    for (unsigned i = 0; i < 2 * lanes_; ++i) mask.push_back(static_cast<int>(i));
-    if (h.shape == Shape::Uniform)
-      join = right_after(h.first).CreateShuffleVector(h.first, h.first, mask);
-    else
-      join = right_after(h.second).CreateShuffleVector(h.first, h.second, mask);
-    return join;
+    llvm::SmallVector<Value*, 8> level;
+    for (unsigned i = 0; i < ways_; ++i)
+      level.push_back(h.shape == Shape::Uniform ? h.values[0] : h.values[i]);
+    IRBuilder<> b = right_after(level.back());
+    while (level.size() > 1) {
+      llvm::SmallVector<Value*, 8> next;
+      for (size_t i = 0; i < level.size(); i += 2) {
+        const unsigned n = llvm::cast<llvm::FixedVectorType>(level[i]->getType())->getNumElements();
+        llvm::SmallVector<int, 32> mask;
+        for (unsigned lane = 0; lane < 2 * n; ++lane) mask.push_back(static_cast<int>(lane));
+        next.push_back(b.CreateShuffleVector(level[i], level[i + 1], mask));
+      }
+      level = std::move(next);
+    }
+    return join = level[0];
   }
 
   void build();
@@ -265,18 +295,20 @@ class Pairing {
 
   const ItemLoop& loop_;
   unsigned register_bits_;
+  unsigned registers_;  // joined vectors fill this many registers
   llvm::LLVMContext& context_;
-  unsigned lanes_ = 0;
+  unsigned lanes_ = 0;  // of the kernel's vectors that are joined
+  unsigned ways_ = 0;   // work-items per iteration
   std::vector<BasicBlock*> body_;
   llvm::SmallPtrSet<BasicBlock*, 32> body_set_;
   llvm::SmallPtrSet<Value*, 32> varying_;
   llvm::DenseMap<Value*, Held> held_;
   llvm::DenseMap<Value*, Value*> joins_;
-  llvm::DenseMap<std::pair<Value*, unsigned>, Value*> halves_;
+  llvm::DenseMap<std::pair<Value*, unsigned>, Value*> parts_;
   llvm::DenseMap<BasicBlock*, BasicBlock*> blocks_;
 };
 
-Value* Pairing::build_wide(IRBuilder<>& b, Instruction& inst) {
+Value* Lockstep::build_wide(IRBuilder<>& b, Instruction& inst) {
   llvm::Type* type = wide_type(inst.getType());
   if (auto* binary = llvm::dyn_cast<llvm::BinaryOperator>(&inst)) {
     Value* result = b.CreateBinOp(binary->getOpcode(), joined(binary->getOperand(0)),
@@ -301,17 +333,17 @@ Value* Pairing::build_wide(IRBuilder<>& b, Instruction& inst) {
     return b.CreateCast(cast->getOpcode(), joined(cast->getOperand(0)), type);
   if (auto* select = llvm::dyn_cast<llvm::SelectInst>(&inst)) {
     Value* condition = select->getCondition();
-    condition = condition->getType()->isVectorTy() ? joined(condition) : held(condition).first;
+    condition = condition->getType()->isVectorTy() ? joined(condition) : of_item(condition, 0);
     Value* result =
         b.CreateSelect(condition, joined(select->getTrueValue()), joined(select->getFalseValue()));
     if (auto* made = llvm::dyn_cast<Instruction>(result)) made->copyIRFlags(select);
     return result;
   }
   if (auto* shuffle = llvm::dyn_cast<llvm::ShuffleVectorInst>(&inst)) {
-    // Lane i of the first operand is lane i (x) or lanes_ + i (x + 1) of its joined vector; the
-    // second operand's lanes follow the first's 2 x lanes_.
+    // Work-item x + i's lane l of the first operand is lane i x lanes_ + l of its joined vector;
+    // the second operand's lanes follow the first's ways_ x lanes_.
     llvm::SmallVector<int, 32> mask;
-    for (unsigned half = 0; half < 2; ++half)
+    for (unsigned i = 0; i < ways_; ++i)
       for (int m : shuffle->getShuffleMask()) {
         if (m < 0) {
           mask.push_back(-1);
@@ -319,7 +351,7 @@ Value* Pairing::build_wide(IRBuilder<>& b, Instruction& inst) {
         }
         const unsigned operand = static_cast<unsigned>(m) / lanes_;
         const unsigned lane = static_cast<unsigned>(m) % lanes_;
-        mask.push_back(static_cast<int>(operand * 2 * lanes_ + half * lanes_ + lane));
+        mask.push_back(static_cast<int>((operand * ways_ + i) * lanes_ + lane));
       }
     return b.CreateShuffleVector(joined(shuffle->getOperand(0)), joined(shuffle->getOperand(1)),
                                  mask);
@@ -327,8 +359,9 @@ Value* Pairing::build_wide(IRBuilder<>& b, Instruction& inst) {
   if (auto* insert = llvm::dyn_cast<llvm::InsertElementInst>(&inst)) {
     const uint64_t lane = llvm::cast<llvm::ConstantInt>(insert->getOperand(2))->getZExtValue();
     Value* vector = joined(insert->getOperand(0));
-    vector = b.CreateInsertElement(vector, of_item(insert->getOperand(1), 0), lane);
-    return b.CreateInsertElement(vector, of_item(insert->getOperand(1), 1), lanes_ + lane);
+    for (unsigned i = 0; i < ways_; ++i)
+      vector = b.CreateInsertElement(vector, of_item(insert->getOperand(1), i), i * lanes_ + lane);
+    return vector;
   }
   auto* call = llvm::cast<llvm::IntrinsicInst>(&inst);
   llvm::SmallVector<Value*, 4> args;
@@ -341,16 +374,16 @@ Value* Pairing::build_wide(IRBuilder<>& b, Instruction& inst) {
   return result;
 }
 
-void Pairing::build_instruction(IRBuilder<>& b, Instruction& inst) {
-  auto clone_with = [&](unsigned half) {
+void Lockstep::build_instruction(IRBuilder<>& b, Instruction& inst) {
+  auto clone_with = [&](unsigned i) -> Value* {
     Instruction* copy = inst.clone();
     for (llvm::Use& operand : copy->operands())
-      if (!llvm::isa<BasicBlock>(operand.get())) operand.set(of_item(operand.get(), half));
+      if (!llvm::isa<BasicBlock>(operand.get())) operand.set(of_item(operand.get(), i));
     b.Insert(copy, inst.getName());
     return copy;
   };
   if (!varying_.contains(&inst)) {
-    held_[&inst] = {Shape::Uniform, clone_with(0), nullptr};
+    held_[&inst] = {Shape::Uniform, {clone_with(0)}};
     return;
   }
   if (auto* extract = llvm::dyn_cast<llvm::ExtractElementInst>(&inst);
@@ -358,52 +391,65 @@ void Pairing::build_instruction(IRBuilder<>& b, Instruction& inst) {
       llvm::isa<llvm::ConstantInt>(extract->getIndexOperand())) {
     const uint64_t lane = llvm::cast<llvm::ConstantInt>(extract->getIndexOperand())->getZExtValue();
     Value* vector = joined(extract->getVectorOperand());
-    held_[&inst] = {Shape::Pair, b.CreateExtractElement(vector, lane),
-                    b.CreateExtractElement(vector, lanes_ + lane)};
+    Held h{Shape::PerItem, {}};
+    for (unsigned i = 0; i < ways_; ++i)
+      h.values.push_back(b.CreateExtractElement(vector, i * lanes_ + lane));
+    held_[&inst] = std::move(h);
     return;
   }
   if (widens(inst)) {
-    held_[&inst] = {Shape::Wide, build_wide(b, inst), nullptr};
+    held_[&inst] = {Shape::Wide, {build_wide(b, inst)}};
     return;
   }
-  Instruction* first = clone_with(0);
-  held_[&inst] = {Shape::Pair, first, clone_with(1)};
+  Held h{Shape::PerItem, {}};
+  for (unsigned i = 0; i < ways_; ++i) h.values.push_back(clone_with(i));
+  held_[&inst] = std::move(h);
 }
 
-void Pairing::build() {
+void Lockstep::build() {
   llvm::Function& f = *loop_.function;
   llvm::Type* index = loop_.item->getType();
   auto constant = [&](uint64_t v) { return llvm::ConstantInt::get(index, v); };
-  BasicBlock* guard = BasicBlock::Create(context_, "pairs.guard", &f);
-  BasicBlock* latch = BasicBlock::Create(context_, "pairs.latch", &f);
-  BasicBlock* leave = BasicBlock::Create(context_, "pairs.exit", &f);
+  BasicBlock* guard = BasicBlock::Create(context_, "lockstep.guard", &f);
+  BasicBlock* latch = BasicBlock::Create(context_, "lockstep.latch", &f);
+  BasicBlock* leave = BasicBlock::Create(context_, "lockstep.exit", &f);
   for (BasicBlock* block : body_)
-    blocks_[block] = BasicBlock::Create(context_, block->getName() + ".pair", &f);
+    blocks_[block] = BasicBlock::Create(context_, block->getName() + ".lockstep", &f);
   blocks_[loop_.latch] = latch;
 
-  // Private memory: work-item x + 1 gets its own copy of every alloca.
+  // Private memory: each work-item of an iteration gets its own copy of every alloca.
   for (Instruction& inst : llvm::make_early_inc_range(f.getEntryBlock()))
     if (auto* alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst)) {
-      Instruction* copy = alloca->clone();
-      copy->insertAfter(alloca->getIterator());
-      copy->setName(alloca->getName() + ".pair");
-      held_[alloca] = {Shape::Pair, alloca, copy};
+      Held h{Shape::PerItem, {alloca}};
+      for (unsigned i = 1; i < ways_; ++i) {
+        Instruction* copy = alloca->clone();
+        copy->insertAfter(alloca->getIterator());
+        copy->setName(alloca->getName() + ".item" + std::to_string(i));
+        h.values.push_back(copy);
+      }
+      held_[alloca] = std::move(h);
     }
 
-  // Entry: pairs while two work-items are left, then the original loop for an odd last one.
+  // Entry: ways_ work-items at a time while that many are left, then the original loop for the
+  // rest.
   loop_.preheader->getTerminator()->replaceSuccessorWith(loop_.header, guard);
   IRBuilder<> b(guard);
-  b.CreateCondBr(b.CreateICmpULT(constant(1), loop_.end), blocks_[loop_.header], loop_.header);
+  b.CreateCondBr(b.CreateICmpULT(constant(ways_ - 1), loop_.end), blocks_[loop_.header],
+                 loop_.header);
   b.SetInsertPoint(blocks_[loop_.header]);
-  llvm::PHINode* item = b.CreatePHI(index, 2, "lx.pair");
-  Value* next_item = b.CreateAdd(item, constant(1), "lx.second", true, true);
-  held_[loop_.item] = {Shape::Pair, item, next_item};
+  llvm::PHINode* item = b.CreatePHI(index, 2, "lx.ways");
+  Held items{Shape::PerItem, {item}};
+  for (unsigned i = 1; i < ways_; ++i)
+    items.values.push_back(
+        b.CreateAdd(item, constant(i), "lx.item" + std::to_string(i), true, true));
+  held_[loop_.item] = std::move(items);
   item->addIncoming(constant(0), guard);
   b.SetInsertPoint(latch);
-  Value* stepped = b.CreateAdd(item, constant(2), "lx.pair.next", true, true);
+  Value* stepped = b.CreateAdd(item, constant(ways_), "lx.ways.next", true, true);
   item->addIncoming(stepped, latch);
-  b.CreateCondBr(b.CreateICmpULT(b.CreateAdd(stepped, constant(1), "", true, true), loop_.end),
-                 blocks_[loop_.header], leave);
+  b.CreateCondBr(
+      b.CreateICmpULT(b.CreateAdd(stepped, constant(ways_ - 1), "", true, true), loop_.end),
+      blocks_[loop_.header], leave);
   b.SetInsertPoint(leave);
   b.CreateCondBr(b.CreateICmpULT(stepped, loop_.end), loop_.header, loop_.exit);
   for (unsigned i = 0; i < loop_.item->getNumIncomingValues(); ++i)
@@ -419,12 +465,13 @@ void Pairing::build() {
         Held h;
         const unsigned n = phi->getNumIncomingValues();
         if (!varying_.contains(phi)) {
-          h = {Shape::Uniform, b.CreatePHI(phi->getType(), n, phi->getName()), nullptr};
+          h = {Shape::Uniform, {b.CreatePHI(phi->getType(), n, phi->getName())}};
         } else if (widens(*phi)) {
-          h = {Shape::Wide, b.CreatePHI(wide_type(phi->getType()), n, phi->getName()), nullptr};
+          h = {Shape::Wide, {b.CreatePHI(wide_type(phi->getType()), n, phi->getName())}};
         } else {
-          h = {Shape::Pair, b.CreatePHI(phi->getType(), n, phi->getName()),
-               b.CreatePHI(phi->getType(), n, phi->getName())};
+          h.shape = Shape::PerItem;
+          for (unsigned i = 0; i < ways_; ++i)
+            h.values.push_back(b.CreatePHI(phi->getType(), n, phi->getName()));
         }
         held_[phi] = h;
         phis.push_back({phi, h});
@@ -436,7 +483,7 @@ void Pairing::build() {
           if (auto* target = llvm::dyn_cast<BasicBlock>(operand.get()))
             operand.set(blocks_.lookup(target));
           else
-            operand.set(held(operand.get()).first);
+            operand.set(of_item(operand.get(), 0));
         }
         b.Insert(copy);
         continue;
@@ -445,29 +492,24 @@ void Pairing::build() {
     }
   }
   for (auto& [phi, h] : phis) {
-    auto* first = llvm::cast<llvm::PHINode>(h.first);
-    for (unsigned i = 0; i < phi->getNumIncomingValues(); ++i) {
-      Value* value = phi->getIncomingValue(i);
-      BasicBlock* from = blocks_.lookup(phi->getIncomingBlock(i));
-      if (!from)
-        continue;  // an edge from outside the body cannot reach a body block but the header
-      if (h.shape == Shape::Uniform) {
-        first->addIncoming(held(value).first, from);
-      } else if (h.shape == Shape::Wide) {
-        first->addIncoming(joined(value), from);
-      } else {
-        first->addIncoming(of_item(value, 0), from);
-        llvm::cast<llvm::PHINode>(h.second)->addIncoming(of_item(value, 1), from);
+    for (unsigned edge = 0; edge < phi->getNumIncomingValues(); ++edge) {
+      Value* value = phi->getIncomingValue(edge);
+      BasicBlock* from = blocks_.lookup(phi->getIncomingBlock(edge));
+      if (h.shape == Shape::Wide) {
+        llvm::cast<llvm::PHINode>(h.values[0])->addIncoming(joined(value), from);
+        continue;
       }
+      for (unsigned i = 0; i < h.values.size(); ++i)
+        llvm::cast<llvm::PHINode>(h.values[i])->addIncoming(of_item(value, i), from);
     }
   }
 }
 
 }  // namespace
 
-bool pair_work_items(const ItemLoop& loop, unsigned register_bits) {
+bool run_items_in_lockstep(const ItemLoop& loop, unsigned register_bits) {
   if (register_bits < 256) return false;
-  return Pairing(loop, register_bits).run();
+  return Lockstep(loop, register_bits).run();
 }
 
 }  // namespace manifold::compiler

@@ -1,0 +1,39 @@
+// Several work-items per iteration of the CPU item loop, for kernels whose own vectors are
+// narrower than the iteration's registers: two AVX-512 registers (float16 or uint16 two
+// work-items at a time, float2 sixteen) or one AVX2 register (float4 two, float2 four).
+#pragma once
+
+namespace llvm {
+class BasicBlock;
+class Function;
+class PHINode;
+class Value;
+}  // namespace llvm
+
+namespace manifold::compiler {
+
+// The x loop of an item-loop function as compiler/workgroup.cpp builds it: `item` is the local
+// x id (a phi in `header`, 0 on entry from `preheader`), `latch` steps it and leaves for `exit`
+// after `end` work-items; the body is every block reachable from `header` before `latch`.
+struct ItemLoop {
+  llvm::Function* function;
+  llvm::PHINode* item;
+  llvm::BasicBlock* preheader;
+  llvm::BasicBlock* header;
+  llvm::BasicBlock* latch;
+  llvm::BasicBlock* exit;
+  llvm::Value* end;
+};
+
+// Adds, ahead of the loop, a loop that runs the N work-items x .. x + N - 1 in lockstep, N the
+// number of the kernel's vectors that fill the iteration's registers: values the work-items
+// share are computed once, the kernel's vectors become vectors holding every work-item's lanes,
+// everything else is computed per work-item. The original loop runs the work-items left over.
+// Applies only where every branch of the body is the same for all work-items and those vectors
+// carry the work; returns whether it did. register_bits: the CPU's widest registers.
+// The function then carries kItemLockstepAttribute, its value N.
+bool run_items_in_lockstep(const ItemLoop& loop, unsigned register_bits);
+
+inline constexpr const char* kItemLockstepAttribute = "manifold-item-lockstep";
+
+}  // namespace manifold::compiler
