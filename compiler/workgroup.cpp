@@ -1882,7 +1882,8 @@ bool form_work_group_functions(llvm::Module& module, std::vector<KernelInfo>& ke
     // the lockstep loop applies, the item loop is the faster form.
     if (!barriers) item_loop.run_items_in_lockstep_where_they_fit(widest_register_bits);
     if (!item_loop.run(error)) return false;
-    if (item_loop.ran_in_lockstep()) execs[i].item_loop_preferred = true;
+    if (item_loop.ran_in_lockstep())
+      execs[i].item_loop_preferred = execs[i].item_loop_lockstep = true;
     copy->replaceAllUsesWith(llvm::PoisonValue::get(copy->getType()));
     copy->eraseFromParent();
   }

@@ -316,17 +316,10 @@ const KernelInfo* CpuExecutable::find(std::string_view name) const {
 
 const std::vector<KernelInfo>& CpuExecutable::kernels() const { return impl_->kernels; }
 
-namespace {
-
-// Groups of a few work-items cannot fill a vector of work-items, and each one costs a call.
-// A kernel whose results do not depend on the division into groups (compiler/binary_format.h,
-// KernelExec::partition_independent) then runs in groups along x of this many items instead
-// (0: keep the application's groups): large enough for the vectorized work-item loop, small
-// enough to leave several groups per thread. Kernels that run one work-item at a time anyway
-// (item_loop_preferred) keep their groups: larger ones would only balance worse.
-size_t regrouped_local_size(const KernelExec& exec, const NDRange& range) {
+size_t regrouped_local_size(const compiler::KernelExec& exec, const compiler::NDRange& range) {
   constexpr size_t kSmallGroup = 16, kLargestGroup = 64;
-  if (!exec.partition_independent || exec.item_loop_preferred) return 0;
+  if (!exec.partition_independent || (exec.item_loop_preferred && !exec.item_loop_lockstep))
+    return 0;
   size_t items = 1;
   for (unsigned d = 0; d < range.work_dim; ++d) items *= std::max<size_t>(range.local_size[d], 1);
   if (items >= kSmallGroup) return 0;
@@ -335,8 +328,6 @@ size_t regrouped_local_size(const KernelExec& exec, const NDRange& range) {
   while (local > kSmallGroup && range.global_size[0] / local < 4 * threads) local /= 2;
   return std::min(local, range.global_size[0]);
 }
-
-}  // namespace
 
 void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
                         const void* const* arg_values, const size_t* local_sizes,

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cpu/cpu_executable.h"
 #include "compiler/binary_format.h"
 #include "jit_test_util.h"
 
@@ -42,7 +43,7 @@ using jit_test::host;
 // and whether the kernel runs in the item loop where it can.
 struct Lockstep {
   std::string ways;
-  bool item_loop_preferred;
+  KernelExec exec;
 };
 std::map<std::string, Lockstep> lockstep_kernels(const std::string& source, const Target& target) {
   BuildOutput out = build(source, "", target);
@@ -68,7 +69,7 @@ std::map<std::string, Lockstep> lockstep_kernels(const std::string& source, cons
     const llvm::Function* items = (*module)->getFunction(name + ".items");
     kernels[name] = {
         items ? items->getFnAttribute(kItemLockstepAttribute).getValueAsString().str() : "missing",
-        binary->execs.at(i).item_loop_preferred};
+        binary->execs.at(i)};
   }
   return kernels;
 }
@@ -204,8 +205,8 @@ TEST(ItemLockstep, FillsAvx512RegistersAndLeavesRaggedLoopsAlone) {
   EXPECT_EQ(kernels.at("mix").ways, "4");
   EXPECT_EQ(kernels.at("fma4").ways, "4");
   EXPECT_EQ(kernels.at("ragged").ways, "");
-  EXPECT_TRUE(kernels.at("mix").item_loop_preferred);
-  EXPECT_TRUE(kernels.at("fma4").item_loop_preferred);
+  EXPECT_TRUE(kernels.at("mix").exec.item_loop_preferred);
+  EXPECT_TRUE(kernels.at("fma4").exec.item_loop_preferred);
   // AVX2: uint8 and double4 fill a register, nothing to join.
   for (const auto& [kernel, lockstep] : lockstep_kernels(kPairsSource, avx2_target()))
     EXPECT_EQ(lockstep.ways, "") << kernel;
@@ -217,9 +218,18 @@ TEST(ItemLockstep, NarrowVectorsTakeTheItemLoopScalarKernelsDoNot) {
   EXPECT_EQ(avx512.at("chain4").ways, "8");
   EXPECT_EQ(avx512.at("chain16").ways, "2");
   EXPECT_EQ(avx512.at("scalar").ways, "");
-  EXPECT_TRUE(avx512.at("chain2").item_loop_preferred);
-  EXPECT_TRUE(avx512.at("chain4").item_loop_preferred);
-  EXPECT_FALSE(avx512.at("scalar").item_loop_preferred);
+  EXPECT_TRUE(avx512.at("chain2").exec.item_loop_preferred);
+  EXPECT_TRUE(avx512.at("chain4").exec.item_loop_preferred);
+  EXPECT_FALSE(avx512.at("scalar").exec.item_loop_preferred);
+  EXPECT_TRUE(avx512.at("chain2").exec.item_loop_lockstep);
+  EXPECT_FALSE(avx512.at("scalar").exec.item_loop_lockstep);
+  // Groups of one work-item of a kernel that runs in lockstep become groups the device chooses,
+  // large enough for the lockstep loop.
+  ASSERT_TRUE(avx512.at("chain2").exec.partition_independent);
+  EXPECT_GE(cpu::regrouped_local_size(avx512.at("chain2").exec, jit_test::range_1d(4096, 1)), 16u);
+  KernelExec one_at_a_time = avx512.at("chain2").exec;
+  one_at_a_time.item_loop_lockstep = false;
+  EXPECT_EQ(cpu::regrouped_local_size(one_at_a_time, jit_test::range_1d(4096, 1)), 0u);
   const auto avx2 = lockstep_kernels(kChainsSource, avx2_target());
   EXPECT_EQ(avx2.at("chain2").ways, "4");
   EXPECT_EQ(avx2.at("chain4").ways, "2");
