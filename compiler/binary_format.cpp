@@ -157,7 +157,8 @@ std::vector<uint8_t> serialize(const ProgramBinary& program) {
     payload.u64(e.scratch_bytes_per_item);
     payload.u32((e.has_barriers ? 1u : 0u) | (e.uses_printf ? 2u : 0u) |
                 (e.item_loop_fits_any_group ? 4u : 0u) | (e.item_loop_preferred ? 8u : 0u) |
-                (e.partition_independent ? 16u : 0u) | (e.item_loop_lockstep ? 32u : 0u));
+                (e.partition_independent ? 16u : 0u) |
+                (std::min<uint32_t>(e.item_loop_lockstep_items, 255) << 8));
     payload.str(e.item_loop_symbol);
   }
   payload.bytes(program.bitcode);
@@ -218,7 +219,7 @@ std::optional<ProgramBinary> deserialize(std::span<const uint8_t> bytes, std::st
     e.item_loop_fits_any_group = flags & 4u;
     e.item_loop_preferred = flags & 8u;
     e.partition_independent = flags & 16u;
-    e.item_loop_lockstep = flags & 32u;
+    e.item_loop_lockstep_items = (flags >> 8) & 255u;
     e.item_loop_symbol = r.str();
     program.execs.push_back(std::move(e));
   }

@@ -33,9 +33,9 @@ struct KernelExec {
   std::string item_loop_symbol;
   bool item_loop_fits_any_group = false;  // the kernel has no barriers
   bool item_loop_preferred = false;       // and runs faster so (workgroup.cpp, prefers_item_loop)
-  // The item loop runs several work-items at once (compiler/item_lockstep.h): it fills the
-  // registers only where a group has that many.
-  bool item_loop_lockstep = false;
+  // Work-items the item loop runs at once (compiler/item_lockstep.h; 0: one at a time). It is
+  // the faster form for groups of at least that many.
+  uint32_t item_loop_lockstep_items = 0;
   // The kernel's results do not depend on how the NDRange is divided into work-groups: no
   // barriers, no __local memory, no query but global ids, sizes, offsets and work_dim. The
   // CPU device may then run it with groups of its own choosing (groups of one work-item

@@ -20,8 +20,8 @@
 #include "compiler/options.h"
 #include "compiler/program_cache.h"
 #include "compiler/spirv/module.h"
-#include "compiler/spirv_capabilities.h"
 #include "compiler/spirv/reader.h"
+#include "compiler/spirv_capabilities.h"
 #include "compiler/stages.h"
 #include "compiler/target_pipeline.h"
 

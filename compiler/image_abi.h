@@ -20,14 +20,15 @@ typedef std::uint64_t manifold_u64;
 #endif
 
 typedef struct ManifoldImage {
-  manifold_u64 data;         // address of pixel (0, 0, 0) in device memory
-  manifold_u64 row_pitch;    // bytes from one row to the next
-  manifold_u64 slice_pitch;  // bytes from one 2D slice (3D) or array layer (1D/2D arrays) to the next
-  manifold_u32 width;        // pixels
-  manifold_u32 height;       // rows; 1 for 1D images and 1D arrays
-  manifold_u32 depth;        // slices; 1 unless 3D
-  manifold_u32 array_size;   // layers of a 1D/2D array; 1 otherwise
-  manifold_u32 image_type;   // CL_MEM_OBJECT_IMAGE1D ... CL_MEM_OBJECT_IMAGE1D_BUFFER
+  manifold_u64 data;       // address of pixel (0, 0, 0) in device memory
+  manifold_u64 row_pitch;  // bytes from one row to the next
+  manifold_u64
+      slice_pitch;      // bytes from one 2D slice (3D) or array layer (1D/2D arrays) to the next
+  manifold_u32 width;   // pixels
+  manifold_u32 height;  // rows; 1 for 1D images and 1D arrays
+  manifold_u32 depth;   // slices; 1 unless 3D
+  manifold_u32 array_size;         // layers of a 1D/2D array; 1 otherwise
+  manifold_u32 image_type;         // CL_MEM_OBJECT_IMAGE1D ... CL_MEM_OBJECT_IMAGE1D_BUFFER
   manifold_u32 channel_order;      // CL_R, CL_RGBA, ... (as get_image_channel_order returns)
   manifold_u32 channel_data_type;  // CL_UNORM_INT8, CL_FLOAT, ...
   manifold_u32 element_size;       // bytes per pixel

@@ -2,8 +2,10 @@
 
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
@@ -78,11 +80,12 @@ class Lockstep {
         registers_(register_bits >= 512 ? 2 : 1),
         context_(loop.function->getContext()) {}
 
-  bool run() {
-    if (!collect_body() || !find_varying() || !choose_lanes()) return false;
+  LockstepLoop run() {
+    if (!collect_body() || !find_varying() || !choose_lanes()) return {};
+    const bool latency_bound = loops_are_latency_bound();
     build();
     loop_.function->addFnAttr(kItemLockstepAttribute, std::to_string(ways_));
-    return true;
+    return {ways_, latency_bound};
   }
 
  private:
@@ -155,52 +158,107 @@ class Lockstep {
     return true;
   }
 
-  // How many work-items' vectors of `type` one iteration holds: registers_ registers full, for
-  // vectors of 64 bits up to a register; else 0.
+  // How many work-items' values of `type` one iteration holds: registers_ registers full, for
+  // vectors of 64 bits up to a register and 32- or 64-bit scalars but integers of 64 bits
+  // (index arithmetic); else 0.
   unsigned items_per_iteration(llvm::Type* type) const {
-    auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(type);
-    if (!vector || vector->getElementType()->isPointerTy()) return 0;
-    const uint64_t bits = vector->getPrimitiveSizeInBits().getFixedValue();
+    uint64_t bits = 0;
+    if (auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(type)) {
+      if (vector->getElementType()->isPointerTy()) return 0;
+      bits = vector->getPrimitiveSizeInBits().getFixedValue();
+      if (bits < 64) return 0;
+    } else if (type->isFloatTy() || type->isDoubleTy() || type->isIntegerTy(32)) {
+      bits = type->getPrimitiveSizeInBits().getFixedValue();
+    } else {
+      return 0;
+    }
     const uint64_t iteration_bits = uint64_t{registers_} * register_bits_;
-    if (bits < 64 || 2 * bits > iteration_bits || iteration_bits % bits) return 0;
+    if (2 * bits > iteration_bits || iteration_bits % bits) return 0;
     const uint64_t ways = iteration_bits / bits;
     return (ways & (ways - 1)) == 0 ? static_cast<unsigned>(ways) : 0;
   }
 
-  // The kernel's vectors that carry the work and how many work-items fill the iteration's
+  static unsigned lanes(llvm::Type* type) {
+    auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(type);
+    return vector ? vector->getNumElements() : 1;
+  }
+
+  // The kernel's values that carry the work and how many work-items fill the iteration's
   // registers with them: running work-items together pays where most varying operations become
-  // full-register operations.
+  // full-register operations. Tried from the most frequent type on (a kernel of float4 values
+  // and scalar floats may pass with either).
   bool choose_lanes() {
     llvm::DenseMap<llvm::Type*, unsigned> by_type;
-    llvm::Type* chosen = nullptr;
     for (Value* value : varying_)
       if (auto* inst = llvm::dyn_cast<Instruction>(value);
           inst && items_per_iteration(inst->getType()))
         ++by_type[inst->getType()];
     auto rank = [&](llvm::Type* type) {
       return std::make_tuple(by_type.lookup(type), -static_cast<int>(items_per_iteration(type)),
-                             llvm::cast<llvm::FixedVectorType>(type)->getNumElements());
+                             lanes(type));
     };
-    for (auto [type, count] : by_type)
-      if (!chosen || rank(type) > rank(chosen)) chosen = type;
-    if (!chosen) return false;
-    lanes_ = llvm::cast<llvm::FixedVectorType>(chosen)->getNumElements();
-    ways_ = items_per_iteration(chosen);
-    unsigned wide = 0, per_item = 0;
-    for (Value* value : varying_) {
-      auto* inst = llvm::dyn_cast<Instruction>(value);
-      if (!inst || !body_set_.contains(inst->getParent()) || inst == loop_.item) continue;
-      if (widens(*inst))
-        ++wide;
-      else if (!llvm::isa<llvm::GetElementPtrInst>(inst) && !llvm::isa<llvm::PHINode>(inst) &&
-               !llvm::isa<llvm::ExtractElementInst>(inst) && !llvm::isa<llvm::CastInst>(inst) &&
-               !inst->getType()->isIntegerTy(64))  // index arithmetic, the work-items' addresses
-        ++per_item;
+    std::vector<llvm::Type*> candidates;
+    for (auto [type, count] : by_type) candidates.push_back(type);
+    std::sort(candidates.begin(), candidates.end(),
+              [&](llvm::Type* a, llvm::Type* b) { return rank(a) > rank(b); });
+    for (llvm::Type* type : candidates) {
+      lanes_ = lanes(type);
+      scalar_ = !type->isVectorTy();
+      ways_ = items_per_iteration(type);
+      unsigned wide = 0, per_item = 0;
+      for (Value* value : varying_) {
+        auto* inst = llvm::dyn_cast<Instruction>(value);
+        if (!inst || !body_set_.contains(inst->getParent()) || inst == loop_.item) continue;
+        if (widens(*inst))
+          ++wide;
+        else if (!llvm::isa<llvm::GetElementPtrInst>(inst) && !llvm::isa<llvm::PHINode>(inst) &&
+                 !llvm::isa<llvm::ExtractElementInst>(inst) && !llvm::isa<llvm::CastInst>(inst) &&
+                 !inst->getType()->isIntegerTy(64))  // index arithmetic, the work-items' addresses
+          ++per_item;
+      }
+      if (wide >= 4 && wide >= ways_ / registers_ * per_item) return true;
     }
-    return wide >= 4 && wide >= ways_ / registers_ * per_item;
+    return false;
   }
 
+  // Whether some loop inside the body does fewer than two joined operations per step of the
+  // longest chain a value it carries goes through in one iteration.
+  bool loops_are_latency_bound() {
+    llvm::DominatorTree dominators(*loop_.function);
+    llvm::LoopInfo loops(dominators);
+    for (llvm::Loop* loop : loops.getLoopsInPreorder()) {
+      if (loop->getHeader() == loop_.header || !body_set_.contains(loop->getHeader()) ||
+          !loop->getLoopLatch())
+        continue;
+      unsigned operations = 0, longest = 0;
+      for (BasicBlock* block : loop->blocks())
+        for (Instruction& inst : *block)
+          operations += varying_.contains(&inst) && !llvm::isa<llvm::PHINode>(inst) && widens(inst);
+      for (llvm::PHINode& phi : loop->getHeader()->phis()) {
+        if (!varying_.contains(&phi) || !widens(phi)) continue;
+        // Steps from the phi to each value computed from it in one iteration, block by block
+        // in the loop's order (a dominator-tree walk would do as well; the loop is small).
+        llvm::DenseMap<Value*, unsigned> steps{{&phi, 0}};
+        for (BasicBlock* block : loop->blocks())
+          for (Instruction& inst : *block) {
+            if (llvm::isa<llvm::PHINode>(inst)) continue;
+            for (Value* operand : inst.operands())
+              if (auto it = steps.find(operand); it != steps.end())
+                steps[&inst] = std::max(steps.lookup(&inst), it->second + 1);
+          }
+        longest =
+            std::max(longest, steps.lookup(phi.getIncomingValueForBlock(loop->getLoopLatch())));
+      }
+      if (longest > 0 && operations < 2 * longest) return true;
+    }
+    return false;
+  }
+
+  // Whether values of `type` are joined: vectors of the chosen lane count, or with scalars
+  // chosen, scalars but 64-bit integers (index arithmetic) and pointers.
   bool lanes_of(llvm::Type* type) const {
+    if (scalar_)
+      return (type->isIntegerTy() && !type->isIntegerTy(64)) || type->isFloatingPointTy();
     auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(type);
     return vector && vector->getNumElements() == lanes_ && !vector->getElementType()->isPointerTy();
   }
@@ -215,7 +273,7 @@ class Lockstep {
       return true;
     if (auto* cast = llvm::dyn_cast<llvm::CastInst>(&inst)) return lanes_of(cast->getSrcTy());
     if (auto* select = llvm::dyn_cast<llvm::SelectInst>(&inst))
-      return select->getCondition()->getType()->isVectorTy() ||
+      return lanes_of(select->getCondition()->getType()) ||
              !varying_.contains(select->getCondition());
     if (auto* shuffle = llvm::dyn_cast<llvm::ShuffleVectorInst>(&inst))
       return lanes_of(shuffle->getOperand(0)->getType());
@@ -231,8 +289,7 @@ class Lockstep {
   }
 
   llvm::FixedVectorType* wide_type(llvm::Type* type) const {
-    auto* vector = llvm::cast<llvm::FixedVectorType>(type);
-    return llvm::FixedVectorType::get(vector->getElementType(), ways_ * lanes_);
+    return llvm::FixedVectorType::get(type->getScalarType(), ways_ * lanes_);
   }
 
   // Where a value derived from `value` can be computed once `value` exists.
@@ -257,6 +314,7 @@ class Lockstep {
     if (h.shape == Shape::Uniform) return h.values[0];
     if (h.shape == Shape::PerItem) return h.values[i];
     Value*& part = parts_[{h.values[0], i}];
+    if (!part && scalar_) part = right_after(h.values[0]).CreateExtractElement(h.values[0], i);
     if (!part) {
       llvm::SmallVector<int, 16> mask;
       for (unsigned lane = 0; lane < lanes_; ++lane)
@@ -276,6 +334,12 @@ class Lockstep {
     for (unsigned i = 0; i < ways_; ++i)
       level.push_back(h.shape == Shape::Uniform ? h.values[0] : h.values[i]);
     IRBuilder<> b = right_after(level.back());
+    if (scalar_) {
+      if (h.shape == Shape::Uniform) return join = b.CreateVectorSplat(ways_, level[0]);
+      join = llvm::PoisonValue::get(wide_type(original->getType()));
+      for (unsigned i = 0; i < ways_; ++i) join = b.CreateInsertElement(join, level[i], i);
+      return join;
+    }
     while (level.size() > 1) {
       llvm::SmallVector<Value*, 8> next;
       for (size_t i = 0; i < level.size(); i += 2) {
@@ -297,8 +361,9 @@ class Lockstep {
   unsigned register_bits_;
   unsigned registers_;  // joined vectors fill this many registers
   llvm::LLVMContext& context_;
-  unsigned lanes_ = 0;  // of the kernel's vectors that are joined
-  unsigned ways_ = 0;   // work-items per iteration
+  unsigned lanes_ = 0;   // of the kernel's vectors that are joined (1: scalars)
+  bool scalar_ = false;  // scalars are joined
+  unsigned ways_ = 0;    // work-items per iteration
   std::vector<BasicBlock*> body_;
   llvm::SmallPtrSet<BasicBlock*, 32> body_set_;
   llvm::SmallPtrSet<Value*, 32> varying_;
@@ -333,7 +398,9 @@ Value* Lockstep::build_wide(IRBuilder<>& b, Instruction& inst) {
     return b.CreateCast(cast->getOpcode(), joined(cast->getOperand(0)), type);
   if (auto* select = llvm::dyn_cast<llvm::SelectInst>(&inst)) {
     Value* condition = select->getCondition();
-    condition = condition->getType()->isVectorTy() ? joined(condition) : of_item(condition, 0);
+    condition = condition->getType()->isVectorTy() || varying_.contains(condition)
+                    ? joined(condition)
+                    : of_item(condition, 0);
     Value* result =
         b.CreateSelect(condition, joined(select->getTrueValue()), joined(select->getFalseValue()));
     if (auto* made = llvm::dyn_cast<Instruction>(result)) made->copyIRFlags(select);
@@ -507,8 +574,8 @@ void Lockstep::build() {
 
 }  // namespace
 
-bool run_items_in_lockstep(const ItemLoop& loop, unsigned register_bits) {
-  if (register_bits < 256) return false;
+LockstepLoop run_items_in_lockstep(const ItemLoop& loop, unsigned register_bits) {
+  if (register_bits < 256) return {};
   return Lockstep(loop, register_bits).run();
 }
 

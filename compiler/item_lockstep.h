@@ -30,9 +30,16 @@ struct ItemLoop {
 // share are computed once, the kernel's vectors become vectors holding every work-item's lanes,
 // everything else is computed per work-item. The original loop runs the work-items left over.
 // Applies only where every branch of the body is the same for all work-items and those vectors
-// carry the work; returns whether it did. register_bits: the CPU's widest registers.
-// The function then carries kItemLockstepAttribute, its value N.
-bool run_items_in_lockstep(const ItemLoop& loop, unsigned register_bits);
+// carry the work. register_bits: the CPU's widest registers. The function then carries
+// kItemLockstepAttribute, its value N.
+struct LockstepLoop {
+  unsigned items = 0;  // N; 0 where the lockstep loop did not apply
+  // A loop of the body is one chain of dependent operations from one iteration to the next
+  // (fewer than two operations per step of its longest chain): in lockstep the core waits on
+  // that chain, while the work-group form interleaves several vectors of work-items.
+  bool latency_bound = false;
+};
+LockstepLoop run_items_in_lockstep(const ItemLoop& loop, unsigned register_bits);
 
 inline constexpr const char* kItemLockstepAttribute = "manifold-item-lockstep";
 

@@ -1,7 +1,5 @@
 #include "compiler/kernel_info.h"
 
-#include "compiler/frontend.h"
-
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DataLayout.h>
 #include <llvm/IR/DerivedTypes.h>
@@ -10,6 +8,8 @@
 #include <llvm/IR/Module.h>
 
 #include <sstream>
+
+#include "compiler/frontend.h"
 
 namespace manifold::compiler {
 namespace {

@@ -398,9 +398,8 @@ void lower_half_copysign(llvm::Module& module) {
     llvm::Type* bits = call->getType()->getWithNewType(b.getInt16Ty());
     llvm::Value* magnitude = b.CreateBitCast(call->getArgOperand(0), bits);
     llvm::Value* sign = b.CreateBitCast(call->getArgOperand(1), bits);
-    llvm::Value* result =
-        b.CreateOr(b.CreateAnd(magnitude, llvm::ConstantInt::get(bits, 0x7fff)),
-                   b.CreateAnd(sign, llvm::ConstantInt::get(bits, 0x8000)));
+    llvm::Value* result = b.CreateOr(b.CreateAnd(magnitude, llvm::ConstantInt::get(bits, 0x7fff)),
+                                     b.CreateAnd(sign, llvm::ConstantInt::get(bits, 0x8000)));
     call->replaceAllUsesWith(b.CreateBitCast(result, call->getType()));
     call->eraseFromParent();
   }

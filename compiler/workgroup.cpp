@@ -532,11 +532,11 @@ class KernelLowering {
 
   bool run(std::string* error);
   // Item-loop form: run several work-items in lockstep where the kernel's vectors fill part of
-  // a register of this many bits (compiler/item_lockstep.h); ran_in_lockstep() after run().
+  // a register of this many bits (compiler/item_lockstep.h); lockstep() after run().
   void run_items_in_lockstep_where_they_fit(unsigned register_bits) {
     lockstep_register_bits_ = register_bits;
   }
-  bool ran_in_lockstep() const { return ran_in_lockstep_; }
+  LockstepLoop lockstep() const { return lockstep_; }
 
  private:
   void insert_implicit_loop_barriers();
@@ -573,7 +573,7 @@ class KernelLowering {
 
   const Form form_;
   unsigned lockstep_register_bits_ = 0;
-  bool ran_in_lockstep_ = false;
+  LockstepLoop lockstep_;
   // Work-items per sub-group: consecutive local linear ids, the last sub-group partial.
   const unsigned sub_group_size_;
   // The kernel has sub-group barriers (sub_group_barrier, the sub-group functions that exchange
@@ -1520,8 +1520,8 @@ KernelLowering::RegionEnd KernelLowering::emit_region(Region& region, Function* 
         ->setMetadata(llvm::LLVMContext::MD_loop, outer_loop_id());
     z->addIncoming(z_next, z_latch);
     if (form_ == Form::ItemLoop && lockstep_register_bits_ && uniform_stores.empty())
-      ran_in_lockstep_ |= run_items_in_lockstep(
-          {wg, x, y_header, x_header, x_latch, y_latch, x_end}, lockstep_register_bits_);
+      lockstep_ = run_items_in_lockstep({wg, x, y_header, x_header, x_latch, y_latch, x_end},
+                                        lockstep_register_bits_);
   }
   // Uniform values are stored once, after the work-item loops: a store inside the x loop
   // would make the slot a value carried from work-item to work-item, which the vectorizer
@@ -1878,12 +1878,14 @@ bool form_work_group_functions(llvm::Module& module, std::vector<KernelInfo>& ke
     KernelLowering item_loop(module, *copy, unused_info, execs[i], sub_group_size, Form::ItemLoop,
                              kernels[i].name + ".items");
     // Work-items in lockstep fill the registers as well as the work-group form's vectorization
-    // across work-items does, without its per-work-item arrays for the kernel's vectors: where
-    // the lockstep loop applies, the item loop is the faster form.
+    // across work-items does, without its per-work-item arrays: where the lockstep loop
+    // applies, the item loop is the faster form for groups that fill it (CpuExecutable::run),
+    // unless its loops are single chains, whose latency the work-group form hides better.
     if (!barriers) item_loop.run_items_in_lockstep_where_they_fit(widest_register_bits);
     if (!item_loop.run(error)) return false;
-    if (item_loop.ran_in_lockstep())
-      execs[i].item_loop_preferred = execs[i].item_loop_lockstep = true;
+    if (const LockstepLoop lockstep = item_loop.lockstep();
+        !lockstep.latency_bound || execs[i].item_loop_preferred)
+      execs[i].item_loop_lockstep_items = lockstep.items;
     copy->replaceAllUsesWith(llvm::PoisonValue::get(copy->getType()));
     copy->eraseFromParent();
   }

@@ -318,14 +318,15 @@ const std::vector<KernelInfo>& CpuExecutable::kernels() const { return impl_->ke
 
 size_t regrouped_local_size(const compiler::KernelExec& exec, const compiler::NDRange& range) {
   constexpr size_t kSmallGroup = 16, kLargestGroup = 64;
-  if (!exec.partition_independent || (exec.item_loop_preferred && !exec.item_loop_lockstep))
+  if (!exec.partition_independent || (exec.item_loop_preferred && !exec.item_loop_lockstep_items))
     return 0;
   size_t items = 1;
   for (unsigned d = 0; d < range.work_dim; ++d) items *= std::max<size_t>(range.local_size[d], 1);
   if (items >= kSmallGroup) return 0;
   const size_t threads = static_cast<size_t>(tbb::this_task_arena::max_concurrency());
-  size_t local = kLargestGroup;
-  while (local > kSmallGroup && range.global_size[0] / local < 4 * threads) local /= 2;
+  const size_t smallest = std::max<size_t>(kSmallGroup, exec.item_loop_lockstep_items);
+  size_t local = std::max<size_t>(kLargestGroup, smallest);
+  while (local > smallest && range.global_size[0] / local < 4 * threads) local /= 2;
   return std::min(local, range.global_size[0]);
 }
 
@@ -376,14 +377,17 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
   // A group of one work-item runs as straight code (the item-loop form: no per-work-item
   // arrays, no regions, the kernel's own vectors as SIMD). So do small groups of kernels
   // without barriers, which would not fill one vector of work-items (the work-group form's
-  // vector loop needs 8 or 16), and larger groups of kernels that prefer it (compiler/
-  // workgroup.cpp, prefers_item_loop).
+  // vector loop needs 8 or 16), larger groups of kernels that prefer it (compiler/
+  // workgroup.cpp, prefers_item_loop), and groups that fill the item loop's work-items in
+  // lockstep (compiler/item_lockstep.h).
   constexpr uint64_t kSmallGroup = 8;
+  const bool fills_lockstep =
+      exec.item_loop_lockstep_items && items_per_group >= exec.item_loop_lockstep_items;
   WorkGroupFunction entry = impl_->entries[index];
   if (WorkGroupFunction item_loop = impl_->item_loop_entries[index];
-      item_loop &&
-      (items_per_group == 1 || (exec.item_loop_fits_any_group &&
-                                (items_per_group < kSmallGroup || exec.item_loop_preferred))))
+      item_loop && (items_per_group == 1 || (exec.item_loop_fits_any_group &&
+                                             (items_per_group < kSmallGroup ||
+                                              exec.item_loop_preferred || fills_lockstep))))
     entry = item_loop;
   const uint64_t scratch_bytes = exec.scratch_bytes_per_item * items_per_group;
   const uint64_t collective_offset = align_up(local_bytes, 128);

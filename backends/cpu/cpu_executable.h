@@ -23,9 +23,10 @@ namespace manifold::cpu {
 // A kernel whose results do not depend on the division into groups (compiler/binary_format.h,
 // KernelExec::partition_independent) then runs in groups along x of this many items instead
 // (0: keep the application's groups): large enough for the vectorized work-item loop or the
-// item loop's work-items in lockstep, small enough to leave several groups per thread. Kernels
-// that run one work-item at a time anyway (item_loop_preferred without lockstep) keep their
-// groups: larger ones would only balance worse.
+// item loop's work-items in lockstep (at least as many as it runs at once), small enough to
+// leave several groups per thread. Kernels that run one work-item at a time anyway
+// (item_loop_preferred without lockstep) keep their groups: larger ones would only balance
+// worse.
 size_t regrouped_local_size(const compiler::KernelExec& exec, const compiler::NDRange& range);
 
 class CpuExecutable {

@@ -127,7 +127,8 @@ constexpr const char* kPairsSource = R"(
   })";
 
 // Vectors of a whole AVX-512 register (two per iteration), narrower ones (eight and sixteen per
-// two registers), and a scalar kernel, which keeps the work-group form.
+// two registers), scalars (thirty-two), and a kernel whose work is its loads and stores, which
+// keeps the work-group form (its contiguous loads across work-items).
 constexpr const char* kChainsSource = R"(
   __kernel void chain2(__global const float2* in, __global float2* out, float a, uint n) {
     size_t g = get_global_id(0);
@@ -157,14 +158,21 @@ constexpr const char* kChainsSource = R"(
     }
     out[g] = x + y;
   }
+  __kernel void saxpy(__global const float* x, __global float* y, float a) {
+    size_t g = get_global_id(0);
+    y[g] = a * x[g] + y[g];
+  }
   __kernel void scalar(__global const float* in, __global float* out, float a, uint n) {
     size_t g = get_global_id(0);
-    float x = in[g], y = x * 0.5f;
+    float x = in[g], y = x * 0.5f, z = x + 1.0f;
+    uint bits = (uint)g;
     for (uint i = 0; i < n; ++i) {
       x = fma(x, a, y);
       y = fmax(y, x) - 0.25f;
+      z = z > x ? z * a : z + (float)(bits & 7u);
+      bits = rotate(bits * 5u + 1u, 3u);
     }
-    out[g] = x + y;
+    out[g] = x + y + z;
   })";
 
 std::array<uint32_t, 8> host_mix(const std::array<uint32_t, 8>& in, uint32_t g, uint32_t lx,
@@ -205,36 +213,40 @@ TEST(ItemLockstep, FillsAvx512RegistersAndLeavesRaggedLoopsAlone) {
   EXPECT_EQ(kernels.at("mix").ways, "4");
   EXPECT_EQ(kernels.at("fma4").ways, "4");
   EXPECT_EQ(kernels.at("ragged").ways, "");
-  EXPECT_TRUE(kernels.at("mix").exec.item_loop_preferred);
-  EXPECT_TRUE(kernels.at("fma4").exec.item_loop_preferred);
+  EXPECT_EQ(kernels.at("mix").exec.item_loop_lockstep_items, 4u);
+  EXPECT_EQ(kernels.at("fma4").exec.item_loop_lockstep_items, 4u);
   // AVX2: uint8 and double4 fill a register, nothing to join.
   for (const auto& [kernel, lockstep] : lockstep_kernels(kPairsSource, avx2_target()))
     EXPECT_EQ(lockstep.ways, "") << kernel;
 }
 
-TEST(ItemLockstep, NarrowVectorsTakeTheItemLoopScalarKernelsDoNot) {
+TEST(ItemLockstep, WorkItemsPerIterationFollowTheTypeAndTheRegisters) {
   const auto avx512 = lockstep_kernels(kChainsSource, avx512_target());
   EXPECT_EQ(avx512.at("chain2").ways, "16");
   EXPECT_EQ(avx512.at("chain4").ways, "8");
   EXPECT_EQ(avx512.at("chain16").ways, "2");
-  EXPECT_EQ(avx512.at("scalar").ways, "");
-  EXPECT_TRUE(avx512.at("chain2").exec.item_loop_preferred);
-  EXPECT_TRUE(avx512.at("chain4").exec.item_loop_preferred);
-  EXPECT_FALSE(avx512.at("scalar").exec.item_loop_preferred);
-  EXPECT_TRUE(avx512.at("chain2").exec.item_loop_lockstep);
-  EXPECT_FALSE(avx512.at("scalar").exec.item_loop_lockstep);
+  EXPECT_EQ(avx512.at("scalar").ways, "32");
+  EXPECT_EQ(avx512.at("saxpy").ways, "");
+  // The scalar kernel's loop carries four chains: its groups run in lockstep where they have
+  // 32 work-items. chain2's loop is one chain (x and y feed each other): the work-group form,
+  // which interleaves vectors of work-items, keeps groups of any size.
+  EXPECT_EQ(avx512.at("scalar").exec.item_loop_lockstep_items, 32u);
+  EXPECT_EQ(avx512.at("chain2").exec.item_loop_lockstep_items, 0u);
+  EXPECT_FALSE(avx512.at("chain2").exec.item_loop_preferred);
   // Groups of one work-item of a kernel that runs in lockstep become groups the device chooses,
   // large enough for the lockstep loop.
-  ASSERT_TRUE(avx512.at("chain2").exec.partition_independent);
-  EXPECT_GE(cpu::regrouped_local_size(avx512.at("chain2").exec, jit_test::range_1d(4096, 1)), 16u);
-  KernelExec one_at_a_time = avx512.at("chain2").exec;
-  one_at_a_time.item_loop_lockstep = false;
+  ASSERT_TRUE(avx512.at("scalar").exec.partition_independent);
+  EXPECT_GE(cpu::regrouped_local_size(avx512.at("scalar").exec, jit_test::range_1d(4096, 1)), 32u);
+  KernelExec one_at_a_time = avx512.at("scalar").exec;
+  one_at_a_time.item_loop_lockstep_items = 0;
+  one_at_a_time.item_loop_preferred = true;
   EXPECT_EQ(cpu::regrouped_local_size(one_at_a_time, jit_test::range_1d(4096, 1)), 0u);
   const auto avx2 = lockstep_kernels(kChainsSource, avx2_target());
   EXPECT_EQ(avx2.at("chain2").ways, "4");
   EXPECT_EQ(avx2.at("chain4").ways, "2");
   EXPECT_EQ(avx2.at("chain16").ways, "");
-  EXPECT_EQ(avx2.at("scalar").ways, "");
+  EXPECT_EQ(avx2.at("scalar").ways, "8");
+  EXPECT_EQ(avx2.at("saxpy").ways, "");
 }
 
 TEST(ItemLockstep, NarrowVectorKernelsMatchTheHostInEveryGroupSize) {
@@ -284,12 +296,15 @@ TEST(ItemLockstep, NarrowVectorKernelsMatchTheHostInEveryGroupSize) {
         y[0] = t[0], y[1] = t[1];
       }
       for (int l = 0; l < 2; ++l) ASSERT_EQ(fout[2 * g + l], x[l] + y[l]) << "chain2 " << g;
-      float sx = fin[g], sy = sx * 0.5f;
+      float sx = fin[g], sy = sx * 0.5f, sz = sx + 1.0f;
+      uint32_t bits = static_cast<uint32_t>(g);
       for (uint32_t i = 0; i < iterations; ++i) {
         sx = std::fma(sx, a, sy);
         sy = std::fmax(sy, sx) - 0.25f;
+        sz = sz > sx ? sz * a : sz + static_cast<float>(bits & 7u);
+        bits = std::rotl(bits * 5u + 1u, 3);
       }
-      ASSERT_EQ(sout[g], sx + sy) << "scalar " << g;
+      ASSERT_EQ(sout[g], sx + sy + sz) << "scalar " << g;
       uint32_t ux[4], uy[4];
       for (int l = 0; l < 4; ++l) ux[l] = uin[4 * g + l], uy[l] = ux[l] ^ 0x9e3779b9u;
       for (uint32_t i = 0; i < iterations; ++i) {
