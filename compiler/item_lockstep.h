@@ -1,6 +1,7 @@
-// Several work-items per iteration of the CPU item loop, for kernels whose own vectors are
-// narrower than the iteration's registers: two AVX-512 registers (float16 or uint16 two
-// work-items at a time, float2 sixteen) or one AVX2 register (float4 two, float2 four).
+// Several work-items per iteration of the CPU item loop, for kernels whose own vectors or
+// scalars are narrower than the iteration's registers: two AVX-512 registers (float16 or uint16
+// two work-items at a time, float2 sixteen, float thirty-two) or one AVX2 register (float4 two,
+// float2 four, float eight).
 #pragma once
 
 namespace llvm {
@@ -26,12 +27,12 @@ struct ItemLoop {
 };
 
 // Adds, ahead of the loop, a loop that runs the N work-items x .. x + N - 1 in lockstep, N the
-// number of the kernel's vectors that fill the iteration's registers: values the work-items
-// share are computed once, the kernel's vectors become vectors holding every work-item's lanes,
-// everything else is computed per work-item. The original loop runs the work-items left over.
-// Applies only where every branch of the body is the same for all work-items and those vectors
-// carry the work. register_bits: the CPU's widest registers. The function then carries
-// kItemLockstepAttribute, its value N.
+// number of the kernel's vectors (or scalars) that fill the iteration's registers: values the
+// work-items share are computed once, the kernel's vectors become vectors holding every
+// work-item's lanes, everything else is computed per work-item. The original loop runs the
+// work-items left over. Applies only where every branch of the body is the same for all
+// work-items and those vectors carry the work. register_bits: the CPU's widest registers. The
+// function then carries kItemLockstepAttribute, its value N.
 struct LockstepLoop {
   unsigned items = 0;  // N; 0 where the lockstep loop did not apply
   // A loop of the body is one chain of dependent operations from one iteration to the next

@@ -420,8 +420,8 @@ bool has_barriers(Function& kernel) {
 // float3 accumulator), keep the work-group form, which fills the registers across work-items.
 // Work is counted in lanes of arithmetic, loads and stores; 64-bit integer scalars are taken
 // for index arithmetic. Kernels whose work-items can run in lockstep in the item loop
-// (compiler/item_lockstep.h) take the item loop whatever this says: the lockstep loop fills the
-// registers narrow vectors leave idle.
+// (compiler/item_lockstep.h) take the item loop for groups that fill it whatever this says
+// (KernelExec::item_loop_lockstep_items).
 bool prefers_item_loop(Function& kernel, unsigned register_bits) {
   uint64_t full_lanes = 0, narrow_lanes = 0, scalar_lanes = 0;
   for (BasicBlock& block : kernel)
