@@ -249,7 +249,7 @@ TEST(ItemLockstep, WorkItemsPerIterationFollowTheTypeAndTheRegisters) {
   EXPECT_EQ(avx2.at("saxpy").ways, "");
 }
 
-TEST(ItemLockstep, NarrowVectorKernelsMatchTheHostInEveryGroupSize) {
+TEST(ItemLockstep, ChainKernelsMatchTheHostInEveryGroupSize) {
   if (host_has_avx512()) {
     const auto kernels = lockstep_kernels(kChainsSource, host());
     EXPECT_EQ(kernels.at("chain2").ways, "16") << "the host's build should run items in lockstep";
