@@ -35,9 +35,10 @@ struct ItemLoop {
 // function then carries kItemLockstepAttribute, its value N.
 struct LockstepLoop {
   unsigned items = 0;  // N; 0 where the lockstep loop did not apply
-  // A loop of the body is one chain of dependent operations from one iteration to the next
-  // (fewer than two operations per step of its longest chain): in lockstep the core waits on
-  // that chain, while the work-group form interleaves several vectors of work-items.
+  // The iteration is one register (AVX2), or a loop of the body is one chain of dependent
+  // operations from one iteration to the next (fewer than two operations per step of its
+  // longest chain): in lockstep the core waits on that chain, while the work-group form
+  // interleaves several vectors of work-items.
   bool latency_bound = false;
 };
 LockstepLoop run_items_in_lockstep(const ItemLoop& loop, unsigned register_bits);

@@ -247,6 +247,8 @@ TEST(ItemLockstep, WorkItemsPerIterationFollowTheTypeAndTheRegisters) {
   EXPECT_EQ(avx2.at("chain16").ways, "");
   EXPECT_EQ(avx2.at("scalar").ways, "8");
   EXPECT_EQ(avx2.at("saxpy").ways, "");
+  // One AVX2 register per iteration: the kernels keep the work-group form for their groups.
+  EXPECT_EQ(avx2.at("scalar").exec.item_loop_lockstep_items, 0u);
 }
 
 TEST(ItemLockstep, ChainKernelsMatchTheHostInEveryGroupSize) {
