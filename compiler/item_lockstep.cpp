@@ -83,7 +83,7 @@ class Lockstep {
   LockstepLoop run() {
     if (!collect_body() || !find_varying() || !choose_lanes()) return {};
     // One register per iteration leaves the core one chain per operation of the kernel: on
-    // AVX-512 that lost to the work-group form (hash_uint4: 0.8x).
+    // AVX-512 that lost to the work-group form, which interleaves vectors of work-items.
     const bool latency_bound = registers_ < 2 || loops_are_latency_bound();
     build();
     loop_.function->addFnAttr(kItemLockstepAttribute, std::to_string(ways_));
@@ -238,16 +238,18 @@ class Lockstep {
           operations += varying_.contains(&inst) && !llvm::isa<llvm::PHINode>(inst) && widens(inst);
       for (llvm::PHINode& phi : loop->getHeader()->phis()) {
         if (!varying_.contains(&phi) || !widens(phi)) continue;
-        // Steps from the phi to each value computed from it in one iteration, block by block
-        // in the loop's order (a dominator-tree walk would do as well; the loop is small).
+        // Steps from the phi to each value computed from it in one iteration, in the body's
+        // reverse post-order (operands before their users).
         llvm::DenseMap<Value*, unsigned> steps{{&phi, 0}};
-        for (BasicBlock* block : loop->blocks())
+        for (BasicBlock* block : body_) {
+          if (!loop->contains(block)) continue;
           for (Instruction& inst : *block) {
             if (llvm::isa<llvm::PHINode>(inst)) continue;
             for (Value* operand : inst.operands())
               if (auto it = steps.find(operand); it != steps.end())
                 steps[&inst] = std::max(steps.lookup(&inst), it->second + 1);
           }
+        }
         longest =
             std::max(longest, steps.lookup(phi.getIncomingValueForBlock(loop->getLoopLatch())));
       }
