@@ -2,7 +2,11 @@
 
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/Analysis/AssumptionCache.h>
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Dominators.h>
@@ -13,6 +17,7 @@
 #include <llvm/IR/Module.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -69,6 +74,25 @@ bool elementwise_intrinsic(llvm::Intrinsic::ID id) {
   }
 }
 
+// How many bytes `address` advances from one work-item of `item_loop` to the next, where that is
+// the same for every work-item (an affine recurrence of the x loop, or of a loop inside it
+// started from one).
+std::optional<int64_t> item_stride(llvm::ScalarEvolution& evolution, const llvm::SCEV* address,
+                                   const llvm::Loop* item_loop) {
+  if (evolution.isLoopInvariant(address, item_loop)) return 0;
+  auto* recurrence = llvm::dyn_cast<llvm::SCEVAddRecExpr>(address);
+  if (!recurrence || !recurrence->isAffine() || !item_loop->contains(recurrence->getLoop()))
+    return std::nullopt;
+  const llvm::SCEV* step = recurrence->getStepRecurrence(evolution);
+  if (recurrence->getLoop() != item_loop) {
+    if (!evolution.isLoopInvariant(step, item_loop)) return std::nullopt;
+    return item_stride(evolution, recurrence->getStart(), item_loop);
+  }
+  auto* constant = llvm::dyn_cast<llvm::SCEVConstant>(step);
+  if (!constant || constant->getAPInt().getSignificantBits() > 64) return std::nullopt;
+  return constant->getAPInt().getSExtValue();
+}
+
 class Lockstep {
  public:
   Lockstep(const ItemLoop& loop, unsigned register_bits)
@@ -81,7 +105,9 @@ class Lockstep {
         context_(loop.function->getContext()) {}
 
   LockstepLoop run() {
-    if (!collect_body() || !find_varying() || !choose_lanes()) return {};
+    if (!collect_body() || !find_varying()) return {};
+    find_consecutive_accesses();
+    if (!choose_lanes()) return {};
     // One register per iteration leaves the core one chain per operation of the kernel: on
     // AVX-512 that lost to the work-group form, which interleaves vectors of work-items.
     const bool latency_bound = registers_ < 2 || loops_are_latency_bound();
@@ -158,6 +184,46 @@ class Lockstep {
         return false;
     }
     return true;
+  }
+
+  // Loads and stores where work-item x + 1's address is x's plus the element's size (a streaming
+  // read of in[get_global_id(0)], a store of each work-item's result): in lockstep one access
+  // covers every work-item, in the joined vectors' order. Private memory does not qualify (each
+  // work-item of an iteration has its own copy).
+  void find_consecutive_accesses() {
+    llvm::Function& f = *loop_.function;
+    llvm::DominatorTree dominators(f);
+    llvm::LoopInfo loops(dominators);
+    llvm::TargetLibraryInfoImpl library_info(f.getParent()->getTargetTriple());
+    llvm::TargetLibraryInfo library(library_info, &f);
+    llvm::AssumptionCache assumptions(f);
+    llvm::ScalarEvolution evolution(f, library, assumptions, dominators, loops);
+    const llvm::Loop* item_loop = loops.getLoopFor(loop_.header);
+    if (!item_loop || item_loop->getHeader() != loop_.header) return;
+    const llvm::DataLayout& layout = f.getDataLayout();
+    for (BasicBlock* block : body_)
+      for (Instruction& inst : *block) {
+        Value* address = nullptr;
+        llvm::Type* type = nullptr;
+        if (auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst); load && load->isSimple()) {
+          address = load->getPointerOperand();
+          type = load->getType();
+        } else if (auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst);
+                   store && store->isSimple()) {
+          address = store->getPointerOperand();
+          type = store->getValueOperand()->getType();
+        }
+        if (!address || !varying_.contains(address) || type->isPointerTy() ||
+            layout.getTypeStoreSize(type) != layout.getTypeAllocSize(type))
+          continue;
+        const llvm::SCEV* where = evolution.getSCEV(address);
+        auto* base = llvm::dyn_cast<llvm::SCEVUnknown>(evolution.getPointerBase(where));
+        if (!base || varying_.contains(base->getValue())) continue;
+        const std::optional<int64_t> stride = item_stride(evolution, where, item_loop);
+        if (stride && *stride > 0 &&
+            static_cast<uint64_t>(*stride) == layout.getTypeAllocSize(type))
+          consecutive_.insert(&inst);
+      }
   }
 
   // How many work-items' values of `type` one iteration holds: registers_ registers full, for
@@ -270,7 +336,10 @@ class Lockstep {
   // Whether a varying instruction becomes one operation on joined vectors (its shape before
   // operands are known: operands that are not joined get joined).
   bool widens(const Instruction& inst) const {
+    if (auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst))
+      return consecutive_.contains(&inst) && lanes_of(store->getValueOperand()->getType());
     if (!lanes_of(inst.getType())) return false;
+    if (llvm::isa<llvm::LoadInst>(inst)) return consecutive_.contains(&inst);
     if (llvm::isa<llvm::BinaryOperator>(inst) || llvm::isa<llvm::UnaryOperator>(inst) ||
         llvm::isa<llvm::CmpInst>(inst) || llvm::isa<llvm::PHINode>(inst) ||
         llvm::isa<llvm::FreezeInst>(inst))
@@ -371,6 +440,7 @@ class Lockstep {
   std::vector<BasicBlock*> body_;
   llvm::SmallPtrSet<BasicBlock*, 32> body_set_;
   llvm::SmallPtrSet<Value*, 32> varying_;
+  llvm::SmallPtrSet<const Instruction*, 16> consecutive_;  // see find_consecutive_accesses
   llvm::DenseMap<Value*, Held> held_;
   llvm::DenseMap<Value*, Value*> joins_;
   llvm::DenseMap<std::pair<Value*, unsigned>, Value*> parts_;
@@ -378,6 +448,21 @@ class Lockstep {
 };
 
 Value* Lockstep::build_wide(IRBuilder<>& b, Instruction& inst) {
+  // Work-item x's element first, as joined vectors hold them.
+  if (auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst)) {
+    llvm::LoadInst* wide =
+        b.CreateAlignedLoad(wide_type(load->getType()), of_item(load->getPointerOperand(), 0),
+                            load->getAlign(), load->getName());
+    wide->copyMetadata(*load, {llvm::LLVMContext::MD_tbaa, llvm::LLVMContext::MD_nontemporal});
+    return wide;
+  }
+  if (auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst)) {
+    llvm::StoreInst* wide =
+        b.CreateAlignedStore(joined(store->getValueOperand()),
+                             of_item(store->getPointerOperand(), 0), store->getAlign());
+    wide->copyMetadata(*store, {llvm::LLVMContext::MD_tbaa, llvm::LLVMContext::MD_nontemporal});
+    return wide;
+  }
   llvm::Type* type = wide_type(inst.getType());
   if (auto* binary = llvm::dyn_cast<llvm::BinaryOperator>(&inst)) {
     Value* result = b.CreateBinOp(binary->getOpcode(), joined(binary->getOperand(0)),

@@ -29,7 +29,8 @@ struct ItemLoop {
 // Adds, ahead of the loop, a loop that runs the N work-items x .. x + N - 1 in lockstep, N the
 // number of the kernel's vectors (or scalars) that fill the iteration's registers: values the
 // work-items share are computed once, the kernel's vectors become vectors holding every
-// work-item's lanes, everything else is computed per work-item. The original loop runs the
+// work-item's lanes, loads and stores of consecutive elements become one access for all of them,
+// everything else is computed per work-item. The original loop runs the
 // work-items left over. Applies only where every branch of the body is the same for all
 // work-items and those vectors carry the work. register_bits: the CPU's widest registers. The
 // function then carries kItemLockstepAttribute, its value N.

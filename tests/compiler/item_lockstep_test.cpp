@@ -1,11 +1,13 @@
 // Work-items in lockstep in the item loop (compiler/item_lockstep.h): kernels whose uint8/double4
 // (four work-items per two AVX-512 registers), uint4 (eight) and float2 (sixteen) values fill
-// the registers together, run in every group shape against host references, and the kernels the
-// lockstep loop must leave alone.
+// the registers together, run in every group shape against host references, the kernels the
+// lockstep loop must leave alone, and which loads and stores become one access for all
+// work-items.
 #include "compiler/item_lockstep.h"
 
 #include <gtest/gtest.h>
 #include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
@@ -127,8 +129,8 @@ constexpr const char* kPairsSource = R"(
   })";
 
 // Vectors of a whole AVX-512 register (two per iteration), narrower ones (eight and sixteen per
-// two registers), scalars (thirty-two), and a kernel whose work is its loads and stores, which
-// keeps the work-group form (its contiguous loads across work-items).
+// two registers), scalars (thirty-two), and a kernel whose work is its loads and stores (one
+// wide load or store for all work-items in lockstep).
 constexpr const char* kChainsSource = R"(
   __kernel void chain2(__global const float2* in, __global float2* out, float a, uint n) {
     size_t g = get_global_id(0);
@@ -226,7 +228,7 @@ TEST(ItemLockstep, WorkItemsPerIterationFollowTheTypeAndTheRegisters) {
   EXPECT_EQ(avx512.at("chain4").ways, "8");
   EXPECT_EQ(avx512.at("chain16").ways, "2");
   EXPECT_EQ(avx512.at("scalar").ways, "32");
-  EXPECT_EQ(avx512.at("saxpy").ways, "");
+  EXPECT_EQ(avx512.at("saxpy").ways, "32");
   // The scalar kernel's loop carries four chains: its groups run in lockstep where they have
   // 32 work-items. chain2's loop is one chain (x and y feed each other): the work-group form,
   // which interleaves vectors of work-items, keeps groups of any size.
@@ -246,7 +248,7 @@ TEST(ItemLockstep, WorkItemsPerIterationFollowTheTypeAndTheRegisters) {
   EXPECT_EQ(avx2.at("chain4").ways, "2");
   EXPECT_EQ(avx2.at("chain16").ways, "");
   EXPECT_EQ(avx2.at("scalar").ways, "8");
-  EXPECT_EQ(avx2.at("saxpy").ways, "");
+  EXPECT_EQ(avx2.at("saxpy").ways, "8");
   // One AVX2 register per iteration: the kernels keep the work-group form for their groups.
   EXPECT_EQ(avx2.at("scalar").exec.item_loop_lockstep_items, 0u);
 }
@@ -408,6 +410,130 @@ TEST(ItemLockstep, MixedKernelsMatchTheHostInEveryGroupShape) {
       uint32_t x = uint32_t(g), y = x + 1;
       for (size_t i = 0; i < g % 5; ++i) x += y, y ^= x;
       ASSERT_EQ(ragged[g].lane[0], x + y) << "local " << local << " item " << g;
+    }
+  }
+}
+
+// Loads and stores of consecutive elements (work-item x + 1 at x's address plus the element's
+// size) become one access in lockstep; every other kind keeps one access per work-item: private
+// memory indexed by the local id (each work-item has its own array), strided and reversed
+// elements, and an index truncated to int (its values need not be consecutive after the
+// conversion back).
+constexpr const char* kAccessSource = R"(
+  __kernel void stream(__global const float* in, __global float* out) {
+    size_t base = get_group_id(0) * get_local_size(0) * 4 + get_local_id(0);
+    float sum = 0.0f;
+    for (int k = 0; k < 4; ++k) sum += in[base + k * get_local_size(0)];
+    out[get_global_id(0)] = sum;
+  }
+  __kernel void stream2(__global const float2* in, __global float2* out) {
+    size_t base = get_group_id(0) * get_local_size(0) * 4 + get_local_id(0);
+    float2 sum = 0.0f;
+    for (int k = 0; k < 4; ++k) sum += in[base + k * get_local_size(0)];
+    out[get_global_id(0)] = sum;
+  }
+  __kernel void access16(__global const float16* in, __global float16* out, float a, uint n,
+                         uint own_count) {
+    size_t g = get_global_id(0);
+    int i = (int)g;
+    float16 own[160];
+    for (uint k = 0; k < own_count; ++k) own[k] = in[g + (k & 1)] * a;
+    float16 x = own[get_local_id(0)] + in[2 * g] + in[n - 1 - g] + in[i + 1];
+    for (uint k = 0; k < 3; ++k) x = x * a + in[g + k];
+    out[g] = x;
+    out[n + 2 * g] = x + 1.0f;
+  })";
+
+struct alignas(64) Float16Lanes {
+  float lane[16];
+};
+
+// Whether `function` of the build's bitcode loads or stores a vector of `lanes` floats.
+bool accesses_float_vector(const std::string& source, const Target& target,
+                           const std::string& function, unsigned lanes) {
+  BuildOutput out = build(source, "", target);
+  std::string error;
+  auto binary = deserialize(out.binary, &error);
+  if (!out.success || !binary) return false;
+  llvm::LLVMContext context;
+  auto module = llvm::parseBitcodeFile(
+      llvm::MemoryBufferRef(llvm::StringRef(reinterpret_cast<const char*>(binary->bitcode.data()),
+                                            binary->bitcode.size()),
+                            "program"),
+      context);
+  if (!module) {
+    llvm::consumeError(module.takeError());
+    return false;
+  }
+  const llvm::Function* f = (*module)->getFunction(function);
+  if (!f) return false;
+  for (const llvm::BasicBlock& block : *f)
+    for (const llvm::Instruction& inst : block) {
+      const llvm::Type* type = nullptr;
+      if (auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst)) type = load->getType();
+      if (auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst))
+        type = store->getValueOperand()->getType();
+      auto* vector = llvm::dyn_cast_or_null<llvm::FixedVectorType>(type);
+      if (vector && vector->getNumElements() == lanes && vector->getElementType()->isFloatTy())
+        return true;
+    }
+  return false;
+}
+
+TEST(ItemLockstep, ConsecutiveLoadsAndStoresAreOneAccessForAllWorkItems) {
+  const auto kernels = lockstep_kernels(kAccessSource, avx512_target());
+  EXPECT_EQ(kernels.at("stream").ways, "32");
+  EXPECT_EQ(kernels.at("stream2").ways, "16");
+  EXPECT_EQ(kernels.at("access16").ways, "2");
+  // A streaming read runs in lockstep for groups that fill it.
+  EXPECT_EQ(kernels.at("stream2").exec.item_loop_lockstep_items, 16u);
+  for (const char* items : {"stream.items", "stream2.items", "access16.items"})
+    EXPECT_TRUE(accesses_float_vector(kAccessSource, avx512_target(), items, 32)) << items;
+
+  auto exe = build_and_load(kAccessSource);
+  ASSERT_NE(exe, nullptr);
+  const size_t items = 480;
+  std::vector<float> in(8 * items);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = float(i % 13) - 0.25f * float(i % 5);
+  std::vector<Float16Lanes> in16(3 * items);
+  for (size_t i = 0; i < 16 * in16.size(); ++i)
+    in16[i / 16].lane[i % 16] = 0.125f * float(i % 29) - 1.0f;
+  const float a = 0.75f;
+  const uint32_t n = items, own_count = 160;
+  // Groups below, at and past 16 and 32 work-items, with and without a remainder (480 items).
+  for (size_t local : {size_t{1}, size_t{3}, size_t{16}, size_t{20}, size_t{32}, size_t{40},
+                       size_t{96}, size_t{160}}) {
+    SCOPED_TRACE("local " + std::to_string(local));
+    std::vector<float> out(items), out2(2 * items);
+    const void* in_p = in.data();
+    void* out_p = out.data();
+    void* out2_p = out2.data();
+    const void* stream_args[] = {&in_p, &out_p};
+    exe->run("stream", jit_test::range_1d(items, local), stream_args, nullptr);
+    const void* stream2_args[] = {&in_p, &out2_p};
+    exe->run("stream2", jit_test::range_1d(items, local), stream2_args, nullptr);
+    std::vector<Float16Lanes> out16(3 * items);
+    const void* in16_p = in16.data();
+    void* out16_p = out16.data();
+    const void* access_args[] = {&in16_p, &out16_p, &a, &n, &own_count};
+    exe->run("access16", jit_test::range_1d(items, local), access_args, nullptr);
+    for (size_t g = 0; g < items; ++g) {
+      const size_t group = g / local, base = group * local * 4 + g % local;
+      float sum = 0.0f, sum2[2] = {0.0f, 0.0f};
+      for (size_t k = 0; k < 4; ++k) {
+        sum += in[base + k * local];
+        for (int l = 0; l < 2; ++l) sum2[l] += in[2 * (base + k * local) + l];
+      }
+      ASSERT_EQ(out[g], sum) << "stream " << g;
+      for (int l = 0; l < 2; ++l) ASSERT_EQ(out2[2 * g + l], sum2[l]) << "stream2 " << g;
+      for (int l = 0; l < 16; ++l) {
+        const size_t own = g + (g % local & 1);
+        float x = in16[own].lane[l] * a + in16[2 * g].lane[l] + in16[n - 1 - g].lane[l] +
+                  in16[g + 1].lane[l];
+        for (size_t k = 0; k < 3; ++k) x = x * a + in16[g + k].lane[l];
+        ASSERT_EQ(out16[g].lane[l], x) << "access16 " << g << " lane " << l;
+        ASSERT_EQ(out16[n + 2 * g].lane[l], x + 1.0f) << "access16 strided " << g;
+      }
     }
   }
 }
