@@ -15,6 +15,7 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
 
 #include <algorithm>
 #include <optional>
@@ -74,19 +75,67 @@ bool elementwise_intrinsic(llvm::Intrinsic::ID id) {
   }
 }
 
+// A narrower index extended to 64 bits (`in[i]` with `int i = get_global_id(0)`): its values are
+// consecutive across the work-items only where the index does not wrap between the first and the
+// last work-item, which the lockstep loop checks before it starts.
+struct ExtendedIndex {
+  const llvm::SCEVAddRecExpr* index;  // {start,+,step} over the x loop
+  bool is_signed;
+};
+
 // How many bytes `address` advances from one work-item of `item_loop` to the next, where that is
 // the same for every work-item (an affine recurrence of the x loop, or of a loop inside it
-// started from one).
+// started from one, or sums and constant multiples of those), and the extended indices that
+// holds for.
 std::optional<int64_t> item_stride(llvm::ScalarEvolution& evolution, const llvm::SCEV* address,
-                                   const llvm::Loop* item_loop) {
+                                   const llvm::Loop* item_loop,
+                                   llvm::SmallVectorImpl<ExtendedIndex>& extended) {
   if (evolution.isLoopInvariant(address, item_loop)) return 0;
+  if (auto* sum = llvm::dyn_cast<llvm::SCEVAddExpr>(address)) {
+    int64_t total = 0;
+    for (const llvm::SCEV* operand : sum->operands()) {
+      const std::optional<int64_t> part = item_stride(evolution, operand, item_loop, extended);
+      if (!part) return std::nullopt;
+      total += *part;
+    }
+    return total;
+  }
+  if (auto* product = llvm::dyn_cast<llvm::SCEVMulExpr>(address)) {
+    int64_t factor = 1;
+    const llvm::SCEV* varying = nullptr;
+    for (const llvm::SCEV* operand : product->operands()) {
+      if (auto* constant = llvm::dyn_cast<llvm::SCEVConstant>(operand);
+          constant && constant->getAPInt().getSignificantBits() <= 32)
+        factor *= constant->getAPInt().getSExtValue();
+      else if (varying)
+        return std::nullopt;
+      else
+        varying = operand;
+    }
+    const std::optional<int64_t> part =
+        varying ? item_stride(evolution, varying, item_loop, extended) : 0;
+    if (!part) return std::nullopt;
+    return *part * factor;
+  }
+  if (auto* extension = llvm::dyn_cast<llvm::SCEVIntegralCastExpr>(address);
+      extension && (llvm::isa<llvm::SCEVSignExtendExpr>(extension) ||
+                    llvm::isa<llvm::SCEVZeroExtendExpr>(extension))) {
+    auto* index = llvm::dyn_cast<llvm::SCEVAddRecExpr>(extension->getOperand());
+    if (!index || !index->isAffine() || index->getLoop() != item_loop) return std::nullopt;
+    auto* step = llvm::dyn_cast<llvm::SCEVConstant>(index->getStepRecurrence(evolution));
+    if (!step || !step->getAPInt().isStrictlyPositive() ||
+        step->getAPInt().getSignificantBits() > 32)
+      return std::nullopt;
+    extended.push_back({index, llvm::isa<llvm::SCEVSignExtendExpr>(extension)});
+    return step->getAPInt().getSExtValue();
+  }
   auto* recurrence = llvm::dyn_cast<llvm::SCEVAddRecExpr>(address);
   if (!recurrence || !recurrence->isAffine() || !item_loop->contains(recurrence->getLoop()))
     return std::nullopt;
   const llvm::SCEV* step = recurrence->getStepRecurrence(evolution);
   if (recurrence->getLoop() != item_loop) {
     if (!evolution.isLoopInvariant(step, item_loop)) return std::nullopt;
-    return item_stride(evolution, recurrence->getStart(), item_loop);
+    return item_stride(evolution, recurrence->getStart(), item_loop, extended);
   }
   auto* constant = llvm::dyn_cast<llvm::SCEVConstant>(step);
   if (!constant || constant->getAPInt().getSignificantBits() > 64) return std::nullopt;
@@ -219,11 +268,42 @@ class Lockstep {
         const llvm::SCEV* where = evolution.getSCEV(address);
         auto* base = llvm::dyn_cast<llvm::SCEVUnknown>(evolution.getPointerBase(where));
         if (!base || varying_.contains(base->getValue())) continue;
-        const std::optional<int64_t> stride = item_stride(evolution, where, item_loop);
+        llvm::SmallVector<ExtendedIndex, 2> extended;
+        const std::optional<int64_t> stride = item_stride(evolution, where, item_loop, extended);
         if (stride && *stride > 0 &&
-            static_cast<uint64_t>(*stride) == layout.getTypeAllocSize(type))
+            static_cast<uint64_t>(*stride) == layout.getTypeAllocSize(type) &&
+            check_no_wrap(evolution, extended))
           consecutive_.insert(&inst);
       }
+  }
+
+  // Adds to the preheader, for each extended index, whether its value for the x loop's last
+  // work-item fits its type without wrapping (its first is its start): the lockstep loop runs
+  // only where they all do (a launch whose ids pass 2^31 runs the work-items one by one).
+  bool check_no_wrap(llvm::ScalarEvolution& evolution, llvm::ArrayRef<ExtendedIndex> extended) {
+    if (extended.empty()) return true;
+    Instruction* at = loop_.preheader->getTerminator();
+    llvm::SCEVExpander expander(evolution, "lockstep.index", /*PreserveLCSSA=*/false);
+    for (const ExtendedIndex& e : extended)
+      if (!expander.isSafeToExpand(e.index->getStart()) ||
+          !expander.isSafeToExpandAt(e.index->getStart(), at))
+        return false;
+    IRBuilder<> b(at);
+    llvm::Type* i64 = b.getInt64Ty();
+    for (const ExtendedIndex& e : extended) {
+      const unsigned bits = e.index->getType()->getIntegerBitWidth();
+      if (bits >= 64) return false;
+      Value* start = expander.expandCodeFor(e.index->getStart(), e.index->getType(), at);
+      Value* first = e.is_signed ? b.CreateSExt(start, i64) : b.CreateZExt(start, i64);
+      auto* step = llvm::cast<llvm::SCEVConstant>(e.index->getStepRecurrence(evolution));
+      Value* last_item = b.CreateSub(b.CreateZExtOrTrunc(loop_.end, i64), b.getInt64(1));
+      Value* last =
+          b.CreateAdd(first, b.CreateMul(last_item, b.getInt64(step->getValue()->getSExtValue())));
+      const uint64_t largest =
+          e.is_signed ? (uint64_t{1} << (bits - 1)) - 1 : (uint64_t{1} << bits) - 1;
+      no_wrap_.push_back(b.CreateICmpSLE(last, b.getInt64(largest), "lockstep.no_wrap"));
+    }
+    return true;
   }
 
   // How many work-items' values of `type` one iteration holds: registers_ registers full, for
@@ -441,6 +521,7 @@ class Lockstep {
   llvm::SmallPtrSet<BasicBlock*, 32> body_set_;
   llvm::SmallPtrSet<Value*, 32> varying_;
   llvm::SmallPtrSet<const Instruction*, 16> consecutive_;  // see find_consecutive_accesses
+  std::vector<Value*> no_wrap_;                            // see check_no_wrap
   llvm::DenseMap<Value*, Held> held_;
   llvm::DenseMap<Value*, Value*> joins_;
   llvm::DenseMap<std::pair<Value*, unsigned>, Value*> parts_;
@@ -590,8 +671,9 @@ void Lockstep::build() {
   // rest.
   loop_.preheader->getTerminator()->replaceSuccessorWith(loop_.header, guard);
   IRBuilder<> b(guard);
-  b.CreateCondBr(b.CreateICmpULT(constant(ways_ - 1), loop_.end), blocks_[loop_.header],
-                 loop_.header);
+  Value* enter = b.CreateICmpULT(constant(ways_ - 1), loop_.end);
+  for (Value* no_wrap : no_wrap_) enter = b.CreateAnd(enter, no_wrap);
+  b.CreateCondBr(enter, blocks_[loop_.header], loop_.header);
   b.SetInsertPoint(blocks_[loop_.header]);
   llvm::PHINode* item = b.CreatePHI(index, 2, "lx.ways");
   Held items{Shape::PerItem, {item}};

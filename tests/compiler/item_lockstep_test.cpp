@@ -10,6 +10,7 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <array>
@@ -415,10 +416,9 @@ TEST(ItemLockstep, MixedKernelsMatchTheHostInEveryGroupShape) {
 }
 
 // Loads and stores of consecutive elements (work-item x + 1 at x's address plus the element's
-// size) become one access in lockstep; every other kind keeps one access per work-item: private
-// memory indexed by the local id (each work-item has its own array), strided and reversed
-// elements, and an index truncated to int (its values need not be consecutive after the
-// conversion back).
+// size, also through an int index) become one access in lockstep; every other kind keeps one
+// access per work-item: private memory indexed by the local id (each work-item has its own
+// array), strided and reversed elements.
 constexpr const char* kAccessSource = R"(
   __kernel void stream(__global const float* in, __global float* out) {
     size_t base = get_group_id(0) * get_local_size(0) * 4 + get_local_id(0);
@@ -536,6 +536,46 @@ TEST(ItemLockstep, ConsecutiveLoadsAndStoresAreOneAccessForAllWorkItems) {
       }
     }
   }
+}
+
+// A uint index of ids past 2^32 - 16 wraps to 0 inside the first group: there the work-items'
+// elements are not consecutive, and that group runs them one by one.
+constexpr const char* kWrapSource = R"(
+  __kernel void by_uint(__global const float* in, __global float* out) {
+    uint i = (uint)get_global_id(0);
+    float x = in[i];
+    out[get_global_id(0) - get_global_offset(0)] = (x * 2.0f + 1.0f) * x - 3.0f;
+  })";
+
+TEST(ItemLockstep, ExtendedIndicesAreOneAccessOnlyWhereTheyDoNotWrap) {
+  EXPECT_EQ(lockstep_kernels(kWrapSource, avx512_target()).at("by_uint").ways, "32");
+  EXPECT_TRUE(accesses_float_vector(kWrapSource, avx512_target(), "by_uint.items", 32));
+  // The kernel reads in[2^32 - 16 ..] and in[0 ..]: reserve the 16 GiB between them unbacked.
+  constexpr size_t kElements = (size_t{1} << 32) + 1024;
+  void* reserved = mmap(nullptr, kElements * sizeof(float), PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (reserved == MAP_FAILED) GTEST_SKIP() << "cannot reserve 16 GiB of address space";
+  auto* in = static_cast<float*>(reserved);
+  const size_t first = (size_t{1} << 32) - 16, items = 96;
+  for (size_t k = 0; k < 16; ++k) in[first + k] = float(k) + 0.5f;
+  for (size_t k = 0; k < items; ++k) in[k] = 100.0f + float(k);
+  auto exe = build_and_load(kWrapSource);
+  ASSERT_NE(exe, nullptr);
+  for (size_t local : {size_t{32}, size_t{48}, size_t{96}}) {
+    std::vector<float> out(items);
+    const void* in_p = in;
+    void* out_p = out.data();
+    const void* args[] = {&in_p, &out_p};
+    NDRange range = jit_test::range_1d(items, local);
+    range.global_offset[0] = first;
+    exe->run("by_uint", range, args, nullptr);
+    for (size_t k = 0; k < items; ++k) {
+      const float element = k < 16 ? in[first + k] : in[k - 16];
+      ASSERT_FLOAT_EQ(out[k], (element * 2.0f + 1.0f) * element - 3.0f)
+          << "local " << local << " item " << k;
+    }
+  }
+  munmap(reserved, kElements * sizeof(float));
 }
 
 }  // namespace
