@@ -18,6 +18,8 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,15 +50,16 @@ struct Lockstep {
   std::string ways;
   KernelExec exec;
 };
-std::map<std::string, Lockstep> lockstep_kernels(const std::string& source, const Target& target) {
+// The build's optimized bitcode (null on failure, reported).
+std::unique_ptr<llvm::Module> built_module(const std::string& source, const Target& target,
+                                           llvm::LLVMContext& context,
+                                           std::optional<ProgramBinary>* binary_out = nullptr) {
   BuildOutput out = build(source, "", target);
   EXPECT_TRUE(out.success) << out.log;
   std::string error;
   auto binary = deserialize(out.binary, &error);
   EXPECT_TRUE(binary) << error;
-  std::map<std::string, Lockstep> kernels;
-  if (!binary) return kernels;
-  llvm::LLVMContext context;
+  if (!binary) return nullptr;
   auto module = llvm::parseBitcodeFile(
       llvm::MemoryBufferRef(llvm::StringRef(reinterpret_cast<const char*>(binary->bitcode.data()),
                                             binary->bitcode.size()),
@@ -65,11 +68,21 @@ std::map<std::string, Lockstep> lockstep_kernels(const std::string& source, cons
   EXPECT_TRUE(static_cast<bool>(module));
   if (!module) {
     llvm::consumeError(module.takeError());
-    return kernels;
+    return nullptr;
   }
+  if (binary_out) *binary_out = std::move(binary);
+  return std::move(*module);
+}
+
+std::map<std::string, Lockstep> lockstep_kernels(const std::string& source, const Target& target) {
+  llvm::LLVMContext context;
+  std::optional<ProgramBinary> binary;
+  std::unique_ptr<llvm::Module> module = built_module(source, target, context, &binary);
+  std::map<std::string, Lockstep> kernels;
+  if (!module) return kernels;
   for (size_t i = 0; i < binary->kernels.size(); ++i) {
     const std::string& name = binary->kernels[i].name;
-    const llvm::Function* items = (*module)->getFunction(name + ".items");
+    const llvm::Function* items = module->getFunction(name + ".items");
     kernels[name] = {
         items ? items->getFnAttribute(kItemLockstepAttribute).getValueAsString().str() : "missing",
         binary->execs.at(i)};
@@ -451,21 +464,9 @@ struct alignas(64) Float16Lanes {
 // Whether `function` of the build's bitcode loads or stores a vector of `lanes` floats.
 bool accesses_float_vector(const std::string& source, const Target& target,
                            const std::string& function, unsigned lanes) {
-  BuildOutput out = build(source, "", target);
-  std::string error;
-  auto binary = deserialize(out.binary, &error);
-  if (!out.success || !binary) return false;
   llvm::LLVMContext context;
-  auto module = llvm::parseBitcodeFile(
-      llvm::MemoryBufferRef(llvm::StringRef(reinterpret_cast<const char*>(binary->bitcode.data()),
-                                            binary->bitcode.size()),
-                            "program"),
-      context);
-  if (!module) {
-    llvm::consumeError(module.takeError());
-    return false;
-  }
-  const llvm::Function* f = (*module)->getFunction(function);
+  std::unique_ptr<llvm::Module> module = built_module(source, target, context);
+  const llvm::Function* f = module ? module->getFunction(function) : nullptr;
   if (!f) return false;
   for (const llvm::BasicBlock& block : *f)
     for (const llvm::Instruction& inst : block) {
