@@ -155,11 +155,15 @@ class Lockstep {
 
   LockstepLoop run() {
     if (!collect_body() || !find_varying()) return {};
-    find_consecutive_accesses();
+    // The analyses hold until build(): only check_no_wrap adds code before then, in the
+    // preheader, without changing the blocks.
+    llvm::DominatorTree dominators(*loop_.function);
+    llvm::LoopInfo loops(dominators);
+    find_consecutive_accesses(dominators, loops);
     if (!choose_lanes()) return {};
     // One register per iteration leaves the core one chain per operation of the kernel: on
     // AVX-512 that lost to the work-group form, which interleaves vectors of work-items.
-    const bool latency_bound = registers_ < 2 || loops_are_latency_bound();
+    const bool latency_bound = registers_ < 2 || loops_are_latency_bound(loops);
     build();
     loop_.function->addFnAttr(kItemLockstepAttribute, std::to_string(ways_));
     return {ways_, latency_bound};
@@ -239,10 +243,8 @@ class Lockstep {
   // read of in[get_global_id(0)], a store of each work-item's result): in lockstep one access
   // covers every work-item, in the joined vectors' order. Private memory does not qualify (each
   // work-item of an iteration has its own copy).
-  void find_consecutive_accesses() {
+  void find_consecutive_accesses(llvm::DominatorTree& dominators, llvm::LoopInfo& loops) {
     llvm::Function& f = *loop_.function;
-    llvm::DominatorTree dominators(f);
-    llvm::LoopInfo loops(dominators);
     llvm::TargetLibraryInfoImpl library_info(f.getParent()->getTargetTriple());
     llvm::TargetLibraryInfo library(library_info, &f);
     llvm::AssumptionCache assumptions(f);
@@ -285,14 +287,13 @@ class Lockstep {
     Instruction* at = loop_.preheader->getTerminator();
     llvm::SCEVExpander expander(evolution, "lockstep.index", /*PreserveLCSSA=*/false);
     for (const ExtendedIndex& e : extended)
-      if (!expander.isSafeToExpand(e.index->getStart()) ||
+      if (e.index->getType()->getIntegerBitWidth() >= 64 ||
           !expander.isSafeToExpandAt(e.index->getStart(), at))
         return false;
     IRBuilder<> b(at);
     llvm::Type* i64 = b.getInt64Ty();
     for (const ExtendedIndex& e : extended) {
       const unsigned bits = e.index->getType()->getIntegerBitWidth();
-      if (bits >= 64) return false;
       Value* start = expander.expandCodeFor(e.index->getStart(), e.index->getType(), at);
       Value* first = e.is_signed ? b.CreateSExt(start, i64) : b.CreateZExt(start, i64);
       auto* step = llvm::cast<llvm::SCEVConstant>(e.index->getStepRecurrence(evolution));
@@ -371,9 +372,7 @@ class Lockstep {
 
   // Whether some loop inside the body does fewer than two joined operations per step of the
   // longest chain a value it carries goes through in one iteration.
-  bool loops_are_latency_bound() {
-    llvm::DominatorTree dominators(*loop_.function);
-    llvm::LoopInfo loops(dominators);
+  bool loops_are_latency_bound(const llvm::LoopInfo& loops) {
     for (llvm::Loop* loop : loops.getLoopsInPreorder()) {
       if (loop->getHeader() == loop_.header || !body_set_.contains(loop->getHeader()) ||
           !loop->getLoopLatch())
