@@ -1,6 +1,6 @@
 // `manifold bench`: runs the fixed benchmark set on every selected device, each in its own child
-// process (bench_worker.cpp), plus a plain C++ triad on the host and an external native peer
-// program when present; prints the table and writes Markdown and a PNG plot on request.
+// process (bench_worker.cpp), plus the host C++ reference (bench_host.cpp) and an external native
+// peer program when present; prints the table and writes Markdown and a PNG plot on request.
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -15,6 +15,7 @@
 #include <random>
 #include <thread>
 
+#include "bench_host.h"
 #include "bench_report.h"
 #include "cl_support.h"
 #include "commands.h"
@@ -327,56 +328,6 @@ void run_opencl_subject(const DeviceRef& device, const BenchOptions& options, Su
   fs::remove_all(empty_dir, error);
 }
 
-// The host reference: a plain multi-threaded C++ triad over the same bytes as the OpenCL triad.
-void run_host_subject(const BenchOptions& options, Subject& subject) {
-  BenchSizes sizes = bench_sizes(options.quick);
-  size_t count = sizes.stream_bytes / sizeof(float);
-  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  subject.description =
-      "plain C++ loop on " + std::to_string(threads) + " threads (std::thread), no OpenCL";
-  std::vector<float> a, b, c;
-  // Each thread touches its own slice first, so pages land where that thread runs.
-  auto parallel = [&](auto&& body) {
-    std::vector<std::thread> workers;
-    for (unsigned t = 0; t < threads; ++t)
-      workers.emplace_back([&, t] { body(count * t / threads, count * (t + 1) / threads); });
-    for (auto& worker : workers) worker.join();
-  };
-  std::unique_ptr<float[]> a_data(new float[count]), b_data(new float[count]),
-      c_data(new float[count]);
-  float* pa = a_data.get();
-  float* pb = b_data.get();
-  float* pc = c_data.get();
-  parallel([&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) {
-      pa[i] = 0;
-      pb[i] = static_cast<float>(i % 1000) * 0.5f;
-      pc[i] = static_cast<float>(i % 7) + 0.25f;
-    }
-  });
-  const float scale = 3.0f;
-  auto triad = [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) pa[i] = pb[i] + scale * pc[i];
-  };
-  parallel(triad);
-  std::vector<double> times;
-  for (int r = 0; r < sizes.stream_repeats; ++r) {
-    auto start = std::chrono::steady_clock::now();
-    parallel(triad);
-    times.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  Cell cell;
-  cell.state = CellState::kValue;
-  cell.value = 3.0 * static_cast<double>(sizes.stream_bytes) / median_of(times) / 1e9;
-  for (size_t i = 0; i < count; i += 4099)
-    if (pa[i] != pb[i] + scale * pc[i]) {
-      cell.state = CellState::kFail;
-      cell.note = "host triad mismatch";
-    }
-  subject.cells["triad_gbs"] = cell;
-}
-
 std::string find_peer_program(const BenchOptions& options) {
   if (!options.peer_program.empty()) return options.peer_program;
   if (const char* env = std::getenv("MANIFOLD_BENCH_CUDA_PEER"); env && *env) return env;
@@ -540,8 +491,8 @@ int run_bench_command(const std::vector<std::string>& args) {
     Subject subject;
     subject.label = "Host C++";
     subject.type = "CPU";
-    progress.subject(++index, total, "Host C++: plain multi-threaded triad");
-    run_host_subject(options, subject);
+    progress.subject(++index, total, "Host C++: triad and compute on every thread");
+    run_host_subject(options.quick, subject);
     report.subjects.push_back(std::move(subject));
   }
   progress.clear();

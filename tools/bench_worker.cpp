@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench_kernel_shapes.h"
 #include "bench_metrics.h"
 #include "bench_spirv.h"
 #include "cl_support.h"
@@ -615,12 +616,8 @@ struct PinnedHost {
 // handling of OpenCL's vector types shows next to its scalar figures.
 
 constexpr unsigned kVectorWidths[] = {1, 2, 4, 8, 16};
-constexpr unsigned kReadFetches = 16;    // loads per work-item in the streaming read
-constexpr unsigned kMadIterations = 64;  // of 8 multiply-add chains per work-item
-constexpr size_t kMadLanes = size_t{1} << 20;
+constexpr unsigned kReadFetches = 16;  // loads per work-item in the streaming read
 constexpr size_t kHashLanes = size_t{1} << 20;
-constexpr size_t kLoopItems = 4096;  // work-groups of one item in the uint16 loop
-constexpr unsigned kLoopIterations = 4096;
 constexpr size_t kGroupsOfOne = 2048;
 // Long enough (about 0.2 s on 2 cores, 20 ms on 16) that the 1 ms polling interval of
 // groups_of_one_poll_ms is not what it measures: whether the kernel uses every core is.
@@ -769,17 +766,6 @@ uint32_t md5_style_hash(uint32_t lane, uint32_t seed) {
   return (v[0] + 0x67452301u) ^ (v[1] + 0xefcdab89u) ^ (v[2] + 0x98badcfeu) ^ (v[3] + 0x10325476u);
 }
 
-template <typename T>
-T mad_chains(T x0, T a, T b) {
-  T sum[8];
-  for (int c = 0; c < 8; ++c) {
-    T x = x0 + T(c);
-    for (unsigned i = 0; i < kMadIterations; ++i) x = x * a + b;
-    sum[c] = x;
-  }
-  return ((sum[0] + sum[1]) + (sum[2] + sum[3])) + ((sum[4] + sum[5]) + (sum[6] + sum[7]));
-}
-
 Outcome measure_read(const Device& device, cl_program program, unsigned width,
                      const BenchSizes& sizes) {
   const size_t bytes = sizes.stream_bytes, count = bytes / sizeof(float);
@@ -850,7 +836,7 @@ Outcome measure_hash(const Device& device, cl_program program, unsigned width,
 }
 
 Outcome measure_loop_local1(const Device& device, cl_program program, const BenchSizes& sizes) {
-  std::vector<uint32_t> out(kLoopItems * 16);
+  std::vector<uint32_t> out(kLoopItems * kLoopLanesPerItem);
   Buffer out_buffer = make_buffer(device, CL_MEM_WRITE_ONLY, out.size() * sizeof(uint32_t));
   Kernel kernel = make_kernel(program, "loop_uint16");
   set_arg(kernel, 0, out_buffer.get());
@@ -860,13 +846,8 @@ Outcome measure_loop_local1(const Device& device, cl_program program, const Benc
                                 [&] { run_ndrange(device, kernel, 1, &global, &local); });
   read_buffer(device, out_buffer, out.size() * sizeof(uint32_t), out.data());
   for (size_t lane = 0; lane < out.size(); lane += 61) {
-    uint32_t x = static_cast<uint32_t>(lane), y = x * 3u + 1u, z = x ^ 0x5bd1e995u;
-    for (unsigned i = 0; i < kLoopIterations; ++i) {
-      x += y;
-      y ^= z;
-      z += x;
-    }
-    if (out[lane] != (x ^ y ^ z)) return {0, mismatch("out", lane, x ^ y ^ z, out[lane])};
+    const uint32_t expected = loop_lane(static_cast<uint32_t>(lane));
+    if (out[lane] != expected) return {0, mismatch("out", lane, expected, out[lane])};
   }
   return {static_cast<double>(out.size()) * kLoopIterations / seconds / 1e6, {}};
 }

@@ -19,10 +19,10 @@ rc=$?
 [ $rc = 0 ] || fail "'manifold info 0' exited with $rc"
 grep -q "compute units" <<<"$out" || fail "'manifold info 0' shows no details"
 
-out=$("$tool" bench --quick --devices manifold --markdown "$work/results.md" --plot "$work/results.png" 2>&1)
+out=$("$tool" bench --quick --devices manifold,host --markdown "$work/results.md" --plot "$work/results.png" 2>&1)
 rc=$?
 echo "$out"
-[ $rc = 0 ] || fail "'manifold bench --quick --devices manifold' exited with $rc"
+[ $rc = 0 ] || fail "'manifold bench --quick --devices manifold,host' exited with $rc"
 grep -qE "^metric +unit +Manifold CPU" <<<"$out" || fail "the table has no Manifold CPU column"
 for metric in roundtrip_us enqueue_us triad_gbs reduce_gbs sgemm_naive_gflops sgemm_tiled_gflops nbody_gflops \
   h2d_pageable_gbs d2h_pageable_gbs h2d_pinned_gbs d2h_pinned_gbs build_cold_ms build_cached_ms \
@@ -31,6 +31,16 @@ for metric in roundtrip_us enqueue_us triad_gbs reduce_gbs sgemm_naive_gflops sg
 done
 if grep -qE "FAIL|ERROR|CRASH|TIMEOUT" <<<"$out"; then fail "a benchmark failed (see the table)"; fi
 grep -q '| `roundtrip_us` |' "$work/results.md" || fail "the Markdown file lacks the table"
+# The host reference's column: a checked number for the triad, every mad width and the loop.
+host_column() {
+  awk -F' [|] ' -v metric="\`$1\`" '
+    /^[|] metric [|]/ { for (i = 1; i <= NF; ++i) if ($i == "Host C++") column = i }
+    column && $1 == "| " metric { print $column }' "$work/results.md"
+}
+for metric in triad_gbs mad_float_gflops mad_float16_gflops mad_uint8_gops mad_double4_gflops \
+  loop_uint16_local1_melems; do
+  [[ "$(host_column $metric)" =~ ^[0-9.]+$ ]] || fail "no host figure for $metric: '$(host_column $metric)'"
+done
 [ "$(head -c 8 "$work/results.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "the plot is not a PNG"
 
 export MANIFOLD_CACHE_DIR=$work/cache

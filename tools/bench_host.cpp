@@ -1,0 +1,228 @@
+// The host reference: the triad a streaming kernel can approach, and the compute kernels' work in
+// plain C++ on 64-byte vectors (GCC/Clang vector extensions, compiled for the widest vectors the
+// CPU has), so that a CPU platform's mad and loop figures show next to the machine's ceiling.
+#include "bench_host.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "bench_kernel_shapes.h"
+
+namespace manifold_tool {
+namespace {
+
+// One clone per vector ISA, picked when the program loads: AVX-512, AVX2 with FMA, baseline.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define MANIFOLD_WIDEST_VECTORS \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define MANIFOLD_WIDEST_VECTORS
+#endif
+
+// 64-byte vectors, a zmm register with AVX-512 (larger ones GCC keeps in memory). Narrower ISAs
+// split them into registers of their own width.
+typedef float Float16 __attribute__((vector_size(64)));
+typedef double Double8 __attribute__((vector_size(64)));
+typedef uint32_t Uint16 __attribute__((vector_size(64)));
+
+// The whole kernel's work runs this many times per timing, so that starting the threads is noise.
+constexpr int kPasses = 8;
+
+unsigned thread_count() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+// body(begin, end) on every thread, over [0, count) in contiguous slices.
+template <typename Body>
+void parallel(size_t count, Body&& body) {
+  const unsigned threads = thread_count();
+  std::vector<std::thread> workers;
+  for (unsigned t = 0; t < threads; ++t)
+    workers.emplace_back([&, t] { body(count * t / threads, count * (t + 1) / threads); });
+  for (auto& worker : workers) worker.join();
+}
+
+template <typename Run>
+double median_seconds(int repeats, Run&& run) {
+  run();  // warm-up: page faults, clocks
+  std::vector<double> times;
+  for (int r = 0; r < std::max(1, repeats); ++r) {
+    auto start = std::chrono::steady_clock::now();
+    run();
+    times.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  size_t n = times.size();
+  return n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+}
+
+Cell value_cell(double value) {
+  Cell cell;
+  cell.state = CellState::kValue;
+  cell.value = value;
+  return cell;
+}
+
+Cell fail_cell(const char* what, size_t index) {
+  Cell cell;
+  cell.state = CellState::kFail;
+  cell.note = std::string("host ") + what + " mismatch at " + std::to_string(index);
+  return cell;
+}
+
+// A plain multi-threaded C++ triad over the same bytes as the OpenCL triad. Each thread touches
+// its own slice first, so pages land where that thread runs.
+Cell measure_triad(const BenchSizes& sizes) {
+  const size_t count = sizes.stream_bytes / sizeof(float);
+  std::unique_ptr<float[]> a_data(new float[count]), b_data(new float[count]),
+      c_data(new float[count]);
+  float* pa = a_data.get();
+  float* pb = b_data.get();
+  float* pc = c_data.get();
+  parallel(count, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      pa[i] = 0;
+      pb[i] = static_cast<float>(i % 1000) * 0.5f;
+      pc[i] = static_cast<float>(i % 7) + 0.25f;
+    }
+  });
+  const float scale = 3.0f;
+  double seconds = median_seconds(sizes.stream_repeats, [&] {
+    parallel(count, [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) pa[i] = pb[i] + scale * pc[i];
+    });
+  });
+  for (size_t i = 0; i < count; i += 4099)
+    if (pa[i] != pb[i] + scale * pc[i]) return fail_cell("triad", i);
+  return value_cell(3.0 * static_cast<double>(sizes.stream_bytes) / seconds / 1e9);
+}
+
+// The mad kernels' eight chains for two vectors of lanes from `lane`: sixteen independent chains,
+// enough to fill the multiply pipes whatever their latency (the OpenCL kernels get the same from
+// platforms that run work-items in lockstep). Inlined into each ISA's clone.
+template <typename Vector, typename Scalar>
+__attribute__((always_inline)) inline void mad_lanes(Scalar* out, size_t lane, Scalar a, Scalar b) {
+  constexpr unsigned kLanes = sizeof(Vector) / sizeof(Scalar);
+  Vector x[2][8] = {};
+#pragma GCC unroll 2
+  for (unsigned v = 0; v < 2; ++v) {
+#pragma GCC unroll 16
+    for (unsigned l = 0; l < kLanes; ++l)
+      x[v][0][l] = static_cast<Scalar>(static_cast<uint32_t>(lane + v * kLanes + l));
+#pragma GCC unroll 8
+    for (unsigned c = 1; c < 8; ++c) x[v][c] = x[v][0] + static_cast<Scalar>(c);
+  }
+  for (unsigned i = 0; i < kMadIterations; ++i) {
+#pragma GCC unroll 2
+    for (unsigned v = 0; v < 2; ++v)
+#pragma GCC unroll 8
+      for (unsigned c = 0; c < 8; ++c) x[v][c] = x[v][c] * a + b;
+  }
+#pragma GCC unroll 2
+  for (unsigned v = 0; v < 2; ++v) {
+    Vector sum =
+        ((x[v][0] + x[v][1]) + (x[v][2] + x[v][3])) + ((x[v][4] + x[v][5]) + (x[v][6] + x[v][7]));
+    std::memcpy(out + lane + v * kLanes, &sum, sizeof sum);
+  }
+}
+
+// [begin, end) are multiples of kMadBlock lanes.
+constexpr size_t kMadBlock = 32;
+
+MANIFOLD_WIDEST_VECTORS void mad_float(float* out, size_t begin, size_t end, float a, float b) {
+  for (size_t lane = begin; lane < end; lane += 32) mad_lanes<Float16>(out, lane, a, b);
+}
+MANIFOLD_WIDEST_VECTORS void mad_double(double* out, size_t begin, size_t end, double a, double b) {
+  for (size_t lane = begin; lane < end; lane += 16) mad_lanes<Double8>(out, lane, a, b);
+}
+MANIFOLD_WIDEST_VECTORS void mad_uint(uint32_t* out, size_t begin, size_t end, uint32_t a,
+                                      uint32_t b) {
+  for (size_t lane = begin; lane < end; lane += 32) mad_lanes<Uint16>(out, lane, a, b);
+}
+
+// The uint16 loop for work-items [begin, end), two at a time: one item's add/xor chain is as long
+// as its work (1.5 cycles per iteration either way), two give the scheduler slack, as a compiler
+// running work-items in lockstep would.
+MANIFOLD_WIDEST_VECTORS void loop_uint16(uint32_t* out, size_t begin, size_t end) {
+  for (size_t item = begin; item < end; item += 2) {
+    Uint16 x[2], y[2], z[2];
+    for (size_t k = 0; k < 2; ++k) {
+      for (unsigned l = 0; l < 16; ++l) x[k][l] = static_cast<uint32_t>((item + k) * 16 + l);
+      y[k] = x[k] * 3u + 1u;
+      z[k] = x[k] ^ 0x5bd1e995u;
+    }
+    for (unsigned i = 0; i < kLoopIterations; ++i) {
+      x[0] += y[0];
+      x[1] += y[1];
+      y[0] ^= z[0];
+      y[1] ^= z[1];
+      z[0] += x[0];
+      z[1] += x[1];
+    }
+    for (size_t k = 0; k < 2; ++k) {
+      Uint16 result = x[k] ^ y[k] ^ z[k];
+      std::memcpy(out + (item + k) * 16, &result, sizeof result);
+    }
+  }
+}
+
+// The same lanes as the mad kernels; the figure is the same work at every OpenCL vector width.
+template <typename T, typename Run>
+Cell measure_mad(const BenchSizes& sizes, Run&& run) {
+  const T a = std::is_floating_point_v<T> ? T(0.999) : T(1664525u);
+  const T b = std::is_floating_point_v<T> ? T(0.001) : T(1013904223u);
+  std::vector<T> out(kMadLanes);
+  double seconds = median_seconds(sizes.vector_repeats, [&] {
+    parallel(kMadLanes / kMadBlock, [&](size_t begin, size_t end) {
+      for (int pass = 0; pass < kPasses; ++pass)
+        run(out.data(), begin * kMadBlock, end * kMadBlock, a, b);
+    });
+  });
+  for (size_t lane = 0; lane < kMadLanes; lane += 997) {
+    const T expected = mad_chains<T>(static_cast<T>(static_cast<uint32_t>(lane)), a, b);
+    const double relative = std::is_floating_point_v<T> ? 1e-4 : 0;
+    const double difference =
+        std::fabs(static_cast<double>(expected) - static_cast<double>(out[lane]));
+    if (difference > relative * std::max(1.0, std::fabs(static_cast<double>(expected))))
+      return fail_cell("mad", lane);
+  }
+  return value_cell(2.0 * 8 * kMadIterations * kPasses * static_cast<double>(kMadLanes) / seconds /
+                    1e9);
+}
+
+Cell measure_loop(const BenchSizes& sizes) {
+  std::vector<uint32_t> out(kLoopItems * kLoopLanesPerItem);
+  double seconds = median_seconds(sizes.vector_repeats, [&] {
+    parallel(kLoopItems / 2, [&](size_t begin, size_t end) {
+      for (int pass = 0; pass < kPasses; ++pass) loop_uint16(out.data(), begin * 2, end * 2);
+    });
+  });
+  for (size_t lane = 0; lane < out.size(); lane += 61)
+    if (out[lane] != loop_lane(static_cast<uint32_t>(lane))) return fail_cell("loop", lane);
+  return value_cell(static_cast<double>(out.size()) * kLoopIterations * kPasses / seconds / 1e6);
+}
+
+}  // namespace
+
+void run_host_subject(bool quick, Subject& subject) {
+  const BenchSizes sizes = bench_sizes(quick);
+  subject.description = "plain C++ on " + std::to_string(thread_count()) +
+                        " threads (std::thread), no OpenCL; compute on 64-byte vectors";
+  subject.cells["triad_gbs"] = measure_triad(sizes);
+  // One figure per element type, shown in every width's row: the work is the same lanes.
+  const Cell float_cell = measure_mad<float>(sizes, mad_float);
+  const Cell uint_cell = measure_mad<uint32_t>(sizes, mad_uint);
+  const Cell double_cell = measure_mad<double>(sizes, mad_double);
+  for (const char* width : {"", "2", "4", "8", "16"}) {
+    subject.cells[std::string("mad_float") + width + "_gflops"] = float_cell;
+    subject.cells[std::string("mad_uint") + width + "_gops"] = uint_cell;
+    subject.cells[std::string("mad_double") + width + "_gflops"] = double_cell;
+  }
+  subject.cells["loop_uint16_local1_melems"] = measure_loop(sizes);
+}
+
+}  // namespace manifold_tool
