@@ -8,7 +8,9 @@
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/PostDominators.h>
 #include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/SimplifyQuery.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/Analysis/TargetTransformInfo.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DataLayout.h>
@@ -22,6 +24,9 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/LCSSA.h>
+#include <llvm/Transforms/Utils/LoopRotationUtils.h>
+#include <llvm/Transforms/Utils/LoopSimplify.h>
 #include <llvm/Transforms/Utils/LoopUtils.h>
 #include <llvm/Transforms/Utils/SSAUpdater.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
@@ -1940,6 +1945,8 @@ void mark_step_loops_for_unrolling(llvm::Module& module, const std::vector<Kerne
   // runs at the speed of its arithmetic, few enough to keep compile time and code small.
   constexpr size_t kUnrolledBodyBudget = 96;
   constexpr size_t kMaxUnrollCount = 8;
+  constexpr unsigned kMaxRotatedHeader = 16;  // instructions copied ahead of the loop
+  const llvm::TargetTransformInfo costs(module.getDataLayout());
   for (const KernelInfo& info : kernels) {
     Function* kernel = module.getFunction(info.name);
     if (!kernel || kernel->isDeclaration()) continue;
@@ -1960,7 +1967,8 @@ void mark_step_loops_for_unrolling(llvm::Module& module, const std::vector<Kerne
             return std::any_of(block->begin(), block->end(),
                                [](const Instruction& inst) { return inst.mayReadOrWriteMemory(); });
           });
-      if (reaches_memory && evolution.getSmallConstantTripCount(loop) != 0) continue;
+      const unsigned constant_trip_count = evolution.getSmallConstantTripCount(loop);
+      if (reaches_memory && constant_trip_count != 0) continue;
       size_t body = 0;
       for (BasicBlock* block : loop->blocks())
         for (Instruction& inst : *block)
@@ -1969,7 +1977,19 @@ void mark_step_loops_for_unrolling(llvm::Module& module, const std::vector<Kerne
             ++body;
       const size_t count = std::bit_floor(
           std::min(kMaxUnrollCount, kUnrolledBodyBudget / std::max<size_t>(body, 1)));
-      if (count >= 2) llvm::addStringMetadataToLoop(loop, "llvm.loop.unroll.count", count);
+      if (count < 2) continue;
+      llvm::addStringMetadataToLoop(loop, "llvm.loop.unroll.count", count);
+      // A trip count known only at run time: tested at the bottom, the loop unrolls with its
+      // remainder in an epilogue; tested at the top (as the frontend leaves a `for` loop), every
+      // unrolled copy would keep its own exit test, a compare and branch per iteration next to
+      // the arithmetic. (A constant trip count tells the unroller which copies can exit.)
+      if (constant_trip_count != 0) continue;
+      llvm::simplifyLoop(loop, &dominators, &loops, &evolution, &assumptions, nullptr,
+                         /*PreserveLCSSA=*/false);
+      llvm::formLCSSA(*loop, dominators, &loops, &evolution);
+      llvm::LoopRotation(loop, &loops, &costs, &assumptions, &dominators, &evolution, nullptr,
+                         llvm::SimplifyQuery(module.getDataLayout(), &dominators, &assumptions),
+                         /*RotationOnly=*/true, kMaxRotatedHeader, /*IsUtilMode=*/true);
     }
   }
 }

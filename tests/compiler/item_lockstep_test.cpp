@@ -6,7 +6,9 @@
 #include "compiler/item_lockstep.h"
 
 #include <gtest/gtest.h>
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
@@ -577,6 +579,68 @@ TEST(ItemLockstep, ExtendedIndicesAreOneAccessOnlyWhereTheyDoNotWrap) {
     }
   }
   munmap(reserved, kElements * sizeof(float));
+}
+
+// A kernel's loop with a trip count known only at run time (every work-item runs it alike) is
+// unrolled with one exit test per unrolled body and the remainder in an epilogue; a loop tested
+// at its top kept a compare and branch in every unrolled copy, next to three vector operations.
+constexpr const char* kRuntimeLoopSource = R"(
+  kernel void loop_uint16(global uint16* out, uint iterations) {
+    uint16 x = (uint16)(get_global_id(0) * 16) + (uint16)(0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15);
+    uint16 y = x * 3u + 1u, z = x ^ 0x5bd1e995u;
+    for (uint i = 0; i < iterations; ++i) {
+      x += y;
+      y ^= z;
+      z += x;
+    }
+    out[get_global_id(0)] = x ^ y ^ z;
+  })";
+
+TEST(ItemLockstep, RuntimeTripCountLoopsTestTheirExitOncePerUnrolledBody) {
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> module = built_module(kRuntimeLoopSource, avx512_target(), context);
+  ASSERT_NE(module, nullptr);
+  size_t unrolled_loops = 0;
+  for (llvm::Function& function : *module) {
+    if (function.isDeclaration()) continue;
+    llvm::DominatorTree dominators(function);
+    llvm::LoopInfo loops(dominators);
+    for (llvm::Loop* loop : loops.getLoopsInPreorder()) {
+      size_t xors = 0;
+      for (llvm::BasicBlock* block : loop->blocks())
+        for (llvm::Instruction& inst : *block)
+          xors += inst.getOpcode() == llvm::Instruction::Xor && inst.getType()->isVectorTy();
+      if (!loop->isInnermost() || xors < 8) continue;
+      ++unrolled_loops;
+      llvm::SmallVector<llvm::BasicBlock*, 8> exiting;
+      loop->getExitingBlocks(exiting);
+      EXPECT_EQ(exiting.size(), 1u)
+          << function.getName().str() << ", a loop of " << xors << " vector xors";
+    }
+  }
+  EXPECT_GT(unrolled_loops, 0u) << "no unrolled loop found";
+
+  auto exe = build_and_load(kRuntimeLoopSource);
+  ASSERT_NE(exe, nullptr);
+  for (uint32_t iterations : {0u, 1u, 7u, 8u, 9u, 23u}) {
+    for (size_t local : {size_t{1}, size_t{3}, size_t{8}}) {
+      const size_t items = 24;
+      std::vector<Uint16Lanes> out(items);
+      void* out_p = out.data();
+      const void* args[] = {&out_p, &iterations};
+      exe->run("loop_uint16", jit_test::range_1d(items, local), args, nullptr);
+      for (size_t lane = 0; lane < items * 16; ++lane) {
+        uint32_t x = uint32_t(lane), y = x * 3u + 1u, z = x ^ 0x5bd1e995u;
+        for (uint32_t i = 0; i < iterations; ++i) {
+          x += y;
+          y ^= z;
+          z += x;
+        }
+        ASSERT_EQ(out[lane / 16].lane[lane % 16], x ^ y ^ z)
+            << "iterations " << iterations << ", local " << local << ", lane " << lane;
+      }
+    }
+  }
 }
 
 }  // namespace
