@@ -30,8 +30,9 @@ typedef float Float16 __attribute__((vector_size(64)));
 typedef double Double8 __attribute__((vector_size(64)));
 typedef uint32_t Uint16 __attribute__((vector_size(64)));
 
-// The whole kernel's work runs this many times per timing, so that starting the threads is noise.
-constexpr int kPasses = 8;
+// A compute timing repeats the kernel's whole work for about this long, so that starting the
+// threads is noise (16 threads start in about a millisecond; the work itself takes a few).
+constexpr double kComputeSeconds = 0.1;
 
 unsigned thread_count() { return std::max(1u, std::thread::hardware_concurrency()); }
 
@@ -46,18 +47,37 @@ void parallel(size_t count, Body&& body) {
 }
 
 template <typename Run>
+double seconds_of(Run&& run) {
+  auto start = std::chrono::steady_clock::now();
+  run();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+// The median time of `run` after a warm-up (page faults, clocks).
+template <typename Run>
 double median_seconds(int repeats, Run&& run) {
-  run();  // warm-up: page faults, clocks
+  run();
   std::vector<double> times;
-  for (int r = 0; r < std::max(1, repeats); ++r) {
-    auto start = std::chrono::steady_clock::now();
-    run();
-    times.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(times.begin(), times.end());
-  size_t n = times.size();
-  return n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+  for (int r = 0; r < std::max(1, repeats); ++r) times.push_back(seconds_of(run));
+  return median(times);
+}
+
+// Seconds per pass of `passes(n)`, which does the work n times on every thread: the first pass
+// warms up and tells how many passes make a timing of kComputeSeconds.
+template <typename Passes>
+double seconds_per_pass(int repeats, Passes&& passes) {
+  const double one = seconds_of([&] { passes(1); });
+  const int count = static_cast<int>(std::clamp(std::ceil(kComputeSeconds / one), 1.0, 1000.0));
+  std::vector<double> times;
+  for (int r = 0; r < std::max(1, repeats); ++r)
+    times.push_back(seconds_of([&] { passes(count); }) / count);
+  return median(times);
 }
 
 Cell value_cell(double value) {
@@ -107,12 +127,13 @@ Cell measure_triad(const BenchSizes& sizes) {
 template <typename Vector, typename Scalar>
 __attribute__((always_inline)) inline void mad_lanes(Scalar* out, size_t lane, Scalar a, Scalar b) {
   constexpr unsigned kLanes = sizeof(Vector) / sizeof(Scalar);
-  Vector x[2][8] = {};
+  Vector lane_index = {};  // (0, 1, 2, ...): a constant once unrolled
+#pragma GCC unroll 16
+  for (unsigned l = 0; l < kLanes; ++l) lane_index[l] = static_cast<Scalar>(l);
+  Vector x[2][8];
 #pragma GCC unroll 2
   for (unsigned v = 0; v < 2; ++v) {
-#pragma GCC unroll 16
-    for (unsigned l = 0; l < kLanes; ++l)
-      x[v][0][l] = static_cast<Scalar>(static_cast<uint32_t>(lane + v * kLanes + l));
+    x[v][0] = static_cast<Scalar>(static_cast<uint32_t>(lane + v * kLanes)) + lane_index;
 #pragma GCC unroll 8
     for (unsigned c = 1; c < 8; ++c) x[v][c] = x[v][0] + static_cast<Scalar>(c);
   }
@@ -144,9 +165,9 @@ MANIFOLD_WIDEST_VECTORS void mad_uint(uint32_t* out, size_t begin, size_t end, u
   for (size_t lane = begin; lane < end; lane += 32) mad_lanes<Uint16>(out, lane, a, b);
 }
 
-// The uint16 loop for work-items [begin, end), two at a time: one item's add/xor chain is as long
-// as its work (1.5 cycles per iteration either way), two give the scheduler slack, as a compiler
-// running work-items in lockstep would.
+// The uint16 loop for work-items [begin, end), two at a time and unrolled: one item's add/xor
+// chain is as long as its work (1.5 cycles per iteration either way), two give the scheduler
+// slack, and unrolling takes the loop's own compare and branch off the vector ports.
 MANIFOLD_WIDEST_VECTORS void loop_uint16(uint32_t* out, size_t begin, size_t end) {
   for (size_t item = begin; item < end; item += 2) {
     Uint16 x[2], y[2], z[2];
@@ -155,6 +176,7 @@ MANIFOLD_WIDEST_VECTORS void loop_uint16(uint32_t* out, size_t begin, size_t end
       y[k] = x[k] * 3u + 1u;
       z[k] = x[k] ^ 0x5bd1e995u;
     }
+#pragma GCC unroll 8
     for (unsigned i = 0; i < kLoopIterations; ++i) {
       x[0] += y[0];
       x[1] += y[1];
@@ -176,9 +198,9 @@ Cell measure_mad(const BenchSizes& sizes, Run&& run) {
   const T a = std::is_floating_point_v<T> ? T(0.999) : T(1664525u);
   const T b = std::is_floating_point_v<T> ? T(0.001) : T(1013904223u);
   std::vector<T> out(kMadLanes);
-  double seconds = median_seconds(sizes.vector_repeats, [&] {
+  double seconds = seconds_per_pass(sizes.vector_repeats, [&](int passes) {
     parallel(kMadLanes / kMadBlock, [&](size_t begin, size_t end) {
-      for (int pass = 0; pass < kPasses; ++pass)
+      for (int pass = 0; pass < passes; ++pass)
         run(out.data(), begin * kMadBlock, end * kMadBlock, a, b);
     });
   });
@@ -190,20 +212,19 @@ Cell measure_mad(const BenchSizes& sizes, Run&& run) {
     if (difference > relative * std::max(1.0, std::fabs(static_cast<double>(expected))))
       return fail_cell("mad", lane);
   }
-  return value_cell(2.0 * 8 * kMadIterations * kPasses * static_cast<double>(kMadLanes) / seconds /
-                    1e9);
+  return value_cell(2.0 * 8 * kMadIterations * static_cast<double>(kMadLanes) / seconds / 1e9);
 }
 
 Cell measure_loop(const BenchSizes& sizes) {
   std::vector<uint32_t> out(kLoopItems * kLoopLanesPerItem);
-  double seconds = median_seconds(sizes.vector_repeats, [&] {
+  double seconds = seconds_per_pass(sizes.vector_repeats, [&](int passes) {
     parallel(kLoopItems / 2, [&](size_t begin, size_t end) {
-      for (int pass = 0; pass < kPasses; ++pass) loop_uint16(out.data(), begin * 2, end * 2);
+      for (int pass = 0; pass < passes; ++pass) loop_uint16(out.data(), begin * 2, end * 2);
     });
   });
   for (size_t lane = 0; lane < out.size(); lane += 61)
     if (out[lane] != loop_lane(static_cast<uint32_t>(lane))) return fail_cell("loop", lane);
-  return value_cell(static_cast<double>(out.size()) * kLoopIterations * kPasses / seconds / 1e6);
+  return value_cell(static_cast<double>(out.size()) * kLoopIterations / seconds / 1e6);
 }
 
 }  // namespace
