@@ -4,9 +4,11 @@
 #include "bench_host.h"
 
 #include <algorithm>
+#include <barrier>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -30,9 +32,8 @@ typedef float Float16 __attribute__((vector_size(64)));
 typedef double Double8 __attribute__((vector_size(64)));
 typedef uint32_t Uint16 __attribute__((vector_size(64)));
 
-// A compute timing repeats the kernel's whole work for about this long, so that starting the
-// threads is noise (16 threads start in about a millisecond; the work itself takes a few).
-constexpr double kComputeSeconds = 0.1;
+// Timings per compute figure (the median is reported), at least: single passes are short.
+constexpr int kComputeTimings = 9;
 
 unsigned thread_count() { return std::max(1u, std::thread::hardware_concurrency()); }
 
@@ -68,15 +69,56 @@ double median_seconds(int repeats, Run&& run) {
   return median(times);
 }
 
-// Seconds per pass of `passes(n)`, which does the work n times on every thread: the first pass
-// warms up and tells how many passes make a timing of kComputeSeconds.
-template <typename Passes>
-double seconds_per_pass(int repeats, Passes&& passes) {
-  const double one = seconds_of([&] { passes(1); });
-  const int count = static_cast<int>(std::clamp(std::ceil(kComputeSeconds / one), 1.0, 1000.0));
+// Threads that stay up between timings, released together by a barrier: a compute timing covers
+// one pass of the kernel's work as a launch does, a burst of a few milliseconds, neither starting
+// threads nor a sustained load that the clocks would settle under.
+class ThreadTeam {
+ public:
+  ThreadTeam() : threads_(thread_count()), start_(threads_), done_(threads_) {
+    for (unsigned t = 1; t < threads_; ++t)
+      workers_.emplace_back([this, t] {
+        for (;;) {
+          start_.arrive_and_wait();
+          if (stop_) return;
+          (*body_)(t, threads_);
+          done_.arrive_and_wait();
+        }
+      });
+  }
+  ThreadTeam(const ThreadTeam&) = delete;
+  ThreadTeam& operator=(const ThreadTeam&) = delete;
+  ~ThreadTeam() {
+    stop_ = true;
+    start_.arrive_and_wait();
+    for (auto& worker : workers_) worker.join();
+  }
+  // body(begin, end) on every thread (this one too) over [0, count) in contiguous slices.
+  template <typename Body>
+  void run(size_t count, Body&& body) {
+    const std::function<void(unsigned, unsigned)> slice = [&](unsigned t, unsigned n) {
+      body(count * t / n, count * (t + 1) / n);
+    };
+    body_ = &slice;  // published to the workers by the barrier
+    start_.arrive_and_wait();
+    slice(0, threads_);
+    done_.arrive_and_wait();
+  }
+
+ private:
+  const unsigned threads_;
+  std::barrier<> start_, done_;
+  const std::function<void(unsigned, unsigned)>* body_ = nullptr;
+  bool stop_ = false;
+  std::vector<std::thread> workers_;
+};
+
+// The median time of one pass on every thread, after a warm-up pass.
+template <typename Pass>
+double median_pass_seconds(ThreadTeam& team, size_t count, Pass&& pass) {
+  team.run(count, pass);
   std::vector<double> times;
-  for (int r = 0; r < std::max(1, repeats); ++r)
-    times.push_back(seconds_of([&] { passes(count); }) / count);
+  for (int r = 0; r < kComputeTimings; ++r)
+    times.push_back(seconds_of([&] { team.run(count, pass); }));
   return median(times);
 }
 
@@ -194,16 +236,13 @@ MANIFOLD_WIDEST_VECTORS void loop_uint16(uint32_t* out, size_t begin, size_t end
 
 // The same lanes as the mad kernels; the figure is the same work at every OpenCL vector width.
 template <typename T, typename Run>
-Cell measure_mad(const BenchSizes& sizes, Run&& run) {
+Cell measure_mad(ThreadTeam& team, Run&& run) {
   const T a = std::is_floating_point_v<T> ? T(0.999) : T(1664525u);
   const T b = std::is_floating_point_v<T> ? T(0.001) : T(1013904223u);
   std::vector<T> out(kMadLanes);
-  double seconds = seconds_per_pass(sizes.vector_repeats, [&](int passes) {
-    parallel(kMadLanes / kMadBlock, [&](size_t begin, size_t end) {
-      for (int pass = 0; pass < passes; ++pass)
-        run(out.data(), begin * kMadBlock, end * kMadBlock, a, b);
-    });
-  });
+  const double seconds = median_pass_seconds(
+      team, kMadLanes / kMadBlock,
+      [&](size_t begin, size_t end) { run(out.data(), begin * kMadBlock, end * kMadBlock, a, b); });
   for (size_t lane = 0; lane < kMadLanes; lane += 997) {
     const T expected = mad_chains<T>(static_cast<T>(static_cast<uint32_t>(lane)), a, b);
     const double relative = std::is_floating_point_v<T> ? 1e-4 : 0;
@@ -215,12 +254,10 @@ Cell measure_mad(const BenchSizes& sizes, Run&& run) {
   return value_cell(2.0 * 8 * kMadIterations * static_cast<double>(kMadLanes) / seconds / 1e9);
 }
 
-Cell measure_loop(const BenchSizes& sizes) {
+Cell measure_loop(ThreadTeam& team) {
   std::vector<uint32_t> out(kLoopItems * kLoopLanesPerItem);
-  double seconds = seconds_per_pass(sizes.vector_repeats, [&](int passes) {
-    parallel(kLoopItems / 2, [&](size_t begin, size_t end) {
-      for (int pass = 0; pass < passes; ++pass) loop_uint16(out.data(), begin * 2, end * 2);
-    });
+  const double seconds = median_pass_seconds(team, kLoopItems / 2, [&](size_t begin, size_t end) {
+    loop_uint16(out.data(), begin * 2, end * 2);
   });
   for (size_t lane = 0; lane < out.size(); lane += 61)
     if (out[lane] != loop_lane(static_cast<uint32_t>(lane))) return fail_cell("loop", lane);
@@ -235,15 +272,16 @@ void run_host_subject(bool quick, Subject& subject) {
                         " threads (std::thread), no OpenCL; compute on 64-byte vectors";
   subject.cells["triad_gbs"] = measure_triad(sizes);
   // One figure per element type, shown in every width's row: the work is the same lanes.
-  const Cell float_cell = measure_mad<float>(sizes, mad_float);
-  const Cell uint_cell = measure_mad<uint32_t>(sizes, mad_uint);
-  const Cell double_cell = measure_mad<double>(sizes, mad_double);
+  ThreadTeam team;
+  const Cell float_cell = measure_mad<float>(team, mad_float);
+  const Cell uint_cell = measure_mad<uint32_t>(team, mad_uint);
+  const Cell double_cell = measure_mad<double>(team, mad_double);
   for (const char* width : {"", "2", "4", "8", "16"}) {
     subject.cells[std::string("mad_float") + width + "_gflops"] = float_cell;
     subject.cells[std::string("mad_uint") + width + "_gops"] = uint_cell;
     subject.cells[std::string("mad_double") + width + "_gflops"] = double_cell;
   }
-  subject.cells["loop_uint16_local1_melems"] = measure_loop(sizes);
+  subject.cells["loop_uint16_local1_melems"] = measure_loop(team);
 }
 
 }  // namespace manifold_tool
