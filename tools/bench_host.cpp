@@ -4,7 +4,7 @@
 #include "bench_host.h"
 
 #include <algorithm>
-#include <barrier>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -69,46 +69,67 @@ double median_seconds(int repeats, Run&& run) {
   return median(times);
 }
 
-// Threads that stay up between timings, released together by a barrier: a compute timing covers
-// one pass of the kernel's work as a launch does, a burst of a few milliseconds, neither starting
-// threads nor a sustained load that the clocks would settle under.
+// Threads that stay up between timings: a compute timing covers one pass of the kernel's work
+// as a launch does, a burst of a few milliseconds, neither starting threads nor a sustained load
+// that the clocks would settle under. Idle threads spin a while before they sleep, so a pass
+// starts at once, and take the work in chunks, so that a core another process shares does not
+// hold up the pass (what an OpenCL platform's scheduler does too).
 class ThreadTeam {
  public:
-  ThreadTeam() : threads_(thread_count()), start_(threads_), done_(threads_) {
+  ThreadTeam() : threads_(thread_count()) {
     for (unsigned t = 1; t < threads_; ++t)
-      workers_.emplace_back([this, t] {
+      workers_.emplace_back([this] {
+        uint64_t seen = 0;
         for (;;) {
-          start_.arrive_and_wait();
-          if (stop_) return;
-          (*body_)(t, threads_);
-          done_.arrive_and_wait();
+          seen = wait_for_change(pass_, seen);
+          if (stop_.load(std::memory_order_acquire)) return;
+          take_chunks();
+          if (busy_.fetch_sub(1, std::memory_order_acq_rel) == 1) busy_.notify_one();
         }
       });
   }
   ThreadTeam(const ThreadTeam&) = delete;
   ThreadTeam& operator=(const ThreadTeam&) = delete;
   ~ThreadTeam() {
-    stop_ = true;
-    start_.arrive_and_wait();
+    stop_.store(true, std::memory_order_release);
+    pass_.fetch_add(1, std::memory_order_acq_rel);
+    pass_.notify_all();
     for (auto& worker : workers_) worker.join();
   }
-  // body(begin, end) on every thread (this one too) over [0, count) in contiguous slices.
+  // body(begin, end) over [0, count), in chunks, on every thread (this one too).
   template <typename Body>
   void run(size_t count, Body&& body) {
-    const std::function<void(unsigned, unsigned)> slice = [&](unsigned t, unsigned n) {
-      body(count * t / n, count * (t + 1) / n);
-    };
-    body_ = &slice;  // published to the workers by the barrier
-    start_.arrive_and_wait();
-    slice(0, threads_);
-    done_.arrive_and_wait();
+    const std::function<void(size_t, size_t)> chunk_body = std::forward<Body>(body);
+    body_ = &chunk_body;
+    count_ = count;
+    chunk_ = std::max<size_t>(1, count / (size_t{threads_} * 16));
+    next_.store(0, std::memory_order_relaxed);
+    busy_.store(threads_ - 1, std::memory_order_relaxed);
+    pass_.fetch_add(1, std::memory_order_acq_rel);  // publishes the fields above
+    pass_.notify_all();
+    take_chunks();
+    for (unsigned left; (left = busy_.load(std::memory_order_acquire)) != 0;) busy_.wait(left);
   }
 
  private:
+  static uint64_t wait_for_change(const std::atomic<uint64_t>& value, uint64_t seen) {
+    for (int spin = 0; spin < (1 << 20); ++spin)
+      if (const uint64_t now = value.load(std::memory_order_acquire); now != seen) return now;
+    value.wait(seen, std::memory_order_acquire);
+    return value.load(std::memory_order_acquire);
+  }
+  void take_chunks() {
+    for (size_t begin; (begin = next_.fetch_add(chunk_, std::memory_order_relaxed)) < count_;)
+      (*body_)(begin, std::min(count_, begin + chunk_));
+  }
+
   const unsigned threads_;
-  std::barrier<> start_, done_;
-  const std::function<void(unsigned, unsigned)>* body_ = nullptr;
-  bool stop_ = false;
+  const std::function<void(size_t, size_t)>* body_ = nullptr;
+  size_t count_ = 0, chunk_ = 1;
+  std::atomic<size_t> next_{0};
+  std::atomic<unsigned> busy_{0};
+  std::atomic<uint64_t> pass_{0};
+  std::atomic<bool> stop_{false};
   std::vector<std::thread> workers_;
 };
 
