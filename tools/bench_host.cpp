@@ -18,13 +18,41 @@
 namespace manifold_tool {
 namespace {
 
-// One clone per vector ISA, picked when the program loads: AVX-512, AVX2 with FMA, baseline.
+// Each compute loop comes in one variant per vector ISA (AVX-512, AVX2 with FMA, baseline), picked
+// at run time. Not GCC's target_clones: its ifunc resolvers run while the program is being
+// relocated, before a sanitizer's runtime is up (ThreadSanitizer builds crashed there).
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define MANIFOLD_WIDEST_VECTORS \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define MANIFOLD_AVX512 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")))
+#define MANIFOLD_AVX2 __attribute__((target("avx2,fma")))
+enum class VectorIsa { kBaseline, kAvx2, kAvx512 };
+VectorIsa widest_isa() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+    return VectorIsa::kAvx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return VectorIsa::kAvx2;
+  return VectorIsa::kBaseline;
+}
 #else
-#define MANIFOLD_WIDEST_VECTORS
+#define MANIFOLD_AVX512
+#define MANIFOLD_AVX2
+enum class VectorIsa { kBaseline, kAvx2, kAvx512 };
+VectorIsa widest_isa() { return VectorIsa::kBaseline; }
 #endif
+
+// name_avx512, name_avx2 and name_baseline, each running `call` (inlined: the work is in
+// always-inline functions) compiled for its ISA; MANIFOLD_WIDEST(name) picks the one this CPU runs.
+#define MANIFOLD_ISA_VARIANTS(name, params, call)     \
+  MANIFOLD_AVX512 void name##_avx512 params { call; } \
+  MANIFOLD_AVX2 void name##_avx2 params { call; }     \
+  void name##_baseline params { call; }
+#define MANIFOLD_WIDEST(name) pick_variant(name##_avx512, name##_avx2, name##_baseline)
+
+template <typename Function>
+Function* pick_variant(Function* avx512, Function* avx2, Function* baseline) {
+  static const VectorIsa isa = widest_isa();
+  return isa == VectorIsa::kAvx512 ? avx512 : isa == VectorIsa::kAvx2 ? avx2 : baseline;
+}
 
 // 64-byte vectors, a zmm register with AVX-512 (larger ones GCC keeps in memory). Narrower ISAs
 // split them into registers of their own width.
@@ -217,21 +245,23 @@ __attribute__((always_inline)) inline void mad_lanes(Scalar* out, size_t lane, S
 // [begin, end) are multiples of kMadBlock lanes.
 constexpr size_t kMadBlock = 32;
 
-MANIFOLD_WIDEST_VECTORS void mad_float(float* out, size_t begin, size_t end, float a, float b) {
-  for (size_t lane = begin; lane < end; lane += 32) mad_lanes<Float16>(out, lane, a, b);
+template <typename Vector, typename Scalar>
+__attribute__((always_inline)) inline void mad_range(Scalar* out, size_t begin, size_t end,
+                                                     Scalar a, Scalar b) {
+  constexpr size_t kStep = 2 * sizeof(Vector) / sizeof(Scalar);
+  for (size_t lane = begin; lane < end; lane += kStep) mad_lanes<Vector>(out, lane, a, b);
 }
-MANIFOLD_WIDEST_VECTORS void mad_double(double* out, size_t begin, size_t end, double a, double b) {
-  for (size_t lane = begin; lane < end; lane += 16) mad_lanes<Double8>(out, lane, a, b);
-}
-MANIFOLD_WIDEST_VECTORS void mad_uint(uint32_t* out, size_t begin, size_t end, uint32_t a,
-                                      uint32_t b) {
-  for (size_t lane = begin; lane < end; lane += 32) mad_lanes<Uint16>(out, lane, a, b);
-}
+MANIFOLD_ISA_VARIANTS(mad_float, (float* out, size_t begin, size_t end, float a, float b),
+                      (mad_range<Float16>(out, begin, end, a, b)))
+MANIFOLD_ISA_VARIANTS(mad_double, (double* out, size_t begin, size_t end, double a, double b),
+                      (mad_range<Double8>(out, begin, end, a, b)))
+MANIFOLD_ISA_VARIANTS(mad_uint, (uint32_t * out, size_t begin, size_t end, uint32_t a, uint32_t b),
+                      (mad_range<Uint16>(out, begin, end, a, b)))
 
 // The uint16 loop for work-items [begin, end), two at a time and unrolled: one item's add/xor
 // chain is as long as its work (1.5 cycles per iteration either way), two give the scheduler
 // slack, and unrolling takes the loop's own compare and branch off the vector ports.
-MANIFOLD_WIDEST_VECTORS void loop_uint16(uint32_t* out, size_t begin, size_t end) {
+__attribute__((always_inline)) inline void loop_range(uint32_t* out, size_t begin, size_t end) {
   for (size_t item = begin; item < end; item += 2) {
     Uint16 x[2], y[2], z[2];
     for (size_t k = 0; k < 2; ++k) {
@@ -254,6 +284,9 @@ MANIFOLD_WIDEST_VECTORS void loop_uint16(uint32_t* out, size_t begin, size_t end
     }
   }
 }
+
+MANIFOLD_ISA_VARIANTS(loop_uint16, (uint32_t * out, size_t begin, size_t end),
+                      (loop_range(out, begin, end)))
 
 // The same lanes as the mad kernels; the figure is the same work at every OpenCL vector width.
 template <typename T, typename Run>
@@ -278,7 +311,7 @@ Cell measure_mad(ThreadTeam& team, Run&& run) {
 Cell measure_loop(ThreadTeam& team) {
   std::vector<uint32_t> out(kLoopItems * kLoopLanesPerItem);
   const double seconds = median_pass_seconds(team, kLoopItems / 2, [&](size_t begin, size_t end) {
-    loop_uint16(out.data(), begin * 2, end * 2);
+    MANIFOLD_WIDEST(loop_uint16)(out.data(), begin * 2, end * 2);
   });
   for (size_t lane = 0; lane < out.size(); lane += 61)
     if (out[lane] != loop_lane(static_cast<uint32_t>(lane))) return fail_cell("loop", lane);
@@ -294,9 +327,9 @@ void run_host_subject(bool quick, Subject& subject) {
   subject.cells["triad_gbs"] = measure_triad(sizes);
   // One figure per element type, shown in every width's row: the work is the same lanes.
   ThreadTeam team;
-  const Cell float_cell = measure_mad<float>(team, mad_float);
-  const Cell uint_cell = measure_mad<uint32_t>(team, mad_uint);
-  const Cell double_cell = measure_mad<double>(team, mad_double);
+  const Cell float_cell = measure_mad<float>(team, MANIFOLD_WIDEST(mad_float));
+  const Cell uint_cell = measure_mad<uint32_t>(team, MANIFOLD_WIDEST(mad_uint));
+  const Cell double_cell = measure_mad<double>(team, MANIFOLD_WIDEST(mad_double));
   for (const char* width : {"", "2", "4", "8", "16"}) {
     subject.cells[std::string("mad_float") + width + "_gflops"] = float_cell;
     subject.cells[std::string("mad_uint") + width + "_gops"] = uint_cell;
