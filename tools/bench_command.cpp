@@ -214,12 +214,6 @@ std::string random_nonce() {
   return std::to_string(device()) + "-" + std::to_string(device());
 }
 
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 // One build-time figure: the median over `samples` children, each a fresh process.
 // `from_il`: the program from SPIR-V; no figure (a blank cell) where the device takes none.
 Cell measure_build(const DeviceRef& device, const Environment& environment,

@@ -82,19 +82,13 @@ double seconds_of(Run&& run) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 // The median time of `run` after a warm-up (page faults, clocks).
 template <typename Run>
 double median_seconds(int repeats, Run&& run) {
   run();
   std::vector<double> times;
   for (int r = 0; r < std::max(1, repeats); ++r) times.push_back(seconds_of(run));
-  return median(times);
+  return median_of(times);
 }
 
 // Threads that stay up between timings: a compute timing covers one pass of the kernel's work
@@ -160,16 +154,6 @@ class ThreadTeam {
   std::atomic<bool> stop_{false};
   std::vector<std::thread> workers_;
 };
-
-// The median time of one pass on every thread, after a warm-up pass.
-template <typename Pass>
-double median_pass_seconds(ThreadTeam& team, size_t count, Pass&& pass) {
-  team.run(count, pass);
-  std::vector<double> times;
-  for (int r = 0; r < kComputeTimings; ++r)
-    times.push_back(seconds_of([&] { team.run(count, pass); }));
-  return median(times);
-}
 
 Cell value_cell(double value) {
   Cell cell;
@@ -294,15 +278,15 @@ Cell measure_mad(ThreadTeam& team, Run&& run) {
   const T a = std::is_floating_point_v<T> ? T(0.999) : T(1664525u);
   const T b = std::is_floating_point_v<T> ? T(0.001) : T(1013904223u);
   std::vector<T> out(kMadLanes);
-  const double seconds = median_pass_seconds(
-      team, kMadLanes / kMadBlock,
-      [&](size_t begin, size_t end) { run(out.data(), begin * kMadBlock, end * kMadBlock, a, b); });
+  const double seconds = median_seconds(kComputeTimings, [&] {
+    team.run(kMadLanes / kMadBlock, [&](size_t begin, size_t end) {
+      run(out.data(), begin * kMadBlock, end * kMadBlock, a, b);
+    });
+  });
   for (size_t lane = 0; lane < kMadLanes; lane += 997) {
     const T expected = mad_chains<T>(static_cast<T>(static_cast<uint32_t>(lane)), a, b);
     const double relative = std::is_floating_point_v<T> ? 1e-4 : 0;
-    const double difference =
-        std::fabs(static_cast<double>(expected) - static_cast<double>(out[lane]));
-    if (difference > relative * std::max(1.0, std::fabs(static_cast<double>(expected))))
+    if (!close_enough(static_cast<double>(expected), static_cast<double>(out[lane]), relative))
       return fail_cell("mad", lane);
   }
   return value_cell(2.0 * 8 * kMadIterations * static_cast<double>(kMadLanes) / seconds / 1e9);
@@ -310,8 +294,10 @@ Cell measure_mad(ThreadTeam& team, Run&& run) {
 
 Cell measure_loop(ThreadTeam& team) {
   std::vector<uint32_t> out(kLoopItems * kLoopLanesPerItem);
-  const double seconds = median_pass_seconds(team, kLoopItems / 2, [&](size_t begin, size_t end) {
-    MANIFOLD_WIDEST(loop_uint16)(out.data(), begin * 2, end * 2);
+  const double seconds = median_seconds(kComputeTimings, [&] {
+    team.run(kLoopItems / 2, [&](size_t begin, size_t end) {
+      MANIFOLD_WIDEST(loop_uint16)(out.data(), begin * 2, end * 2);
+    });
   });
   for (size_t lane = 0; lane < out.size(); lane += 61)
     if (out[lane] != loop_lane(static_cast<uint32_t>(lane))) return fail_cell("loop", lane);

@@ -4,8 +4,11 @@
 // with these names; bench/README.md documents the protocol for external peers.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <string_view>
+#include <vector>
 
 namespace manifold_tool {
 
@@ -74,6 +77,18 @@ inline const MetricInfo* find_metric(std::string_view name) {
   for (const auto& metric : kMetrics)
     if (name == metric.name) return &metric;
   return nullptr;
+}
+
+// The median of a set of timings (the mean of the middle two for an even count).
+inline double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+// A checked result: within `relative` of the expected value (absolute below 1).
+inline bool close_enough(double expected, double got, double relative) {
+  return std::fabs(expected - got) <= relative * std::max(1.0, std::fabs(expected));
 }
 
 // Problem sizes: --quick shrinks the slow ones (sgemm, n-body) and repeats less.

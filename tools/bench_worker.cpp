@@ -35,12 +35,6 @@ double seconds_between(Clock::time_point start, Clock::time_point end) {
   return std::chrono::duration<double>(end - start).count();
 }
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 // Owning handles for OpenCL objects.
 template <typename T, cl_int (*Release)(T)>
 class Handle {
@@ -307,7 +301,7 @@ double timed_median(const Device& device, int repeats, const std::function<void(
     finish(device);
     times.push_back(seconds_between(start, Clock::now()));
   }
-  return median(times);
+  return median_of(times);
 }
 
 void write_buffer(const Device& device, cl_mem buffer, size_t bytes, const void* data) {
@@ -323,10 +317,6 @@ std::string mismatch(const char* what, size_t index, double expected, double got
   char text[160];
   std::snprintf(text, sizeof text, "%s[%zu] = %.7g, expected %.7g", what, index, got, expected);
   return text;
-}
-
-bool close_enough(double expected, double got, double relative) {
-  return std::fabs(expected - got) <= relative * std::max(1.0, std::fabs(expected));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -346,7 +336,7 @@ Outcome measure_roundtrip(const Device& device, cl_kernel empty, int iterations)
     finish(device);
     times.push_back(seconds_between(start, Clock::now()));
   }
-  return {median(times) * 1e6, {}};
+  return {median_of(times) * 1e6, {}};
 }
 
 Outcome measure_enqueue(const Device& device, cl_kernel empty, int kernels) {
@@ -361,7 +351,7 @@ Outcome measure_enqueue(const Device& device, cl_kernel empty, int kernels) {
     finish(device);
     per_kernel.push_back(seconds_between(start, Clock::now()) * 1e6 / kernels);
   }
-  return {median(per_kernel), {}};
+  return {median_of(per_kernel), {}};
 }
 
 // The kernels of one recorded command buffer (the figure: a 100-kernel buffer).
@@ -423,7 +413,7 @@ Outcome measure_command_buffer(const Device& device, cl_kernel empty, int kernel
     per_kernel.push_back(seconds_between(start, Clock::now()) * 1e6 /
                          (double(replays) * kRecordedKernels));
   }
-  return {median(per_kernel), {}};
+  return {median_of(per_kernel), {}};
 }
 
 Outcome measure_triad(const Device& device, cl_program program, const BenchSizes& sizes) {
@@ -578,8 +568,8 @@ TransferResults measure_transfers(const Device& device, unsigned char* source,
     read_times.push_back(seconds_between(start, Clock::now()));
   }
   TransferResults results;
-  results.host_to_device.value = static_cast<double>(bytes) / median(write_times) / 1e9;
-  results.device_to_host.value = static_cast<double>(bytes) / median(read_times) / 1e9;
+  results.host_to_device.value = static_cast<double>(bytes) / median_of(write_times) / 1e9;
+  results.device_to_host.value = static_cast<double>(bytes) / median_of(read_times) / 1e9;
   if (std::memcmp(source, target, bytes) != 0) {
     size_t index = 0;
     while (source[index] == target[index]) ++index;
@@ -898,7 +888,7 @@ Outcome measure_groups_of_one(const Device& device, cl_program program, bool pol
       x = (x * 1664525u + 1013904223u) ^ (x >> 7);
     if (out[i] != x) return {0, mismatch("out", i, x, out[i])};
   }
-  return {median(times) * 1e3, {}};
+  return {median_of(times) * 1e3, {}};
 }
 
 void measure_vector_kernels(const Device& device, const BenchSizes& sizes) {
