@@ -32,12 +32,14 @@
 #include <set>
 
 #include "compiler/gpu_launch_abi.h"
+#include "compiler/llvm_signals.h"
 
 namespace manifold::compiler {
 
 void initialize_llvm() {
   static std::once_flag once;
   std::call_once(once, [] {
+    keep_llvm_signal_handling_out();
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     llvm::InitializeNativeTargetAsmParser();

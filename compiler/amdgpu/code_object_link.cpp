@@ -9,6 +9,8 @@
 
 #include <mutex>
 
+#include "compiler/llvm_signals.h"
+
 LLD_HAS_DRIVER(elf)
 
 namespace manifold::compiler {
@@ -42,6 +44,7 @@ class ScratchFolder {
 
 bool link_code_object(std::span<const uint8_t> object, std::vector<uint8_t>* code_object,
                       std::string* log) {
+  keep_llvm_signal_handling_out();
   std::string error;
   ScratchFolder folder(&error);
   if (!folder.ok()) {
@@ -75,6 +78,7 @@ bool link_code_object(std::span<const uint8_t> object, std::vector<uint8_t>* cod
     const char* args[] = {"ld.lld", "-shared",      "--no-undefined", "--threads=1",
                           "-o",     output.c_str(), input.c_str()};
     llvm::raw_string_ostream stream(messages);
+    const ThreadSignalStackGuard stack_guard;
     const lld::Result result = lld::lldMain(args, stream, stream, {{lld::Gnu, &lld::elf::link}});
     usable = result.canRunAgain;
     status = result.retCode;
