@@ -1,7 +1,7 @@
 // cl_khr_command_buffer (0.9.8) and cl_khr_command_buffer_multi_device (0.9.2): creating,
 // finalizing, enqueuing, querying and remapping command buffers. Recording commands is in
 // api/command_record.cpp, changing them (mutable dispatch) in api/mutable_dispatch.cpp.
-#include "core/command_buffer.h"
+#include "scheduler/command_buffer.h"
 
 #include <algorithm>
 

@@ -8,8 +8,8 @@
 #include "api/impl.h"
 #include "api/memory_commands.h"
 #include "api/ndrange.h"
-#include "core/command_buffer.h"
 #include "core/device.h"
+#include "scheduler/command_buffer.h"
 
 namespace manifold::api::impl {
 namespace {

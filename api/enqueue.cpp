@@ -16,7 +16,7 @@ struct Target {
   CommandQueue& queue;
   std::vector<Event*> waits;
   void submit(MemoryCommand c, cl_event* event) {
-    queue.submit(Command::make(queue, c.type, std::move(c.op)), waits, event);
+    submit_command(Command::make(queue, c.type, std::move(c.op)), waits, event);
   }
 };
 
@@ -166,7 +166,7 @@ void clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool 
   check(ptr && size, CL_INVALID_VALUE, "ptr is NULL or size is 0");
   check_host_reads(m);
   auto cmd = Command::make(t.queue, CL_COMMAND_READ_BUFFER, CopyOp{at(m, offset), host(ptr), size});
-  t.queue.submit(std::move(cmd), t.waits, event, blocking_read);
+  submit_command(std::move(cmd), t.waits, event, blocking_read);
 }
 
 void clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write,
@@ -180,7 +180,7 @@ void clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool
   check_host_writes(m);
   auto cmd =
       Command::make(t.queue, CL_COMMAND_WRITE_BUFFER, CopyOp{host(ptr), at(m, offset), size});
-  t.queue.submit(std::move(cmd), t.waits, event, blocking_write);
+  submit_command(std::move(cmd), t.waits, event, blocking_write);
 }
 
 MemoryCommand copy_buffer_command(CommandQueue& queue, cl_mem src_buffer, cl_mem dst_buffer,
@@ -250,7 +250,7 @@ void clEnqueueReadBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_b
   add(hoff, rect_extent(region, hp), "the host rectangle overflows");
   check_host_reads(m);
   CopyRectOp op{at(m, boff), host(static_cast<std::byte*>(ptr) + hoff), make_rect(region, bp, hp)};
-  t.queue.submit(Command::make(t.queue, CL_COMMAND_READ_BUFFER_RECT, std::move(op)), t.waits, event,
+  submit_command(Command::make(t.queue, CL_COMMAND_READ_BUFFER_RECT, std::move(op)), t.waits, event,
                  blocking_read);
 }
 
@@ -275,7 +275,7 @@ void clEnqueueWriteBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_
   check_host_writes(m);
   const auto* src = static_cast<const std::byte*>(ptr) + hoff;
   CopyRectOp op{host(src), at(m, boff), make_rect(region, hp, bp)};
-  t.queue.submit(Command::make(t.queue, CL_COMMAND_WRITE_BUFFER_RECT, std::move(op)), t.waits,
+  submit_command(Command::make(t.queue, CL_COMMAND_WRITE_BUFFER_RECT, std::move(op)), t.waits,
                  event, blocking_write);
 }
 
@@ -347,7 +347,7 @@ void* clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool 
   if (map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) check_host_writes(m);
   void* mapped = m.add_mapping(offset, size, map_flags);
   try {
-    t.queue.submit(Command::make(t.queue, CL_COMMAND_MAP_BUFFER,
+    submit_command(Command::make(t.queue, CL_COMMAND_MAP_BUFFER,
                                  MapOp{Ref<MemObject>(&m), offset, size, map_flags}),
                    t.waits, event, blocking_map);
   } catch (...) {
@@ -369,7 +369,7 @@ void clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_mem memobj, void
   // clEnqueueMapBuffer or clEnqueueMapImage for memobj.
   check(m.remove_mapping(mapped_ptr), CL_INVALID_VALUE,
         "mapped_ptr is not a mapping of this memory object");
-  t.queue.submit(
+  submit_command(
       Command::make(t.queue, CL_COMMAND_UNMAP_MEM_OBJECT, UnmapOp{Ref<MemObject>(&m), mapped_ptr}),
       t.waits, event);
 }
@@ -389,7 +389,7 @@ void clEnqueueMigrateMemObjects(cl_command_queue command_queue, cl_uint num_mem_
           "a memory object belongs to another context");
     op.mems.emplace_back(&m);
   }
-  t.queue.submit(Command::make(t.queue, CL_COMMAND_MIGRATE_MEM_OBJECTS, std::move(op)), t.waits,
+  submit_command(Command::make(t.queue, CL_COMMAND_MIGRATE_MEM_OBJECTS, std::move(op)), t.waits,
                  event);
 }
 
@@ -523,7 +523,7 @@ void clEnqueueReadImage(cl_command_queue command_queue, cl_mem image, cl_bool bl
   // created with CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS.
   check_host_reads(m);
   CopyRectOp op{at(m, b.offset), host(ptr), box_rect(b, of(b), hp)};
-  t.queue.submit(Command::make(t.queue, CL_COMMAND_READ_IMAGE, std::move(op)), t.waits, event,
+  submit_command(Command::make(t.queue, CL_COMMAND_READ_IMAGE, std::move(op)), t.waits, event,
                  blocking_read);
 }
 
@@ -541,7 +541,7 @@ void clEnqueueWriteImage(cl_command_queue command_queue, cl_mem image, cl_bool b
   // created with CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS.
   check_host_writes(m);
   CopyRectOp op{host(ptr), at(m, b.offset), box_rect(b, hp, of(b))};
-  t.queue.submit(Command::make(t.queue, CL_COMMAND_WRITE_IMAGE, std::move(op)), t.waits, event,
+  submit_command(Command::make(t.queue, CL_COMMAND_WRITE_IMAGE, std::move(op)), t.waits, event,
                  blocking_write);
 }
 
@@ -713,7 +713,7 @@ void* clEnqueueMapImage(cl_command_queue command_queue, cl_mem image, cl_bool bl
     op_flags = CL_MAP_WRITE;
   void* mapped = m.add_mapping(b.offset, span, map_flags);
   try {
-    t.queue.submit(Command::make(t.queue, CL_COMMAND_MAP_IMAGE,
+    submit_command(Command::make(t.queue, CL_COMMAND_MAP_IMAGE,
                                  MapOp{Ref<MemObject>(&m), b.offset, span, op_flags}),
                    t.waits, event, blocking_map);
   } catch (...) {

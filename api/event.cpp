@@ -114,7 +114,7 @@ void enqueue_sync(cl_command_queue command_queue, cl_command_type type, SyncKind
                   cl_uint num_events, const cl_event* events, cl_event* event) {
   CommandQueue& q = *resolve<CommandQueue>(command_queue);
   std::vector<Event*> waits = resolve_wait_list(q.context(), num_events, events);
-  q.submit(Command::make(q, type, NoOp{}), waits, event, false, sync);
+  submit_command(Command::make(q, type, NoOp{}), waits, event, false, sync);
 }
 
 }  // namespace

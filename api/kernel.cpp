@@ -15,6 +15,7 @@
 #include "core/info.h"
 #include "core/memory.h"
 #include "core/program.h"
+#include "svm/svm_space.h"
 
 namespace manifold::api::impl {
 namespace {
@@ -179,7 +180,7 @@ void enqueue_ndrange(cl_command_queue command_queue, cl_kernel kernel, cl_uint w
       resolve_wait_list(q.context(), num_events_in_wait_list, event_wait_list);
   Operation op = ndrange_operation(q.device(), k, work_dim, global_work_offset, global_work_size,
                                    local_work_size, nullptr);
-  q.submit(Command::make(q, CL_COMMAND_NDRANGE_KERNEL, std::move(op)), waits, event);
+  submit_command(Command::make(q, CL_COMMAND_NDRANGE_KERNEL, std::move(op)), waits, event);
 }
 
 }  // namespace
@@ -386,7 +387,7 @@ void clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index, const void* a
   // support SVM.
   check(k.program().context().any_device(device_has_svm), CL_INVALID_OPERATION,
         "no device in the kernel's context supports SVM");
-  k.set_arg_svm(arg_index, arg_value);
+  k.set_arg_svm(arg_index, arg_value, svm_argument_allocation(arg_value, k.program().context()));
 }
 
 void clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name, size_t param_value_size,
@@ -407,8 +408,8 @@ void clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name, size_
       check(param_value_size % sizeof(void*) == 0, CL_INVALID_VALUE,
             "param_value_size is not a multiple of sizeof(void*)");
       // The allocations these pointers lie in become current wherever the kernel runs.
-      k.set_svm_pointers(
-          {static_cast<void* const*>(param_value), param_value_size / sizeof(void*)});
+      k.set_svm_pointers(svm_allocations_of(
+          {static_cast<void* const*>(param_value), param_value_size / sizeof(void*)}, c));
       break;
     case CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM: {
       check(param_value_size == sizeof(cl_bool), CL_INVALID_VALUE,
@@ -658,7 +659,7 @@ void clEnqueueNativeKernel(cl_command_queue command_queue, void(CL_CALLBACK* use
           "a mem_list entry belongs to another context");
     op.mem_slots.emplace_back(Ref<MemObject>(&m), offset);
   }
-  q.submit(Command::make(q, CL_COMMAND_NATIVE_KERNEL, std::move(op)), waits, event);
+  submit_command(Command::make(q, CL_COMMAND_NATIVE_KERNEL, std::move(op)), waits, event);
 }
 
 }  // namespace manifold::api::impl

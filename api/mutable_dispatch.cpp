@@ -7,8 +7,9 @@
 #include "api/common.h"
 #include "api/impl.h"
 #include "api/ndrange.h"
-#include "core/command_buffer.h"
 #include "core/info.h"
+#include "scheduler/command_buffer.h"
+#include "svm/svm_space.h"
 
 namespace manifold::api::impl {
 namespace {
@@ -70,8 +71,9 @@ CommandBuffer::Update plan_update(CommandBuffer& cb, const khr::MutableDispatchC
         case CL_KERNEL_EXEC_INFO_SVM_PTRS:
           check(e.param_value_size % sizeof(void*) == 0 && (e.param_value || !e.param_value_size),
                 CL_INVALID_VALUE, "an SVM_PTRS exec info of the wrong size");
-          args->svm_allocations = kernel.svm_allocations_of(
-              {static_cast<void* const*>(e.param_value), e.param_value_size / sizeof(void*)});
+          args->svm_allocations = svm_allocations_of(
+              {static_cast<void* const*>(e.param_value), e.param_value_size / sizeof(void*)},
+              kernel.program().context());
           break;
         case CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM:
           // Every SVM device sees every allocation: nothing to keep beyond the check.
@@ -89,8 +91,9 @@ CommandBuffer::Update plan_update(CommandBuffer& cb, const khr::MutableDispatchC
     }
     for (cl_uint i = 0; i < c.num_svm_args; ++i) {
       const cl_mutable_dispatch_arg_khr& a = c.arg_svm_list[i];
-      args->values.at(a.arg_index) =
-          KernelArgs::value_of(kernel.check_arg_svm(a.arg_index, a.arg_value));
+      args->values.at(a.arg_index) = KernelArgs::value_of(
+          kernel.check_arg_svm(a.arg_index, a.arg_value,
+                               svm_argument_allocation(a.arg_value, kernel.program().context())));
     }
     l.args = std::move(args);
   }

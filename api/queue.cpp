@@ -27,7 +27,11 @@ cl_command_queue make_queue(cl_context context, cl_device_id device,
   const cl_command_queue_properties supported = d.info().queue_on_host_properties;
   check((props & ~supported) == 0, CL_INVALID_QUEUE_PROPERTIES,
         "the device does not support these queue properties");
-  return make_api_object<CommandQueue>(Ref<Context>(&c), d, props, std::move(list))->handle();
+  const bool out_of_order = props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
+  return make_api_object<CommandQueue>(
+             Ref<Context>(&c), d, props, std::move(list),
+             make_submitter(d.create_native_queue(out_of_order), out_of_order))
+      ->handle();
 }
 
 }  // namespace

@@ -48,7 +48,7 @@ void enqueue_egl_objects(cl_command_type type, cl_command_queue command_queue, c
       check_shared_objects(command_queue, num_objects, mem_objects, num_events, event_list);
   check(num_objects == 0, CL_INVALID_EGL_OBJECT_KHR,
         "the memory objects were not created from EGL resources");
-  t.queue.submit(Command::make(t.queue, type, NoOp{}), t.waits, event);
+  submit_command(Command::make(t.queue, type, NoOp{}), t.waits, event);
 }
 
 // The cl_khr_egl_image spec: CL_INVALID_VALUE if flags are not valid or if properties contain

@@ -136,7 +136,7 @@ void clEnqueueSVMFree(cl_command_queue command_queue, cl_uint num_svm_pointers,
     else
       for (void* p : pointers) impl::clSVMFree(context, p);
   }};
-  q.submit(Command::make(q, CL_COMMAND_SVM_FREE, std::move(op)), waits, event);
+  submit_command(Command::make(q, CL_COMMAND_SVM_FREE, std::move(op)), waits, event);
 }
 
 MemoryCommand svm_memcpy_command(CommandQueue& q, void* dst_ptr, const void* src_ptr, size_t size) {
@@ -179,7 +179,7 @@ void clEnqueueSVMMemcpy(cl_command_queue command_queue, cl_bool blocking_copy, v
   CommandQueue& q = svm_queue(command_queue);
   const std::vector<Event*> waits = waits_of(q, num_events_in_wait_list, event_wait_list);
   MemoryCommand c = svm_memcpy_command(q, dst_ptr, src_ptr, size);
-  q.submit(Command::make(q, c.type, std::move(c.op)), waits, event, blocking_copy);
+  submit_command(Command::make(q, c.type, std::move(c.op)), waits, event, blocking_copy);
 }
 
 void clEnqueueSVMMemFill(cl_command_queue command_queue, void* svm_ptr, const void* pattern,
@@ -188,7 +188,7 @@ void clEnqueueSVMMemFill(cl_command_queue command_queue, void* svm_ptr, const vo
   CommandQueue& q = svm_queue(command_queue);
   const std::vector<Event*> waits = waits_of(q, num_events_in_wait_list, event_wait_list);
   MemoryCommand c = svm_fill_command(q, svm_ptr, pattern, pattern_size, size);
-  q.submit(Command::make(q, c.type, std::move(c.op)), waits, event);
+  submit_command(Command::make(q, c.type, std::move(c.op)), waits, event);
 }
 
 void clEnqueueSVMMap(cl_command_queue command_queue, cl_bool blocking_map, cl_map_flags flags,
@@ -209,7 +209,7 @@ void clEnqueueSVMMap(cl_command_queue command_queue, cl_bool blocking_map, cl_ma
   Location l = svm_location(q.context(), svm_ptr, size, "svm_ptr");
   Operation op = NoOp{};
   if (l.mem) op = MapOp{l.mem, l.offset, size, flags};
-  q.submit(Command::make(q, CL_COMMAND_SVM_MAP, std::move(op)), waits, event, blocking_map);
+  submit_command(Command::make(q, CL_COMMAND_SVM_MAP, std::move(op)), waits, event, blocking_map);
 }
 
 void clEnqueueSVMUnmap(cl_command_queue command_queue, void* svm_ptr,
@@ -219,7 +219,7 @@ void clEnqueueSVMUnmap(cl_command_queue command_queue, void* svm_ptr,
   const std::vector<Event*> waits = waits_of(q, num_events_in_wait_list, event_wait_list);
   // The spec: CL_INVALID_VALUE if svm_ptr is NULL.
   check(svm_ptr != nullptr, CL_INVALID_VALUE, "svm_ptr is NULL");
-  q.submit(Command::make(q, CL_COMMAND_SVM_UNMAP, NoOp{}), waits, event);
+  submit_command(Command::make(q, CL_COMMAND_SVM_UNMAP, NoOp{}), waits, event);
 }
 
 void clEnqueueSVMMigrateMem(cl_command_queue command_queue, cl_uint num_svm_pointers,
@@ -246,7 +246,7 @@ void clEnqueueSVMMigrateMem(cl_command_queue command_queue, cl_uint num_svm_poin
     op.mems.push_back(l.mem);
     op.ranges.emplace_back(l.offset, n);
   }
-  q.submit(Command::make(q, CL_COMMAND_SVM_MIGRATE_MEM, std::move(op)), waits, event);
+  submit_command(Command::make(q, CL_COMMAND_SVM_MIGRATE_MEM, std::move(op)), waits, event);
 }
 
 }  // namespace manifold::api::impl

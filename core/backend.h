@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -147,7 +148,22 @@ class Driver {
   virtual std::vector<Device*> probe() = 0;
 };
 
-// Every compiled-in driver; defined in backends/drivers.cpp.
-std::vector<std::unique_ptr<Driver>> make_drivers();
+// A backend registers its driver with a static DriverRegistration in its own folder: nothing
+// outside the folder names it. The platform probes the drivers by ascending `order` (the order
+// their devices are listed in); one whose name MANIFOLD_DISABLE_<NAME> names is left out.
+using DriverFactory = std::unique_ptr<Driver> (*)();
+struct DriverRegistration {
+  DriverRegistration(int order, DriverFactory make);
+};
+// The registered drivers, made in their order, disabled ones left out. Thread: platform init.
+std::vector<std::unique_ptr<Driver>> make_registered_drivers();
+
+// Work a layer above core does on the platform's devices once they are all found, before any is
+// handed out (svm/ reserves the shared virtual range on them); registered like drivers.
+using PlatformSetup = void (*)(std::span<Device* const> devices);
+struct PlatformSetupRegistration {
+  explicit PlatformSetupRegistration(PlatformSetup setup);
+};
+void run_platform_setups(std::span<Device* const> devices);
 
 }  // namespace manifold

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "compiler/compiler.h"
-#include "core/command_buffer.h"
+#include "core/command_buffer_capabilities.h"
 #include "core/device.h"
 #include "core/info.h"
 #include "core/platform.h"
@@ -69,7 +69,7 @@ void fill_from_target(DeviceInfo& d, const compiler::Target& target) {
   d.extensions.push_back(name_version("cl_khr_extended_versioning", CL_MAKE_VERSION(1, 0, 0)));
   d.extensions.push_back(name_version("cl_khr_device_uuid", CL_MAKE_VERSION(1, 0, 0)));
   // Command buffers are recorded operations replayed on the device's queues
-  // (core/command_buffer.h), for every device: the revisions of the current Khronos headers.
+  // (core/command_buffer_capabilities.h), for every device: the revisions of the current Khronos headers.
   d.extensions.push_back(name_version("cl_khr_command_buffer", CL_MAKE_VERSION(0, 9, 8)));
   d.extensions.push_back(
       name_version("cl_khr_command_buffer_mutable_dispatch", CL_MAKE_VERSION(0, 9, 5)));
@@ -383,7 +383,7 @@ void get_device_info(Device& device, cl_device_info param, size_t size, void* va
     case CL_DEVICE_PCI_BUS_INFO_KHR:
       if (!d.has_pci_bus_info) break;
       return out.value(d.pci_bus_info);
-    // cl_khr_command_buffer, _mutable_dispatch, _multi_device (core/command_buffer.h)
+    // cl_khr_command_buffer, _mutable_dispatch, _multi_device (core/command_buffer_capabilities.h)
     case CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR:
       return out.value(d.command_buffer_printf
                            ? kCommandBufferCapabilities

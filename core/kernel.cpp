@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "svm/svm_space.h"
-
 namespace manifold {
 
 using compiler::ArgKind;
@@ -135,43 +133,26 @@ KernelArgSetting Kernel::check_arg(cl_uint index, size_t size, const void* value
   return v;
 }
 
-KernelArgSetting Kernel::check_arg_svm(cl_uint index, const void* pointer) const {
+KernelArgSetting Kernel::check_arg_svm(cl_uint index, const void* pointer,
+                                       Ref<MemObject> allocation) const {
   check(index < info_.args.size(), CL_INVALID_ARG_INDEX, "argument index out of range");
   check(info_.args[index].kind == ArgKind::Buffer, CL_INVALID_ARG_VALUE,
         "an SVM pointer can only be set for a pointer argument");
   KernelArgSetting v;
   v.set = true;
   v.svm_pointer = const_cast<void*>(pointer);
-  if (const SvmSpace* space = SvmSpace::get(); space && space->contains(pointer)) {
-    v.svm_allocation = space->find(pointer, nullptr, &program_->context());
-    // The spec: CL_INVALID_ARG_VALUE if arg_value is not a valid value. Inside the SVM range
-    // only this context's live allocations have memory: any other address would fault on a GPU
-    // (and a GPU fault ends every later launch of the process on that GPU).
-    check(v.svm_allocation != nullptr, CL_INVALID_ARG_VALUE,
-          "the pointer is in the SVM range but in no live allocation of the kernel's context");
-  }
+  v.svm_allocation = std::move(allocation);
   return v;
 }
 
-void Kernel::set_arg_svm(cl_uint index, const void* pointer) {
-  KernelArgSetting v = check_arg_svm(index, pointer);
+void Kernel::set_arg_svm(cl_uint index, const void* pointer, Ref<MemObject> allocation) {
+  KernelArgSetting v = check_arg_svm(index, pointer, std::move(allocation));
   std::lock_guard lock(mutex_);
   args_[index] = std::move(v);
   snapshot_.reset();
 }
 
-std::vector<Ref<MemObject>> Kernel::svm_allocations_of(std::span<void* const> pointers) const {
-  std::vector<Ref<MemObject>> allocations;
-  if (const SvmSpace* space = SvmSpace::get())
-    for (void* p : pointers)
-      if (Ref<MemObject> a = space->find(p, nullptr, &program_->context()))
-        if (std::find(allocations.begin(), allocations.end(), a) == allocations.end())
-          allocations.push_back(std::move(a));
-  return allocations;
-}
-
-void Kernel::set_svm_pointers(std::span<void* const> pointers) {
-  std::vector<Ref<MemObject>> allocations = svm_allocations_of(pointers);
+void Kernel::set_svm_pointers(std::vector<Ref<MemObject>> allocations) {
   std::lock_guard lock(mutex_);
   svm_allocations_ = std::move(allocations);
   snapshot_.reset();

@@ -67,16 +67,17 @@ class Kernel : public ApiObject<_cl_kernel, ObjectKind::Kernel, CL_INVALID_KERNE
 
   // Validates and stores one argument (clSetKernelArg rules).
   void set_arg(cl_uint index, size_t size, const void* value);
-  void set_arg_svm(cl_uint index, const void* pointer);
+  // An SVM pointer argument; `allocation` is the SVM allocation it lies in (svm/svm_space.h:
+  // svm_argument_allocation), null for a pointer outside the SVM range.
+  void set_arg_svm(cl_uint index, const void* pointer, Ref<MemObject> allocation);
   // CL_KERNEL_EXEC_INFO_SVM_PTRS: the SVM allocations the kernel reaches through other
-  // pointers (pointers outside any allocation are the host's, usable as they are).
-  void set_svm_pointers(std::span<void* const> pointers);
-  // The SVM allocations of the kernel's context those pointers lie in, once each.
-  std::vector<Ref<MemObject>> svm_allocations_of(std::span<void* const> pointers) const;
+  // pointers (svm/svm_space.h: svm_allocations_of).
+  void set_svm_pointers(std::vector<Ref<MemObject>> allocations);
   // The same checks, without storing: an argument of one recorded launch
   // (cl_khr_command_buffer_mutable_dispatch), which leaves the kernel's own settings alone.
   KernelArgSetting check_arg(cl_uint index, size_t size, const void* value) const;
-  KernelArgSetting check_arg_svm(cl_uint index, const void* pointer) const;
+  KernelArgSetting check_arg_svm(cl_uint index, const void* pointer,
+                                 Ref<MemObject> allocation) const;
 
   // Every argument, with references to its buffers and samplers (shared with commands
   // already launched with the same settings); throws CL_INVALID_KERNEL_ARGS when one is not set.

@@ -2,13 +2,14 @@
 
 #include <time.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "core/log.h"
 #include "core/settings.h"
-#include "svm/svm_space.h"
 
 namespace manifold {
 
@@ -27,6 +28,14 @@ std::string join_names(const std::vector<cl_name_version>& list) {
   }
   return out;
 }
+
+namespace {
+std::string lowercase(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+}  // namespace
 
 uint64_t host_time_ns() {
   timespec ts;
@@ -50,34 +59,61 @@ Platform::Platform() {
       name_version("cl_khr_command_buffer_mutable_dispatch", CL_MAKE_VERSION(0, 9, 5)),
       name_version("cl_khr_command_buffer_multi_device", CL_MAKE_VERSION(0, 9, 2)),
   };
-  drivers_ = make_drivers();
-  MemoryPlace next_place = kHostPlace + 1;
+  drivers_ = make_registered_drivers();
+  std::vector<Device*> found;
   for (auto& driver : drivers_) {
-    std::vector<Device*> found;
+    std::vector<Device*> listed;
     try {
-      found = driver->probe();
+      listed = driver->probe();
     } catch (const std::exception& e) {
       log_debug("driver %s failed to probe: %s", driver->name(), e.what());
     }
-    log_debug("driver %s: %zu device(s)", driver->name(), found.size());
-    for (Device* d : found) {
-      if (d->shares_host_memory()) continue;
+    log_debug("driver %s: %zu device(s)", driver->name(), listed.size());
+    found.insert(found.end(), listed.begin(), listed.end());
+  }
+  MemoryPlace next_place = kHostPlace + 1;
+  for (size_t index = 0; index < found.size(); ++index) {
+    Device* d = found[index];
+    if (!device_selected(*d, index, settings().devices)) {
+      log_debug("device %zu (%s) hidden by MANIFOLD_DEVICES", index, d->info().name.c_str());
+      continue;
+    }
+    if (!d->shares_host_memory()) {
       // A device beyond the places a residency mask can name could not hold buffers.
       if (next_place == kMaxMemoryPlaces) {
-        log_debug("driver %s: device %s skipped: more than %u GPUs", driver->name(),
-                  d->info().name.c_str(), kMaxMemoryPlaces - 1);
+        log_debug("device %s skipped: more than %u GPUs", d->info().name.c_str(),
+                  kMaxMemoryPlaces - 1);
         continue;
       }
       device_at_place_[next_place] = d;
       d->set_memory_place(next_place++);
     }
-    std::erase_if(found, [](Device* d) {
-      return !d->shares_host_memory() && d->memory_place() == kHostPlace;
-    });
-    devices_.insert(devices_.end(), found.begin(), found.end());
+    devices_.push_back(d);
   }
-  // Before any device is handed out: a device that cannot take the range reports no SVM.
-  SvmSpace::reserve(devices_, settings().svm_range_bytes);
+  // Before any device is handed out: a device that cannot take the SVM range reports no SVM.
+  run_platform_setups(devices_);
+}
+
+bool device_selected(const Device& device, size_t index, std::string_view selection) {
+  if (selection.empty()) return true;
+  const std::string name = lowercase(device.info().name);
+  while (!selection.empty()) {
+    const size_t comma = selection.find(',');
+    const std::string item = lowercase(selection.substr(0, comma));
+    selection = comma == std::string_view::npos ? std::string_view() : selection.substr(comma + 1);
+    if (item.empty()) continue;
+    if (std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      if (item.size() < 10 && std::stoull(item) == index) return true;
+    } else if (item == "cpu" || item == "gpu" || item == "accelerator") {
+      const cl_device_type type = item == "cpu"   ? CL_DEVICE_TYPE_CPU
+                                  : item == "gpu" ? CL_DEVICE_TYPE_GPU
+                                                  : CL_DEVICE_TYPE_ACCELERATOR;
+      if (device.info().type & type) return true;
+    } else if (name.find(item) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
 }
 
 void Device::disable_svm(const char* why) {

@@ -4,6 +4,7 @@
 #include <array>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/backend.h"
@@ -37,6 +38,12 @@ class Platform : public ApiObject<_cl_platform_id, ObjectKind::Platform, CL_INVA
   std::vector<cl_name_version> extensions_;
   std::array<const Device*, kMaxMemoryPlaces> device_at_place_{};
 };
+
+// MANIFOLD_DEVICES: whether the device listed `index`-th (from 0, among every device found, in
+// the order `manifold devices` lists them when nothing is hidden) is shown. `selection` is a
+// comma-separated list of indexes, types (cpu, gpu, accelerator) and name fragments (any case);
+// a device matching any item is shown, and every device when `selection` is empty.
+bool device_selected(const Device& device, size_t index, std::string_view selection);
 
 // Joins cl_name_version names with spaces (CL_*_EXTENSIONS strings).
 std::string join_names(const std::vector<cl_name_version>& list);

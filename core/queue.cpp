@@ -1,48 +1,25 @@
 #include "core/queue.h"
 
+#include "core/backend.h"
 #include "core/event.h"
-#include "scheduler/command.h"
-#include "scheduler/submitter.h"
 
 namespace manifold {
 
 CommandQueue::CommandQueue(Ref<Context> context, Device& device,
                            cl_command_queue_properties properties,
-                           std::vector<cl_queue_properties> property_list)
+                           std::vector<cl_queue_properties> property_list,
+                           std::unique_ptr<Submitter> submitter)
     : context_(std::move(context)),
       device_(&device),
       properties_(properties),
-      property_list_(std::move(property_list)) {
-  const bool ooo = properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
-  auto native = device.create_native_queue(ooo);
-  if (ooo)
-    submitter_ = std::make_unique<OutOfOrderSubmitter>(std::move(native));
-  else
-    submitter_ = std::make_unique<InOrderSubmitter>(std::move(native));
-}
+      property_list_(std::move(property_list)),
+      submitter_(std::move(submitter)) {}
 
 CommandQueue::~CommandQueue() = default;
 
-void CommandQueue::submit(Ref<Command> command, std::span<Event* const> wait_list,
-                          cl_event* event_out, bool blocking, SyncKind sync) {
-  // The command's event was created with one API reference, meant for the application; that
-  // reference keeps it alive here. Not wanted: it goes before the command is shared (no atomic
-  // operation), and only a blocking call keeps the event alive for its wait.
-  Event& event = command->event();
-  Ref<Event> waited;
-  if (!event_out) {
-    if (blocking) waited = command->event_ref();
-    event.drop_unpublished_api_reference();
-  }
-  enqueue(std::move(command), wait_list, sync);
-  if (event_out) *event_out = event.handle();
-  if (blocking && wait_for(event) < 0)
-    fail(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, "the command did not complete");
-}
-
-void CommandQueue::enqueue(Ref<Command> command, std::span<Event* const> wait_list, SyncKind sync) {
+void CommandQueue::enqueue(Command& command, std::span<Event* const> wait_list, SyncKind sync) {
   in_flight_.fetch_add(1, std::memory_order_relaxed);
-  submitter_->enqueue(*command, wait_list, sync);
+  submitter_->enqueue(command, wait_list, sync);
   // clFinish on another thread waits for this command too (in_flight_): it must complete
   // without a wait of this thread's own (a GPU queue may defer completion until one).
   if (finishing_.load(std::memory_order_seq_cst) != 0) flush();

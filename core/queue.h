@@ -1,5 +1,6 @@
-// A command queue: OpenCL's view (properties, context, device) over a Submitter from
-// scheduler/ that implements the ordering of its mode (in-order or out-of-order).
+// A command queue: OpenCL's view (properties, context, device) over a Submitter, which the
+// scheduler implements for each mode (in-order or out-of-order) and hands in when the queue is
+// made. Commands are the scheduler's; here they are only passed through.
 #pragma once
 
 #include <atomic>
@@ -15,15 +16,31 @@ namespace manifold {
 
 class Command;
 class Event;
-class Submitter;
+class NativeQueue;
 // What a command means for the ordering of an out-of-order queue.
 enum class SyncKind { None, Marker, Barrier };
+
+// How a queue orders its commands (scheduler/submitter.h implements one per mode).
+class Submitter {
+ public:
+  virtual ~Submitter() = default;
+  // Adds the command's dependencies and arms it: it runs once they resolve, possibly before
+  // this returns (the direct path). Thread: application.
+  virtual void enqueue(Command& command, std::span<Event* const> wait_list, SyncKind sync) = 0;
+  // The command of `event` reached a terminal state: the submitter drops what it kept of it.
+  // Events hold their queue, so an event kept here after its command ended would keep the
+  // queue (which owns this submitter) and its context alive for ever. Thread: any.
+  virtual void retire(Event& event) = 0;
+  virtual NativeQueue& native() = 0;
+};
 
 class CommandQueue
     : public ApiObject<_cl_command_queue, ObjectKind::Queue, CL_INVALID_COMMAND_QUEUE> {
  public:
+  // `submitter` orders the queue's commands in its mode (scheduler/submitter.h: make_submitter).
   CommandQueue(Ref<Context> context, Device& device, cl_command_queue_properties properties,
-               std::vector<cl_queue_properties> property_list);
+               std::vector<cl_queue_properties> property_list,
+               std::unique_ptr<Submitter> submitter);
   ~CommandQueue() override;
 
   Context& context() const { return *context_; }
@@ -33,14 +50,9 @@ class CommandQueue
   bool profiling() const { return properties_ & CL_QUEUE_PROFILING_ENABLE; }
   bool out_of_order() const { return properties_ & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE; }
 
-  // An entry point's enqueue: puts `command` into the DAG (it runs once `wait_list` and the
-  // queue's own ordering allow), gives its event to the application if it asked (`event_out`),
-  // and waits for it when `blocking` (CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if it
-  // failed). Thread: application.
-  void submit(Ref<Command> command, std::span<Event* const> wait_list, cl_event* event_out,
-              bool blocking = false, SyncKind sync = SyncKind::None);
-  // Puts `command` into the DAG (the event stays the caller's). Thread: application.
-  void enqueue(Ref<Command> command, std::span<Event* const> wait_list, SyncKind sync);
+  // Puts `command` (one of this queue's) into the DAG: it runs once `wait_list` and the queue's
+  // own ordering allow. The caller keeps it alive for the call. Thread: application.
+  void enqueue(Command& command, std::span<Event* const> wait_list, SyncKind sync);
   void flush();
   void finish();
   // Flushes and sleeps until `event` (a command of this queue) ends; returns its status.

@@ -1,7 +1,10 @@
 #include "core/settings.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
 namespace manifold {
@@ -29,9 +32,15 @@ Settings settings_from_environment() {
   s.debug = flag("MANIFOLD_DEBUG");
   s.trace_migration = value_of("MANIFOLD_TRACE_MIGRATION") != nullptr;
   s.emulated_gpus = int(std::min(number("MANIFOLD_EMULATED_GPUS", 0), 8LL));
-  s.disable_cuda = flag("MANIFOLD_DISABLE_CUDA");
+  for (char** variable = environ; variable && *variable; ++variable) {
+    const std::string_view entry(*variable);
+    const size_t equals = entry.find('=');
+    if (entry.starts_with("MANIFOLD_DISABLE_") && equals != std::string_view::npos &&
+        flag(std::string(entry.substr(0, equals)).c_str()))
+      s.disabled_backends.emplace(entry.substr(0, equals));
+  }
+  if (const char* v = value_of("MANIFOLD_DEVICES")) s.devices = v;
   if (const char* v = value_of("MANIFOLD_CUDA_DRIVER")) s.cuda_driver = v;
-  s.disable_hip = flag("MANIFOLD_DISABLE_HIP");
   if (const char* v = value_of("MANIFOLD_HIP_RUNTIME")) s.hip_runtime = v;
   if (const char* v = value_of("MANIFOLD_GPU_COMPLETION"))
     s.gpu_completion_eager = std::string_view(v) == "eager";

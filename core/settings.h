@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <set>
 #include <string>
 
 namespace manifold {
@@ -20,12 +21,16 @@ struct StagingSettings {
 };
 
 struct Settings {
-  bool debug = false;                        // MANIFOLD_DEBUG
-  bool trace_migration = false;              // MANIFOLD_TRACE_MIGRATION
-  int emulated_gpus = 0;                     // MANIFOLD_EMULATED_GPUS (0..8)
-  bool disable_cuda = false;                 // MANIFOLD_DISABLE_CUDA
+  bool debug = false;            // MANIFOLD_DEBUG
+  bool trace_migration = false;  // MANIFOLD_TRACE_MIGRATION
+  int emulated_gpus = 0;         // MANIFOLD_EMULATED_GPUS (0..8)
+  // MANIFOLD_DISABLE_<BACKEND> (CPU, CUDA, HIP, LEVEL_ZERO, EMULATED_GPU): the names of those
+  // set to anything but 0; their drivers are not probed.
+  std::set<std::string> disabled_backends;
+  // MANIFOLD_DEVICES: a comma-separated list of the devices to show (core/platform.cpp:
+  // device_selected); empty: every device.
+  std::string devices;
   std::string cuda_driver = "libcuda.so.1";  // MANIFOLD_CUDA_DRIVER
-  bool disable_hip = false;                  // MANIFOLD_DISABLE_HIP
   // MANIFOLD_HIP_RUNTIME: a HIP runtime library to load instead of libamdhip64.so.6/.5 (the
   // simulated one of the tests, HIP over CUDA on the GPU machines); empty: the installed one.
   std::string hip_runtime;

@@ -114,4 +114,23 @@ void Command::finish(cl_int status) {
   queue().command_done(*event_);
 }
 
+void submit_command(Ref<Command> command, std::span<Event* const> wait_list, cl_event* event_out,
+                    bool blocking, SyncKind sync) {
+  // The command's event was created with one API reference, meant for the application; that
+  // reference keeps it alive here. Not wanted: it goes before the command is shared (no atomic
+  // operation), and only a blocking call keeps the event alive for its wait.
+  CommandQueue& queue = command->queue();
+  Event& event = command->event();
+  Ref<Event> waited;
+  if (!event_out) {
+    if (blocking) waited = command->event_ref();
+    event.drop_unpublished_api_reference();
+  }
+  queue.enqueue(*command, wait_list, sync);
+  command = nullptr;
+  if (event_out) *event_out = event.handle();
+  if (blocking && queue.wait_for(event) < 0)
+    fail(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, "the command did not complete");
+}
+
 }  // namespace manifold

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <vector>
 
 #include "core/event.h"
@@ -104,5 +105,12 @@ class Command final : public Job, public EventListener {
   std::mutex native_waits_mutex_;  // dependencies may resolve on several threads at once
   std::vector<std::shared_ptr<NativeQueue>> native_waits_;
 };
+
+// An entry point's enqueue: puts `command` into the DAG of its queue (it runs once `wait_list`
+// and the queue's own ordering allow), gives its event to the application if it asked
+// (`event_out`), and waits for it when `blocking` (CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST
+// if it failed). Thread: application.
+void submit_command(Ref<Command> command, std::span<Event* const> wait_list, cl_event* event_out,
+                    bool blocking = false, SyncKind sync = SyncKind::None);
 
 }  // namespace manifold

@@ -74,4 +74,9 @@ void OutOfOrderSubmitter::retire(Event& event) {
   }
 }
 
+std::unique_ptr<Submitter> make_submitter(std::shared_ptr<NativeQueue> native, bool out_of_order) {
+  if (out_of_order) return std::make_unique<OutOfOrderSubmitter>(std::move(native));
+  return std::make_unique<InOrderSubmitter>(std::move(native));
+}
+
 }  // namespace manifold

@@ -18,19 +18,6 @@ namespace manifold {
 
 class Command;
 
-class Submitter {
- public:
-  virtual ~Submitter() = default;
-  // Adds the command's dependencies and arms it: it runs once they resolve, possibly before
-  // this returns (the direct path). Thread: application.
-  virtual void enqueue(Command& command, std::span<Event* const> wait_list, SyncKind sync) = 0;
-  // The command of `event` reached a terminal state: the submitter drops what it kept of it.
-  // Events hold their queue, so an event kept here after its command ended would keep the
-  // queue (which owns this submitter) and its context alive for ever. Thread: any.
-  virtual void retire(Event& event) = 0;
-  virtual NativeQueue& native() = 0;
-};
-
 class InOrderSubmitter final : public Submitter {
  public:
   explicit InOrderSubmitter(std::shared_ptr<NativeQueue> native) : native_(std::move(native)) {}
@@ -62,5 +49,8 @@ class OutOfOrderSubmitter final : public Submitter {
   // enqueued since the last such barrier (a barrier with a wait list does not cover them).
   std::unordered_map<const Event*, Ref<Event>> pending_;
 };
+
+// The submitter of a queue in the mode `out_of_order` names, over the device's native queue.
+std::unique_ptr<Submitter> make_submitter(std::shared_ptr<NativeQueue> native, bool out_of_order);
 
 }  // namespace manifold

@@ -13,8 +13,16 @@
 #include "core/device.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "core/settings.h"
 
 namespace manifold {
+
+namespace {
+// The range is reserved on every device before the platform hands any out.
+const PlatformSetupRegistration kReserveSvmRange([](std::span<Device* const> devices) {
+  SvmSpace::reserve(devices, settings().svm_range_bytes);
+});
+}  // namespace
 namespace {
 
 SvmSpace* g_space = nullptr;
@@ -267,6 +275,27 @@ Ref<MemObject> SvmSpace::find(const void* pointer, size_t* offset, const Context
   if (p >= it->first + mem.size() || (context && &mem.context() != context)) return {};
   if (offset) *offset = p - it->first;
   return it->second;
+}
+
+Ref<MemObject> svm_argument_allocation(const void* pointer, const Context& context) {
+  const SvmSpace* space = SvmSpace::get();
+  if (!space || !space->contains(pointer)) return nullptr;
+  Ref<MemObject> allocation = space->find(pointer, nullptr, &context);
+  // The spec: CL_INVALID_ARG_VALUE if arg_value is not a valid value.
+  check(allocation != nullptr, CL_INVALID_ARG_VALUE,
+        "the pointer is in the SVM range but in no live allocation of the kernel's context");
+  return allocation;
+}
+
+std::vector<Ref<MemObject>> svm_allocations_of(std::span<void* const> pointers,
+                                               const Context& context) {
+  std::vector<Ref<MemObject>> allocations;
+  if (const SvmSpace* space = SvmSpace::get())
+    for (void* p : pointers)
+      if (Ref<MemObject> a = space->find(p, nullptr, &context))
+        if (std::find(allocations.begin(), allocations.end(), a) == allocations.end())
+          allocations.push_back(std::move(a));
+  return allocations;
 }
 
 }  // namespace manifold

@@ -98,4 +98,14 @@ class SvmSpace {
   std::map<uintptr_t, Ref<MemObject>> allocations_;  // by address: alive until clSVMFree
 };
 
+// The SVM allocation of `context` an SVM pointer argument lies in; null outside the SVM range.
+// Throws CL_INVALID_ARG_VALUE for a pointer inside the range but in no live allocation of the
+// context: it would fault on a GPU (and a GPU fault ends every later launch of the process on
+// that GPU).
+Ref<MemObject> svm_argument_allocation(const void* pointer, const Context& context);
+// The SVM allocations of `context` that `pointers` lie in, once each (pointers outside any
+// allocation are the host's, usable as they are).
+std::vector<Ref<MemObject>> svm_allocations_of(std::span<void* const> pointers,
+                                               const Context& context);
+
 }  // namespace manifold

@@ -7,6 +7,16 @@
 
 namespace manifold::cpu {
 
+namespace {
+// The host CPU first: the default device. Emulated GPUs (tests) after every real device.
+const DriverRegistration kCpuDriver(0, []() -> std::unique_ptr<Driver> {
+  return std::make_unique<CpuDriver>();
+});
+const DriverRegistration kEmulatedGpuDriver(90, []() -> std::unique_ptr<Driver> {
+  return std::make_unique<EmulatedGpuDriver>();
+});
+}  // namespace
+
 std::vector<Device*> CpuDriver::probe() { return {new CpuDevice()}; }
 
 std::vector<Device*> EmulatedGpuDriver::probe() {

@@ -7,11 +7,14 @@
 
 namespace manifold::cuda {
 
+namespace {
+// NVIDIA GPUs through the CUDA driver, loaded with dlopen: none where it is absent.
+const DriverRegistration kCudaDriver(10, []() -> std::unique_ptr<Driver> {
+  return std::make_unique<CudaDriver>();
+});
+}  // namespace
+
 std::vector<Device*> CudaDriver::probe() {
-  if (settings().disable_cuda) {
-    log_debug("cuda: disabled by MANIFOLD_DISABLE_CUDA");
-    return {};
-  }
   return gpu::probe_devices<CudaVendor>(load_api, make_device, "driver");
 }
 

@@ -7,11 +7,14 @@
 
 namespace manifold::hip {
 
+namespace {
+// GPUs through the HIP runtime, loaded with dlopen: none without it or without /dev/kfd.
+const DriverRegistration kHipDriver(20, []() -> std::unique_ptr<Driver> {
+  return std::make_unique<HipDriver>();
+});
+}  // namespace
+
 std::vector<Device*> HipDriver::probe() {
-  if (settings().disable_hip) {
-    log_debug("hip: disabled by MANIFOLD_DISABLE_HIP");
-    return {};
-  }
   return gpu::probe_devices<HipVendor>(load_api, make_device, "runtime");
 }
 

@@ -6,6 +6,13 @@
 
 namespace manifold::level_zero {
 
+namespace {
+// Intel GPUs through the Level Zero loader, loaded with dlopen: none where it is absent.
+const DriverRegistration kLevelZeroDriver(30, []() -> std::unique_ptr<Driver> {
+  return std::make_unique<LevelZeroDriver>();
+});
+}  // namespace
+
 std::vector<Device*> LevelZeroDriver::probe() {
   std::string why;
   const Api* a = load_api(&why);

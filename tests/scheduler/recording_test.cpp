@@ -12,6 +12,7 @@
 #include "core/platform.h"
 #include "core/queue.h"
 #include "scheduler/recording.h"
+#include "scheduler/submitter.h"
 
 namespace {
 
@@ -32,7 +33,8 @@ class RecordingTest : public ::testing::TestWithParam<bool> {
   Owned<Context> context{new Context({&cpu}, {}, nullptr, nullptr)};
   Owned<CommandQueue> queue{new CommandQueue(
       Ref<Context>(context.object), cpu,
-      GetParam() ? CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE : cl_command_queue_properties{0}, {})};
+      GetParam() ? CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE : cl_command_queue_properties{0}, {},
+      make_submitter(cpu.create_native_queue(GetParam()), GetParam()))};
 
   Owned<MemObject> buffer(size_t size) {
     return {new MemObject(Ref<Context>(context.object), CL_MEM_READ_WRITE, size, nullptr, {})};
