@@ -75,6 +75,12 @@ std::string Instruction::string_at(size_t first, size_t* next) const {
   return text;
 }
 
+std::optional<unsigned> minor_version(std::span<const uint32_t> words) {
+  const uint32_t version = header_version(words);
+  if ((version >> 16) != 1) return std::nullopt;
+  return (version >> 8) & 0xff;
+}
+
 std::optional<std::vector<uint32_t>> words_of(std::span<const uint8_t> bytes) {
   if (bytes.size() % 4 != 0) return std::nullopt;
   std::vector<uint32_t> words(bytes.size() / 4);
@@ -93,9 +99,9 @@ std::optional<unsigned> supported_minor_version(std::span<const uint32_t> words,
     return std::nullopt;
   }
   const unsigned major = (version >> 16) & 0xff, minor = (version >> 8) & 0xff;
-  if (major != 1 || minor > kHighestMinorVersion) {
+  if (major != 1 || minor > kHighestReadMinorVersion) {
     *error = "SPIR-V " + std::to_string(major) + "." + std::to_string(minor) +
-             " is not supported (the devices take SPIR-V 1.0 to 1.2)";
+             " is not supported (the devices take SPIR-V 1.0 to 1.4)";
     return std::nullopt;
   }
   return minor;
@@ -139,7 +145,8 @@ bool validate(std::span<const uint32_t> words, std::string* error) {
   // environment spec allows them with cl_khr_fp16 and cl_khr_int64_base_atomics, which SPIRV-Tools
   // cannot know a device has. A module declaring them is validated against SPIR-V's universal
   // rules instead; whether the device has them is checked when it is built for one.
-  if (declares_extension_capability(words)) return validate_universal(words, error);
+  if (declares_extension_capability(words) || minor > kHighestMinorVersion)
+    return validate_universal(words, error);
   // SPIR-V 1.0 is the version of OpenCL 2.1's environment, 1.1 and 1.2 of OpenCL 2.2's: the
   // environment whose rules the module was written for (the environment spec's "Consumption").
   const spv_target_env env = minor == 0 ? SPV_ENV_OPENCL_2_1 : SPV_ENV_OPENCL_2_2;
@@ -160,13 +167,14 @@ bool validate(std::span<const uint32_t> words, std::string* error) {
 bool validate_universal(std::span<const uint32_t> words, std::string* error) {
   const uint32_t version = header_version(words);
   const unsigned minor = (version >> 8) & 0xff;
-  if (!version || (version >> 16) != 1 || minor > kHighestMinorVersion) {
-    *error = "not a SPIR-V 1.0 to 1.2 module";
+  if (!version || (version >> 16) != 1 || minor > kHighestReadMinorVersion) {
+    *error = "not a SPIR-V 1.0 to 1.4 module";
     return false;
   }
-  const spv_target_env env = minor == 0   ? SPV_ENV_UNIVERSAL_1_0
-                             : minor == 1 ? SPV_ENV_UNIVERSAL_1_1
-                                          : SPV_ENV_UNIVERSAL_1_2;
+  static constexpr spv_target_env kUniversal[] = {SPV_ENV_UNIVERSAL_1_0, SPV_ENV_UNIVERSAL_1_1,
+                                                  SPV_ENV_UNIVERSAL_1_2, SPV_ENV_UNIVERSAL_1_3,
+                                                  SPV_ENV_UNIVERSAL_1_4};
+  const spv_target_env env = kUniversal[minor];
   ContextPtr context(spvContextCreate(env));
   spv_const_binary_t binary{words.data(), words.size()};
   spv_diagnostic diagnostic = nullptr;
@@ -181,7 +189,7 @@ bool validate_universal(std::span<const uint32_t> words, std::string* error) {
 std::optional<Module> parse(std::span<const uint32_t> words, std::string* error) {
   Module module;
   module.version = header_version(words);
-  ContextPtr context(spvContextCreate(SPV_ENV_UNIVERSAL_1_2));
+  ContextPtr context(spvContextCreate(SPV_ENV_UNIVERSAL_1_4));
   auto on_header = [](void* user, spv_endianness_t, uint32_t, uint32_t version, uint32_t,
                       uint32_t id_bound, uint32_t) -> spv_result_t {
     auto* m = static_cast<Module*>(user);
