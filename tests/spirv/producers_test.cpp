@@ -157,7 +157,7 @@ const std::vector<Module>& modules() {
       {"generic_address_space", "generic_address_space", "-cl-std=CL2.0", "sums", 1, {256},
        {32}, {0}, {in(256, Data::Ints), out(256, Data::Ints), local_ints(32)},
        "__opencl_c_generic_address_space"},
-      {"spirv_friendly_builtins", "spirv_friendly_builtins", "", "ids", 1, {96}, {32}, {4},
+      {"spirv_friendly_builtins", "spirv_friendly_builtins", "-cl-std=CL2.0", "ids", 1, {96}, {32}, {4},
        {out(96 * 12, Data::Longs)}},
       {"all_builtins", "all_builtins", "-cl-std=CL2.0", "builtins", 2, {16, 4}, {4, 2}, {3, 5},
        {out(16 * 4 * 14, Data::Longs)}, nullptr, check_all_builtins},
