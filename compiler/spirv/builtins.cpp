@@ -164,10 +164,10 @@ bool Reader::define_builtin_function(llvm::Function& f, bool* defined) {
   f.addFnAttr(llvm::Attribute::AlwaysInline);
   builder_ = std::make_unique<llvm::IRBuilder<>>(llvm::BasicBlock::Create(context_, "entry", &f));
   try {
-    llvm::Value* dimension =
-        known->dimension >= 0 ? builder_->getInt32(static_cast<uint32_t>(known->dimension))
-        : f.arg_size()        ? static_cast<llvm::Value*>(f.getArg(0))
-                              : nullptr;
+    llvm::Value* dimension = known->dimension >= 0
+                                 ? builder_->getInt32(static_cast<uint32_t>(known->dimension))
+                             : f.arg_size() ? static_cast<llvm::Value*>(f.getArg(0))
+                                            : nullptr;
     builder_->CreateRet(builtin_query(known->query->builtin, dimension, f.getReturnType()));
   } catch (const ReaderError& e) {
     return fail(std::string(e.what()) + " (function '" + f.getName().str() + "')");

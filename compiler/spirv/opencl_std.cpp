@@ -1,6 +1,7 @@
-// OpenCL.std extended instructions and conversions with rounding or saturation, as calls of the OpenCL C builtins the target's libraries define, by the names
-// clang mangles them with for that target (the CPU library: address spaces as CLglobal...;
-// libclc on NVPTX: AS1/AS3/AS4, generic unqualified; the SPIR-V target: AS1 to AS4).
+// OpenCL.std extended instructions and conversions with rounding or saturation, as calls of the
+// OpenCL C builtins the target's libraries define, by the names clang mangles them with for that
+// target (the CPU library: address spaces as CLglobal...; libclc on NVPTX: AS1/AS3/AS4, generic
+// unqualified; the SPIR-V target: AS1 to AS4).
 #include <llvm/IR/Constants.h>
 #include <spirv/unified1/OpenCL.std.h>
 

@@ -158,9 +158,12 @@ llvm::Value* fp_class(llvm::IRBuilder<>& b, llvm::Value* x, llvm::FPClassTest te
 llvm::Value* copy_logical(llvm::IRBuilder<>& b, llvm::Value* v, llvm::Type* to) {
   if (v->getType() == to) return v;
   unsigned count = 0;
-  if (auto* s = llvm::dyn_cast<llvm::StructType>(to)) count = s->getNumElements();
-  else if (auto* a = llvm::dyn_cast<llvm::ArrayType>(to)) count = static_cast<unsigned>(a->getNumElements());
-  else return b.CreateBitCast(v, to);
+  if (auto* s = llvm::dyn_cast<llvm::StructType>(to))
+    count = s->getNumElements();
+  else if (auto* a = llvm::dyn_cast<llvm::ArrayType>(to))
+    count = static_cast<unsigned>(a->getNumElements());
+  else
+    return b.CreateBitCast(v, to);
   llvm::Value* out = llvm::PoisonValue::get(to);
   for (unsigned k = 0; k < count; ++k) {
     llvm::Type* member = to->isStructTy() ? to->getStructElementType(k) : to->getArrayElementType();
@@ -375,9 +378,8 @@ llvm::Value* translate_instruction(Reader& r, const Instruction& inst) {
     // The memory semantics of a generic pointer's memory: get_fence's flags (CLK_LOCAL_MEM_FENCE
     // 1, CLK_GLOBAL_MEM_FENCE 2) shifted onto WorkgroupMemory 0x100 and CrossWorkgroupMemory 0x200.
     case spv::OpGenericPtrMemSemantics: {
-      llvm::Value* flags =
-          r.call_builtin(r.target_builtin_name("_Z9get_fencePU3AS4v"), b.getInt32Ty(),
-                         {operand(0)}, false);
+      llvm::Value* flags = r.call_builtin(r.target_builtin_name("_Z9get_fencePU3AS4v"),
+                                          b.getInt32Ty(), {operand(0)}, false);
       return b.CreateZExtOrTrunc(b.CreateShl(b.CreateAnd(flags, 3), 8), result);
     }
     case spv::OpBitcast: {

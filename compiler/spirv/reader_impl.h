@@ -141,7 +141,7 @@ class Reader {
   std::map<uint32_t, std::pair<uint32_t, uint32_t>> pointers_;  // type -> (storage, pointee)
   std::vector<llvm::Value*> values_;
   std::map<uint32_t, int> builtin_variables_;  // variable id -> BuiltIn
-  std::set<const llvm::Function*> exported_;    // LinkageAttributes Export
+  std::set<const llvm::Function*> exported_;   // LinkageAttributes Export
 
   // The function being translated.
   llvm::Function* function_ = nullptr;

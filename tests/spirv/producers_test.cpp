@@ -96,7 +96,8 @@ void check_work_item_queries(const Results& r) {
   const auto o = as<uint32_t>(r.outputs[0]);
   for (uint32_t i = 0; i < 64; ++i) {
     const uint32_t expected[10] = {i + 5, i % 16, i / 16, 16, 64, 4, 1, 5, 111, 0};
-    for (int k = 0; k < 10; ++k) ASSERT_EQ(o[10 * i + k], expected[k]) << "item " << i << " query " << k;
+    for (int k = 0; k < 10; ++k)
+      ASSERT_EQ(o[10 * i + k], expected[k]) << "item " << i << " query " << k;
   }
 }
 
@@ -106,9 +107,9 @@ void check_all_builtins(const Results& r) {
   for (uint64_t y = 0; y < 4; ++y)
     for (uint64_t x = 0; x < 16; ++x) {
       const uint64_t* q = &o[14 * (y * 16 + x)];
-      const uint64_t expected[14] = {x + 3,  y + 5,     x % 4,         y % 2, y / 2, 4, 4,
-                                     4,      5,         4,             y * 16 + x,
-                                     (y % 2) * 4 + x % 4, 2, x + 3};
+      const uint64_t expected[14] = {x + 3, y + 5, x % 4, y % 2, y / 2,      4,
+                                     4,     4,     5,     4,     y * 16 + x, (y % 2) * 4 + x % 4,
+                                     2,     x + 3};
       for (int k = 0; k < 14; ++k)
         ASSERT_EQ(q[k], expected[k]) << "item (" << x << ", " << y << ") query " << k;
     }
@@ -122,6 +123,7 @@ void check_printf(const Results& r) {
 }
 
 const std::vector<Module>& modules() {
+  // clang-format off
   static const std::vector<Module> all = {
       {"vector_add", "vector_add", "", "sum", 1, {1024}, {64}, {0},
        {in(1024, Data::Floats), in(1024, Data::Floats), out(1024, Data::Floats)}, nullptr,
@@ -157,8 +159,8 @@ const std::vector<Module>& modules() {
       {"generic_address_space", "generic_address_space", "-cl-std=CL2.0", "sums", 1, {256},
        {32}, {0}, {in(256, Data::Ints), out(256, Data::Ints), local_ints(32)},
        "__opencl_c_generic_address_space"},
-      {"spirv_friendly_builtins", "spirv_friendly_builtins", "-cl-std=CL2.0", "ids", 1, {96}, {32}, {4},
-       {out(96 * 12, Data::Longs)}},
+      {"spirv_friendly_builtins", "spirv_friendly_builtins", "-cl-std=CL2.0", "ids", 1, {96},
+       {32}, {4}, {out(96 * 12, Data::Longs)}},
       {"all_builtins", "all_builtins", "-cl-std=CL2.0", "builtins", 2, {16, 4}, {4, 2}, {3, 5},
        {out(16 * 4 * 14, Data::Longs)}, nullptr, check_all_builtins},
       {"all_subgroup_builtins", "all_subgroup_builtins", "-cl-std=CL3.0", "sub_groups", 1, {96},
@@ -166,6 +168,7 @@ const std::vector<Module>& modules() {
       {"decoration_groups", "decoration_groups", "", "scaled", 1, {256}, {64}, {0},
        {value(ScaleBias{-2.0f, 0.75f}), in(256, Data::Floats), out(256, Data::Floats)}},
   };
+  // clang-format on
   return all;
 }
 
@@ -173,8 +176,7 @@ std::vector<uint8_t> make_input(const Arg& a, uint32_t seed) {
   std::mt19937 random(seed);
   std::vector<uint8_t> bytes(a.bytes(), 0);
   for (size_t e = 0; e < a.elements; ++e) {
-    const bool as_float =
-        a.data == Data::Floats || (a.data == Data::IntFloatPairs && (e & 1) == 1);
+    const bool as_float = a.data == Data::Floats || (a.data == Data::IntFloatPairs && (e & 1) == 1);
     if (as_float) {
       const float f = std::uniform_real_distribution<float>(-4.0f, 4.0f)(random);
       std::memcpy(&bytes[e * 4], &f, 4);
@@ -212,8 +214,8 @@ Results run(DeviceSession& s, cl_program program, const Module& m) {
     } else if (a.kind == Arg::Value) {
       err = clSetKernelArg(kernel.get(), i, a.value.size(), a.value.data());
     } else {
-      std::vector<uint8_t> data = a.kind == Arg::In ? make_input(a, 11 + i)
-                                                    : std::vector<uint8_t>(a.bytes(), 0);
+      std::vector<uint8_t> data =
+          a.kind == Arg::In ? make_input(a, 11 + i) : std::vector<uint8_t>(a.bytes(), 0);
       buffers.push_back(s.buffer(data));
       cl_mem handle = buffers.back().get();
       err = clSetKernelArg(kernel.get(), i, sizeof handle, &handle);
