@@ -3,6 +3,8 @@
 // C, and what the reader does not support fails with a log that names it.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "compiler/compiler.h"
 #include "spirv_tools.h"
 
@@ -186,6 +188,27 @@ TEST(SpirvReader, UnsupportedCapabilityFailsTheBuildNamingIt) {
   EXPECT_TRUE(contains(out.log, "unsupported capability Pipes")) << out.log;
 }
 
+// The modules of other producers (llvm_spirv/, run on the devices by producers_test.cpp) build
+// for the GPU pipelines too: NVPTX and AMDGPU, which take the reader's module as they take
+// OpenCL C's. AMD GPUs have no printf or sub-groups yet (the build says so).
+TEST(SpirvReader, OtherProducersModulesBuildForNvptxAndAmdgpu) {
+  const std::optional<Target> amdgpu = amdgpu_target("gfx90a:sramecc+:xnack-");
+  ASSERT_TRUE(amdgpu);
+  size_t modules = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(MANIFOLD_PRODUCERS_CORPUS)) {
+    if (entry.path().extension() != ".spv") continue;
+    ++modules;
+    const std::string name = entry.path().stem().string();
+    const std::vector<uint8_t> il = spirv_test::read_file(entry.path().string());
+    BuildOutput nvptx = build_il(il, "", nvptx_target(9, 0), {});
+    EXPECT_TRUE(nvptx.success) << name << ":\n" << nvptx.log;
+    if (name == "printf" || name == "all_subgroup_builtins") continue;
+    BuildOutput gcn = build_il(il, "", *amdgpu, {});
+    EXPECT_TRUE(gcn.success) << name << ":\n" << gcn.log;
+  }
+  EXPECT_GE(modules, 19u) << "the corpus at " << MANIFOLD_PRODUCERS_CORPUS;
+}
+
 }  // namespace
 }  // namespace manifold::compiler
 
@@ -216,6 +239,27 @@ TEST(SpirvReader, KernelNamesPtxCannotSpellFailTheNvptxBuild) {
   EXPECT_FALSE(nvptx.success);
   EXPECT_TRUE(contains(nvptx.log, "cannot be a PTX symbol name")) << nvptx.log;
   EXPECT_TRUE(build_il(il, "", host_cpu_target(), {}).success);
+}
+
+// The modules of other producers (llvm_spirv/, run on the devices by producers_test.cpp) build
+// for the GPU pipelines too: NVPTX and AMDGPU, which take the reader's module as they take
+// OpenCL C's. AMD GPUs have no printf or sub-groups yet (the build says so).
+TEST(SpirvReader, OtherProducersModulesBuildForNvptxAndAmdgpu) {
+  const std::optional<Target> amdgpu = amdgpu_target("gfx90a:sramecc+:xnack-");
+  ASSERT_TRUE(amdgpu);
+  size_t modules = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(MANIFOLD_PRODUCERS_CORPUS)) {
+    if (entry.path().extension() != ".spv") continue;
+    ++modules;
+    const std::string name = entry.path().stem().string();
+    const std::vector<uint8_t> il = spirv_test::read_file(entry.path().string());
+    BuildOutput nvptx = build_il(il, "", nvptx_target(9, 0), {});
+    EXPECT_TRUE(nvptx.success) << name << ":\n" << nvptx.log;
+    if (name == "printf" || name == "all_subgroup_builtins") continue;
+    BuildOutput gcn = build_il(il, "", *amdgpu, {});
+    EXPECT_TRUE(gcn.success) << name << ":\n" << gcn.log;
+  }
+  EXPECT_GE(modules, 19u) << "the corpus at " << MANIFOLD_PRODUCERS_CORPUS;
 }
 
 }  // namespace
