@@ -30,6 +30,6 @@ translate generic_address_space.cl generic_address_space "-cl-std=CL2.0 -O2"
 # SPIR-V friendly LLVM IR: builtins as addrspace(1) globals and __spirv_* functions.
 translate spirv_friendly_builtins.ll spirv_friendly_builtins "" "--spirv-max-version=1.2"
 # Hand-written: the forms of other producers.
-for source in all_builtins all_subgroup_builtins decoration_groups; do
+for source in all_builtins all_subgroup_builtins decoration_groups vector_add_global_builtin; do
   spirv-as --target-env spv1.0 $source.spvasm -o $source.spv
 done
