@@ -19,7 +19,7 @@ done
 translate helper_function.cl helper_function "-cl-std=CL1.2 -O0"
 translate helper_function.cl helper_function_o2 "-cl-std=CL1.2 -O2"
 # Debug information (OpenCL.DebugInfo.100).
-translate vector_add.cl vector_add_debug_info "-cl-std=CL1.2 -O2 -g"
+translate vector_add.cl vector_add_debug_info "-cl-std=CL1.2 -O2 -g -fdebug-prefix-map=$(pwd)=."
 # Every extension the translator knows: SPV_KHR_expect_assume here.
 translate expect_assume.cl expect_assume_all_extensions "-cl-std=CL1.2 -O2" "-spirv-ext=+all"
 # At most SPIR-V 1.2 (what the devices report), extensions instead of 1.4's decorations.
