@@ -106,11 +106,11 @@ void check_all_builtins(const Results& r) {
   const auto o = as<uint64_t>(r.outputs[0]);
   for (uint64_t y = 0; y < 4; ++y)
     for (uint64_t x = 0; x < 16; ++x) {
-      const uint64_t* q = &o[14 * (y * 16 + x)];
-      const uint64_t expected[14] = {x + 3, y + 5, x % 4, y % 2, y / 2,      4,
+      const uint64_t* q = &o[15 * (y * 16 + x)];
+      const uint64_t expected[15] = {x + 3, y + 5, x % 4, y % 2, y / 2,      4,
                                      4,     4,     5,     4,     y * 16 + x, (y % 2) * 4 + x % 4,
-                                     2,     x + 3};
-      for (int k = 0; k < 14; ++k)
+                                     2,     x + 3, y + 5};
+      for (int k = 0; k < 15; ++k)
         ASSERT_EQ(q[k], expected[k]) << "item (" << x << ", " << y << ") query " << k;
     }
 }
@@ -165,7 +165,7 @@ const std::vector<Module>& modules() {
       {"spirv_friendly_builtins", "spirv_friendly_builtins", "-cl-std=CL2.0", "ids", 1, {96},
        {32}, {4}, {out(96 * 12, Data::Longs)}},
       {"all_builtins", "all_builtins", "-cl-std=CL2.0", "builtins", 2, {16, 4}, {4, 2}, {3, 5},
-       {out(16 * 4 * 14, Data::Longs)}, nullptr, check_all_builtins},
+       {out(16 * 4 * 15, Data::Longs)}, nullptr, check_all_builtins},
       {"all_subgroup_builtins", "all_subgroup_builtins", "-cl-std=CL3.0", "sub_groups", 1, {96},
        {48}, {0}, {out(96 * 6, Data::Ints)}, "__opencl_c_subgroups"},
       {"decoration_groups", "decoration_groups", "", "scaled", 1, {256}, {64}, {0},

@@ -2,7 +2,7 @@
 kernel void builtins(global ulong* out) {
   size_t flat = (get_global_id(1) - get_global_offset(1)) * get_global_size(0) +
                 get_global_id(0) - get_global_offset(0);
-  global ulong* o = out + 14 * flat;
+  global ulong* o = out + 15 * flat;
   o[0] = get_global_id(0);
   o[1] = get_global_id(1);
   o[2] = get_local_id(0);
@@ -17,4 +17,5 @@ kernel void builtins(global ulong* out) {
   o[11] = get_local_linear_id();
   o[12] = get_work_dim();
   o[13] = get_global_id(0);
+  o[14] = get_global_id(1);
 }
