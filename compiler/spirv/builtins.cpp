@@ -136,6 +136,7 @@ llvm::Value* Reader::builtin_query(uint32_t builtin, llvm::Value* dimension, llv
         builtin == spv::BuiltInWorkDim || q->sub_group ? b.getInt32Ty() : b.getInt64Ty();
     return b.CreateZExtOrTrunc(call_builtin(q->mangled, returns, {}, true), t);
   }
+  if (!dimension) throw ReaderError("BuiltIn " + builtin_name(builtin) + " without a dimension");
   llvm::Value* d = b.CreateZExtOrTrunc(dimension, b.getInt32Ty());
   return b.CreateZExtOrTrunc(call_builtin(q->mangled, b.getInt64Ty(), {d}, true), t);
 }

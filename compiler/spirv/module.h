@@ -39,10 +39,11 @@ inline constexpr unsigned kHighestMinorVersion = 2;
 inline constexpr unsigned kHighestReadMinorVersion = 4;
 
 // Checks the header and validates the module with SPIRV-Tools for the OpenCL environment of its
-// version (SPIR-V 1.0: OpenCL 2.1, 1.1 and 1.2: OpenCL 2.2; 1.3 and 1.4: universal); a module
-// declaring Float16 or
-// Int64Atomics (granted by OpenCL extensions) against SPIR-V's universal rules. False with the
-// reason in *error.
+// version (SPIR-V 1.0: OpenCL 2.1, 1.1 and 1.2: OpenCL 2.2); a module of 1.3 or 1.4, or one
+// declaring Float16 or Int64Atomics (granted by OpenCL extensions), against SPIR-V's universal
+// rules. Debug information and LinkageAttributes on entry points are left out of the validation
+// (SPIRV-Tools refuses some that producers write; neither changes what a kernel computes). False
+// with the reason in *error.
 bool validate(std::span<const uint32_t> words, std::string* error);
 
 // The checks clCreateProgramWithIL makes: a SPIR-V header of a version the devices take and a
