@@ -280,8 +280,12 @@ BuildOutput build_il(std::span<const uint8_t> il, std::string_view options, cons
   clock.lap("SPIR-V reader");
   // A Level Zero driver takes the application's SPIR-V as it is (the environment spec's consumer)
   // once Manifold's reader has taken it too (kernel metadata, and what the device can run);
-  // specialization constants are applied by the reader, so such a module goes as re-emitted.
-  const bool to_driver = llvm::Triple(target.triple).isSPIRV() && spec_values.empty();
+  // specialization constants are applied by the reader, so such a module goes as re-emitted, and
+  // so does one of a version above those the device reports (re-emitted as SPIR-V 1.2).
+  const std::optional<std::vector<uint32_t>> words = spirv::words_of(il);
+  const std::optional<unsigned> minor = words ? spirv::minor_version(*words) : std::nullopt;
+  const bool to_driver = llvm::Triple(target.triple).isSPIRV() && spec_values.empty() && minor &&
+                         *minor <= spirv::kHighestMinorVersion;
   BuildOutput out = finish_executable(std::move(module), parsed, options, target, std::move(log),
                                       times, to_driver ? il : std::span<const uint8_t>());
   if (out.success) program_cache::store(key, out);

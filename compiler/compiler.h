@@ -163,7 +163,7 @@ BuildOutput link(const std::vector<std::span<const uint8_t>>& objects, std::stri
 
 // ---- SPIR-V (clCreateProgramWithIL, compiler/spirv/) ----
 
-// Whether `il` is well-formed SPIR-V of a version the devices take (1.0 to 1.2): a header and
+// Whether `il` is well-formed SPIR-V of a version the reader takes (1.0 to 1.4): a header and
 // whole instructions. SPIRV-Tools validates it for the OpenCL environment of that version when it
 // is first built (the build log says what is invalid). False with the reason.
 bool il_valid(std::span<const uint8_t> il, std::string* why);

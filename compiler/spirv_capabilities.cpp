@@ -1,6 +1,7 @@
 #include "compiler/spirv_capabilities.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <spirv/unified1/spirv.hpp>
@@ -96,6 +97,50 @@ bool check_emitted_spirv(std::span<const uint8_t> module, const Target& target, 
       return false;
     }
   return true;
+}
+
+void declare_float16_buffer_only(std::vector<uint8_t>& module, const Target& target) {
+  if (target.fp16) return;
+  std::optional<std::vector<uint32_t>> words = spirv::words_of(module);
+  std::string why;
+  std::optional<spirv::Module> parsed = words ? spirv::parse(*words, &why) : std::nullopt;
+  if (!parsed) return;
+  // Types made of half: half itself, its vectors, and (taken as values) aggregates of them.
+  std::vector<uint32_t> half_types;
+  auto is_half = [&](uint32_t id) {
+    return std::find(half_types.begin(), half_types.end(), id) != half_types.end();
+  };
+  for (const spirv::Instruction& inst : parsed->instructions) {
+    const auto& ops = inst.operands;
+    switch (inst.opcode) {
+      case spv::OpTypeFloat:
+        if (!ops.empty() && ops[0] == 16) half_types.push_back(inst.id);
+        break;
+      case spv::OpTypeVector:
+        if (!ops.empty() && is_half(ops[0])) half_types.push_back(inst.id);
+        break;
+      case spv::OpTypeStruct:
+      case spv::OpTypeArray:
+      case spv::OpTypeRuntimeArray:
+      case spv::OpTypeFunction:
+        // half values in an aggregate or passed to a function: Float16 it is.
+        if (std::any_of(ops.begin(), ops.end(), is_half)) return;
+        break;
+      default:
+        if (inst.type && is_half(inst.type)) return;  // a value of half
+        break;
+    }
+  }
+  constexpr size_t kHeaderWords = 5;
+  for (size_t i = kHeaderWords; i + 1 < words->size();) {
+    const uint32_t count = (*words)[i] >> 16, opcode = (*words)[i] & 0xffff;
+    if (count == 0 || opcode != spv::OpCapability) break;
+    if ((*words)[i + 1] == spv::CapabilityFloat16) {
+      (*words)[i + 1] = spv::CapabilityFloat16Buffer;
+      std::memcpy(module.data() + 4 * (i + 1), &(*words)[i + 1], 4);
+    }
+    i += count;
+  }
 }
 
 }  // namespace manifold::compiler

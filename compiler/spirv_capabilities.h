@@ -22,4 +22,10 @@ std::vector<uint32_t> allowed_spirv_capabilities(const Target& target);
 // with the first problem in *why.
 bool check_emitted_spirv(std::span<const uint8_t> module, const Target& target, std::string* why);
 
+// LLVM's SPIR-V backend declares Float16 for every half type, also where half is only the pointee
+// of pointers (vload_half, vstore_half on a `half*`), which is all that Float16Buffer allows and
+// what devices without cl_khr_fp16 take. Rewrites the capability so on such a target when the
+// module has no value of half.
+void declare_float16_buffer_only(std::vector<uint8_t>& module, const Target& target);
+
 }  // namespace manifold::compiler

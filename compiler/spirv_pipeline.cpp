@@ -186,6 +186,7 @@ class SpirvPipeline final : public TargetPipeline {
     if (!legalize_vector_widths(build.module, machine(), &build.log)) return false;
     give_printf_its_spir_name(build.module);
     if (!emit_spirv(build.module, machine(), &code, &build.log)) return false;
+    declare_float16_buffer_only(code, target());
     // The emitted module is checked as any application's SPIR-V would be, so that a backend
     // defect becomes a build error rather than a driver's crash.
     std::string why;

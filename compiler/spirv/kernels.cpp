@@ -69,10 +69,16 @@ bool Reader::make_kernels(bool kernel_arg_info) {
     auto* body = llvm::dyn_cast_or_null<llvm::Function>(values_[function_id]);
     if (!body || body->isDeclaration()) return fail("entry point '" + name + "' has no body");
     if (!body->getReturnType()->isVoidTy()) return fail("kernel '" + name + "' returns a value");
-    if (module_->getFunction(name) && module_->getFunction(name) != body)
-      return fail("kernel '" + name + "' has the name of another function");
-    // An exported kernel function of the kernel's own name: the kernel takes the name.
-    if (body->getName() == name) body->setName("spirv." + name);
+    // A function of the kernel's own name exported from the module: the kernel takes the name.
+    // SPIRV-LLVM-Translator exports the kernel's body as a function of that name and makes the
+    // entry point a wrapper that calls it; modules of other producers export the entry point's
+    // own function.
+    if (llvm::Function* named = module_->getFunction(name)) {
+      const bool exported = named == body || (!named->isDeclaration() && exported_.count(named));
+      if (!exported) return fail("kernel '" + name + "' has the name of another function");
+      named->setName("spirv." + name);
+      named->setLinkage(llvm::GlobalValue::InternalLinkage);
+    }
     // AMDGPU kernels take no byval pointers: a struct passed by value is a value parameter
     // (in the kernarg segment), copied to private memory for the body.
     std::vector<llvm::Type*> params;

@@ -50,6 +50,64 @@ bool declares_extension_capability(std::span<const uint32_t> words) {
   return false;
 }
 
+// A literal string at words[first...] (of an instruction ending before `end`).
+std::string literal_string(std::span<const uint32_t> words, size_t first, size_t end) {
+  std::string text;
+  for (size_t i = first; i < end; ++i)
+    for (int byte = 0; byte < 4; ++byte) {
+      const char c = static_cast<char>((words[i] >> (8 * byte)) & 0xff);
+      if (c == '\0') return text;
+      text += c;
+    }
+  return text;
+}
+
+// The module without what SPIRV-Tools refuses in producers' output although it changes nothing
+// the kernels compute: debug information (OpenCL.DebugInfo.100, the translator's SPIRV.debug;
+// SPIRV-LLVM-Translator writes some that SPIRV-Tools refuses, a DebugTypePointer to a qualified
+// type) and LinkageAttributes on an entry point's function (older translators export each kernel
+// so; the reader gives the kernel that name anyway). Nullopt when there is none of it.
+std::optional<std::vector<uint32_t>> without_what_validation_refuses(
+    std::span<const uint32_t> words) {
+  constexpr size_t kHeaderWords = 5;
+  if (words.size() < kHeaderWords || words[0] != kMagic) return std::nullopt;
+  std::vector<uint32_t> debug_sets, entry_points;
+  bool refused = false;
+  for (size_t i = kHeaderWords; i < words.size();) {
+    const uint32_t count = words[i] >> 16, opcode = words[i] & 0xffff;
+    if (count == 0 || i + count > words.size()) return std::nullopt;
+    if (opcode == spv::OpFunction) break;  // what is looked for comes before functions
+    if (opcode == spv::OpExtInstImport && count >= 3) {
+      const std::string set = literal_string(words, i + 2, i + count);
+      if (set == "OpenCL.DebugInfo.100" || set == "SPIRV.debug") debug_sets.push_back(words[i + 1]);
+    }
+    if (opcode == spv::OpEntryPoint && count >= 3) entry_points.push_back(words[i + 2]);
+    if (opcode == spv::OpDecorate && count >= 3 &&
+        words[i + 2] == spv::DecorationLinkageAttributes &&
+        std::find(entry_points.begin(), entry_points.end(), words[i + 1]) != entry_points.end())
+      refused = true;
+    i += count;
+  }
+  if (debug_sets.empty() && !refused) return std::nullopt;
+  auto is_debug_set = [&](uint32_t id) {
+    return std::find(debug_sets.begin(), debug_sets.end(), id) != debug_sets.end();
+  };
+  std::vector<uint32_t> out(words.begin(), words.begin() + kHeaderWords);
+  for (size_t i = kHeaderWords; i < words.size();) {
+    const uint32_t count = words[i] >> 16, opcode = words[i] & 0xffff;
+    if (count == 0 || i + count > words.size()) return std::nullopt;
+    const bool drop =
+        (opcode == spv::OpExtInstImport && count >= 2 && is_debug_set(words[i + 1])) ||
+        (opcode == spv::OpExtInst && count >= 4 && is_debug_set(words[i + 3])) ||
+        (opcode == spv::OpDecorate && count >= 3 &&
+         words[i + 2] == spv::DecorationLinkageAttributes &&
+         std::find(entry_points.begin(), entry_points.end(), words[i + 1]) != entry_points.end());
+    if (!drop) out.insert(out.end(), words.begin() + i, words.begin() + i + count);
+    i += count;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string Instruction::string_at(size_t first, size_t* next) const {
@@ -75,6 +133,12 @@ std::string Instruction::string_at(size_t first, size_t* next) const {
   return text;
 }
 
+std::optional<unsigned> minor_version(std::span<const uint32_t> words) {
+  const uint32_t version = header_version(words);
+  if ((version >> 16) != 1) return std::nullopt;
+  return (version >> 8) & 0xff;
+}
+
 std::optional<std::vector<uint32_t>> words_of(std::span<const uint8_t> bytes) {
   if (bytes.size() % 4 != 0) return std::nullopt;
   std::vector<uint32_t> words(bytes.size() / 4);
@@ -93,9 +157,9 @@ std::optional<unsigned> supported_minor_version(std::span<const uint32_t> words,
     return std::nullopt;
   }
   const unsigned major = (version >> 16) & 0xff, minor = (version >> 8) & 0xff;
-  if (major != 1 || minor > kHighestMinorVersion) {
+  if (major != 1 || minor > kHighestReadMinorVersion) {
     *error = "SPIR-V " + std::to_string(major) + "." + std::to_string(minor) +
-             " is not supported (the devices take SPIR-V 1.0 to 1.2)";
+             " is not supported (the devices take SPIR-V 1.0 to 1.4)";
     return std::nullopt;
   }
   return minor;
@@ -135,11 +199,14 @@ bool validate(std::span<const uint32_t> words, std::string* error) {
   const std::optional<unsigned> supported = supported_minor_version(words, error);
   if (!supported) return false;
   const unsigned minor = *supported;
+  if (std::optional<std::vector<uint32_t>> accepted = without_what_validation_refuses(words))
+    return validate(*accepted, error);
   // SPIRV-Tools' OpenCL environments refuse Float16 and Int64Atomics outright, though the
   // environment spec allows them with cl_khr_fp16 and cl_khr_int64_base_atomics, which SPIRV-Tools
   // cannot know a device has. A module declaring them is validated against SPIR-V's universal
   // rules instead; whether the device has them is checked when it is built for one.
-  if (declares_extension_capability(words)) return validate_universal(words, error);
+  if (declares_extension_capability(words) || minor > kHighestMinorVersion)
+    return validate_universal(words, error);
   // SPIR-V 1.0 is the version of OpenCL 2.1's environment, 1.1 and 1.2 of OpenCL 2.2's: the
   // environment whose rules the module was written for (the environment spec's "Consumption").
   const spv_target_env env = minor == 0 ? SPV_ENV_OPENCL_2_1 : SPV_ENV_OPENCL_2_2;
@@ -160,13 +227,14 @@ bool validate(std::span<const uint32_t> words, std::string* error) {
 bool validate_universal(std::span<const uint32_t> words, std::string* error) {
   const uint32_t version = header_version(words);
   const unsigned minor = (version >> 8) & 0xff;
-  if (!version || (version >> 16) != 1 || minor > kHighestMinorVersion) {
-    *error = "not a SPIR-V 1.0 to 1.2 module";
+  if (!version || (version >> 16) != 1 || minor > kHighestReadMinorVersion) {
+    *error = "not a SPIR-V 1.0 to 1.4 module";
     return false;
   }
-  const spv_target_env env = minor == 0   ? SPV_ENV_UNIVERSAL_1_0
-                             : minor == 1 ? SPV_ENV_UNIVERSAL_1_1
-                                          : SPV_ENV_UNIVERSAL_1_2;
+  static constexpr spv_target_env kUniversal[] = {SPV_ENV_UNIVERSAL_1_0, SPV_ENV_UNIVERSAL_1_1,
+                                                  SPV_ENV_UNIVERSAL_1_2, SPV_ENV_UNIVERSAL_1_3,
+                                                  SPV_ENV_UNIVERSAL_1_4};
+  const spv_target_env env = kUniversal[minor];
   ContextPtr context(spvContextCreate(env));
   spv_const_binary_t binary{words.data(), words.size()};
   spv_diagnostic diagnostic = nullptr;
@@ -181,7 +249,7 @@ bool validate_universal(std::span<const uint32_t> words, std::string* error) {
 std::optional<Module> parse(std::span<const uint32_t> words, std::string* error) {
   Module module;
   module.version = header_version(words);
-  ContextPtr context(spvContextCreate(SPV_ENV_UNIVERSAL_1_2));
+  ContextPtr context(spvContextCreate(SPV_ENV_UNIVERSAL_1_4));
   auto on_header = [](void* user, spv_endianness_t, uint32_t, uint32_t version, uint32_t,
                       uint32_t id_bound, uint32_t) -> spv_result_t {
     auto* m = static_cast<Module*>(user);

@@ -29,19 +29,30 @@ struct Module {
   std::vector<Instruction> instructions;
 };
 
-// The SPIR-V versions Manifold consumes, as (major, minor): 1.0 up to this.
+// The SPIR-V versions the devices report (CL_DEVICE_IL_VERSION), as (major, minor): 1.0 up to
+// this.
 inline constexpr unsigned kHighestMinorVersion = 2;
+// The versions the reader takes: also 1.3 and 1.4, which SPIRV-LLVM-Translator writes by default
+// (a module of 1.0-1.2 code with 1.4's NoSignedWrap or an extension's instructions), validated
+// against SPIR-V's universal rules, as SPIRV-Tools has no OpenCL environment of those versions.
+// Not reported until the CTS's SPIR-V 1.3 and 1.4 tests have run against the reader.
+inline constexpr unsigned kHighestReadMinorVersion = 4;
 
 // Checks the header and validates the module with SPIRV-Tools for the OpenCL environment of its
-// version (SPIR-V 1.0: OpenCL 2.1, 1.1 and 1.2: OpenCL 2.2); a module declaring Float16 or
-// Int64Atomics (granted by OpenCL extensions) against SPIR-V's universal rules. False with the
-// reason in *error.
+// version (SPIR-V 1.0: OpenCL 2.1, 1.1 and 1.2: OpenCL 2.2); a module of 1.3 or 1.4, or one
+// declaring Float16 or Int64Atomics (granted by OpenCL extensions), against SPIR-V's universal
+// rules. Debug information and LinkageAttributes on entry points are left out of the validation
+// (SPIRV-Tools refuses some that producers write; neither changes what a kernel computes). False
+// with the reason in *error.
 bool validate(std::span<const uint32_t> words, std::string* error);
 
 // The checks clCreateProgramWithIL makes: a SPIR-V header of a version the devices take and a
 // stream of whole instructions. The full validation (validate) comes with the first build: a
 // module found in the program cache was validated when it was built.
 bool well_formed(std::span<const uint32_t> words, std::string* error);
+
+// The minor version of a module with a SPIR-V 1.x header; nullopt for anything else.
+std::optional<unsigned> minor_version(std::span<const uint32_t> words);
 
 // Validates the module against SPIR-V's universal rules of its version (no client API's
 // environment). False with the reason in *error.

@@ -1,7 +1,7 @@
-// OpenCL.std extended instructions, conversions with rounding or saturation, and BuiltIn
-// variables, as calls of the OpenCL C builtins the target's libraries define, by the names
-// clang mangles them with for that target (the CPU library: address spaces as CLglobal...;
-// libclc on NVPTX: AS1/AS3/AS4, generic unqualified; the SPIR-V target: AS1 to AS4).
+// OpenCL.std extended instructions and conversions with rounding or saturation, as calls of the
+// OpenCL C builtins the target's libraries define, by the names clang mangles them with for that
+// target (the CPU library: address spaces as CLglobal...; libclc on NVPTX: AS1/AS3/AS4, generic
+// unqualified; the SPIR-V target: AS1 to AS4).
 #include <llvm/IR/Constants.h>
 #include <spirv/unified1/OpenCL.std.h>
 
@@ -154,90 +154,6 @@ llvm::Value* Reader::conversion_call(const Instruction& inst, const Decorations&
   return call_builtin(mangled, result, {source}, true);
 }
 
-llvm::Value* Reader::builtin_variable_value(uint32_t builtin, llvm::Type* t) {
-  llvm::IRBuilder<>& b = *builder_;
-  const char* per_dimension = nullptr;
-  const char* scalar = nullptr;
-  bool sub_group = false;  // a sub-group query (a uint)
-  switch (builtin) {
-    case spv::BuiltInGlobalInvocationId:
-      per_dimension = "_Z13get_global_idj";
-      break;
-    case spv::BuiltInLocalInvocationId:
-      per_dimension = "_Z12get_local_idj";
-      break;
-    case spv::BuiltInWorkgroupId:
-      per_dimension = "_Z12get_group_idj";
-      break;
-    case spv::BuiltInWorkgroupSize:
-      per_dimension = "_Z14get_local_sizej";
-      break;
-    case spv::BuiltInEnqueuedWorkgroupSize:
-      per_dimension = "_Z23get_enqueued_local_sizej";
-      break;
-    case spv::BuiltInNumWorkgroups:
-      per_dimension = "_Z14get_num_groupsj";
-      break;
-    case spv::BuiltInGlobalSize:
-      per_dimension = "_Z15get_global_sizej";
-      break;
-    case spv::BuiltInGlobalOffset:
-      per_dimension = "_Z17get_global_offsetj";
-      break;
-    case spv::BuiltInWorkDim:
-      scalar = "_Z12get_work_dimv";
-      break;
-    case spv::BuiltInGlobalLinearId:
-      scalar = "_Z20get_global_linear_idv";
-      break;
-    case spv::BuiltInLocalInvocationIndex:
-      scalar = "_Z19get_local_linear_idv";
-      break;
-    // Sub-groups (uint values), where the device has them.
-    case spv::BuiltInSubgroupSize:
-      scalar = "_Z18get_sub_group_sizev";
-      sub_group = true;
-      break;
-    case spv::BuiltInSubgroupMaxSize:
-      scalar = "_Z22get_max_sub_group_sizev";
-      sub_group = true;
-      break;
-    case spv::BuiltInNumSubgroups:
-      scalar = "_Z18get_num_sub_groupsv";
-      sub_group = true;
-      break;
-    case spv::BuiltInNumEnqueuedSubgroups:
-      scalar = "_Z27get_enqueued_num_sub_groupsv";
-      sub_group = true;
-      break;
-    case spv::BuiltInSubgroupId:
-      scalar = "_Z16get_sub_group_idv";
-      sub_group = true;
-      break;
-    case spv::BuiltInSubgroupLocalInvocationId:
-      scalar = "_Z22get_sub_group_local_idv";
-      sub_group = true;
-      break;
-    default:
-      throw ReaderError("unsupported BuiltIn " + builtin_name(builtin));
-  }
-  if (sub_group && !target_.has_feature("__opencl_c_subgroups"))
-    throw ReaderError("BuiltIn " + builtin_name(builtin) + " on a device without sub-groups");
-  if (scalar) {
-    llvm::Type* returns =
-        builtin == spv::BuiltInWorkDim || sub_group ? b.getInt32Ty() : b.getInt64Ty();
-    return b.CreateZExtOrTrunc(call_builtin(scalar, returns, {}, true), t);
-  }
-  auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(t);
-  if (!vector) throw ReaderError("BuiltIn " + builtin_name(builtin) + " that is not a vector");
-  llvm::Value* v = llvm::PoisonValue::get(t);
-  for (unsigned d = 0; d < vector->getNumElements(); ++d) {
-    llvm::Value* x = call_builtin(per_dimension, b.getInt64Ty(), {b.getInt32(d)}, true);
-    v = b.CreateInsertElement(v, b.CreateZExtOrTrunc(x, vector->getElementType()), d);
-  }
-  return v;
-}
-
 // OpenCL.std printf is a call of OpenCL C's printf, which each target pipeline lowers as it
 // lowers the frontend's (the CPU: a call into the runtime; NVPTX: vprintf). The format is a
 // pointer to the UniformConstant string, possibly through a cast or an access chain; the other
@@ -258,6 +174,7 @@ llvm::Value* Reader::printf_call(llvm::ArrayRef<llvm::Value*> args, llvm::Type* 
 llvm::Value* Reader::extended_instruction(const Instruction& inst) {
   llvm::IRBuilder<>& b = *builder_;
   const auto& ops = inst.operands;
+  if (ignored_instruction_sets_.count(ops[0])) return nullptr;
   if (ops[0] != opencl_std_) throw ReaderError("extended instruction of an unknown set");
   const uint32_t number = ops[1];
   std::string name = opencl_std_name(number);

@@ -153,6 +153,25 @@ llvm::Value* fp_class(llvm::IRBuilder<>& b, llvm::Value* x, llvm::FPClassTest te
   return b.createIsFPClass(x, test);
 }
 
+// OpCopyLogical: the value as a type of the same layout (struct and array types that SPIR-V
+// keeps apart and LLVM may too), member by member.
+llvm::Value* copy_logical(llvm::IRBuilder<>& b, llvm::Value* v, llvm::Type* to) {
+  if (v->getType() == to) return v;
+  unsigned count = 0;
+  if (auto* s = llvm::dyn_cast<llvm::StructType>(to))
+    count = s->getNumElements();
+  else if (auto* a = llvm::dyn_cast<llvm::ArrayType>(to))
+    count = static_cast<unsigned>(a->getNumElements());
+  else
+    return b.CreateBitCast(v, to);
+  llvm::Value* out = llvm::PoisonValue::get(to);
+  for (unsigned k = 0; k < count; ++k) {
+    llvm::Type* member = to->isStructTy() ? to->getStructElementType(k) : to->getArrayElementType();
+    out = b.CreateInsertValue(out, copy_logical(b, b.CreateExtractValue(v, k), member), k);
+  }
+  return out;
+}
+
 }  // namespace
 
 llvm::Value* operand_value(Reader& r, const Instruction& inst, size_t k) {
@@ -219,6 +238,28 @@ llvm::Value* translate_instruction(Reader& r, const Instruction& inst) {
       return llvm::UndefValue::get(result);
     case spv::OpCopyObject:
       return operand(0);
+    // SPIR-V 1.4.
+    case spv::OpCopyLogical:
+      return copy_logical(b, operand(0), result);
+    case spv::OpPtrEqual:
+    case spv::OpPtrNotEqual: {
+      llvm::Value* x = operand(0);
+      llvm::Value* y = b.CreatePointerBitCastOrAddrSpaceCast(operand(1), x->getType());
+      return inst.opcode == spv::OpPtrEqual ? b.CreateICmpEQ(x, y) : b.CreateICmpNE(x, y);
+    }
+    case spv::OpPtrDiff: {
+      // In elements of the pointee: the operands point into one array.
+      llvm::Type* element = r.type(r.pointee(r.type_id_of(ops.at(0))));
+      if (!element) throw ReaderError("OpPtrDiff of pointers of unknown type");
+      llvm::Value* x = operand(0);
+      llvm::Value* y = b.CreatePointerBitCastOrAddrSpaceCast(operand(1), x->getType());
+      return b.CreateSExtOrTrunc(b.CreatePtrDiff(element, x, y), result);
+    }
+    // SPV_KHR_expect_assume (SPIRV-LLVM-Translator's __builtin_expect and __builtin_assume).
+    case spv::OpExpectKHR:
+      return operand(0);
+    case spv::OpAssumeTrueKHR:
+      return b.CreateAssumption(operand(0));
     case spv::OpSNegate:
       return b.CreateNeg(operand(0));
     case spv::OpFNegate:
@@ -337,17 +378,21 @@ llvm::Value* translate_instruction(Reader& r, const Instruction& inst) {
     // The memory semantics of a generic pointer's memory: get_fence's flags (CLK_LOCAL_MEM_FENCE
     // 1, CLK_GLOBAL_MEM_FENCE 2) shifted onto WorkgroupMemory 0x100 and CrossWorkgroupMemory 0x200.
     case spv::OpGenericPtrMemSemantics: {
-      llvm::Value* flags =
-          r.call_builtin(r.target_builtin_name("_Z9get_fencePU3AS4v"), b.getInt32Ty(),
-                         {operand(0)}, false);
+      llvm::Value* flags = r.call_builtin(r.target_builtin_name("_Z9get_fencePU3AS4v"),
+                                          b.getInt32Ty(), {operand(0)}, false);
       return b.CreateZExtOrTrunc(b.CreateShl(b.CreateAnd(flags, 3), 8), result);
     }
     case spv::OpBitcast: {
       llvm::Value* x = operand(0);
       if (x->getType()->isPointerTy() && result->isIntegerTy()) return b.CreatePtrToInt(x, result);
       if (x->getType()->isIntegerTy() && result->isPointerTy()) return b.CreateIntToPtr(x, result);
-      if (x->getType()->isPointerTy() && result->isPointerTy())
+      if (x->getType()->isPointerTy() && result->isPointerTy()) {
+        // A pointer into a BuiltIn variable of CrossWorkgroup storage is one into its private
+        // copy (Reader::value): it stays in the private address space.
+        const uint32_t declared = r.storage_class(r.type_id_of(ops.at(0)));
+        if (x->getType()->getPointerAddressSpace() != r.address_space(declared)) return x;
         return b.CreatePointerBitCastOrAddrSpaceCast(x, result);
+      }
       return b.CreateBitCast(x, result);
     }
 

@@ -33,6 +33,7 @@ bool capability_supported(uint32_t capability, const Target& target) {
     case spv::CapabilityInt16:
     case spv::CapabilityInt8:
     case spv::CapabilityGenericPointer:
+    case spv::CapabilityExpectAssumeKHR:
       return true;
     case spv::CapabilityImageBasic:
     case spv::CapabilityLiteralSampler:
@@ -57,7 +58,8 @@ bool capability_supported(uint32_t capability, const Target& target) {
 
 // Extensions whose instructions and decorations the reader understands.
 bool extension_supported(const std::string& name) {
-  return name == "SPV_KHR_no_integer_wrap_decoration";
+  return name == "SPV_KHR_no_integer_wrap_decoration" || name == "SPV_KHR_expect_assume" ||
+         name == "SPV_KHR_non_semantic_info";
 }
 
 }  // namespace
@@ -209,8 +211,9 @@ bool Reader::run(bool kernel_arg_info) {
     module_->setDataLayout(machine->createDataLayout());
   }
 
-  // Groups of decorations (the translator emits them): group id -> its OpDecorate's.
-  std::map<uint32_t, std::vector<const Instruction*>> groups;
+  // Each id's OpDecorate's, for decoration groups (older translators emit them): a group's
+  // decorations come before its OpDecorationGroup, its OpGroupDecorate's after.
+  std::map<uint32_t, std::vector<const Instruction*>> decorates;
   for (const Instruction& inst : spirv_.instructions) {
     if (inst.id && inst.id < defs_.size()) defs_[inst.id] = &inst;
     switch (inst.opcode) {
@@ -225,11 +228,20 @@ bool Reader::run(bool kernel_arg_info) {
         if (!extension_supported(inst.string_at(0)))
           return fail("unsupported extension " + inst.string_at(0));
         break;
-      case spv::OpExtInstImport:
-        if (inst.string_at(0) != "OpenCL.std")
-          return fail("unsupported extended instruction set " + inst.string_at(0));
-        opencl_std_ = inst.id;
+      case spv::OpExtInstImport: {
+        const std::string set = inst.string_at(0);
+        if (set == "OpenCL.std") {
+          opencl_std_ = inst.id;
+        } else if (set == "OpenCL.DebugInfo.100" || set == "SPIRV.debug" ||
+                   set.rfind("NonSemantic.", 0) == 0) {
+          // Debug information (clang -g through the translator) and non-semantic sets: their
+          // instructions change nothing the kernel computes.
+          ignored_instruction_sets_.insert(inst.id);
+        } else {
+          return fail("unsupported extended instruction set " + set);
+        }
         break;
+      }
       case spv::OpMemoryModel:
         if (inst.operands[0] != spv::AddressingModelPhysical64 &&
             inst.operands[0] != spv::AddressingModelPhysical32)
@@ -267,14 +279,11 @@ bool Reader::run(bool kernel_arg_info) {
         break;
       case spv::OpDecorate:
         if (!apply_decoration(*this, decorations_[inst.operands[0]], inst, 1)) return false;
-        if (groups.count(inst.operands[0])) groups[inst.operands[0]].push_back(&inst);
-        break;
-      case spv::OpDecorationGroup:
-        groups[inst.id];
+        decorates[inst.operands[0]].push_back(&inst);
         break;
       case spv::OpGroupDecorate:
         for (size_t k = 1; k < inst.operands.size(); ++k)
-          for (const Instruction* d : groups[inst.operands[0]])
+          for (const Instruction* d : decorates[inst.operands[0]])
             if (!apply_decoration(*this, decorations_[inst.operands[k]], *d, 1)) return false;
         break;
       case spv::OpMemberDecorate:
@@ -313,6 +322,11 @@ bool Reader::run(bool kernel_arg_info) {
       if (inst.operands[0] & spv::FunctionControlInlineMask)
         f->addFnAttr(llvm::Attribute::AlwaysInline);
       values_[inst.id] = f;
+      if (d.linkage == 0) exported_.insert(f);
+      if (d.linkage == 1 && !has_body) {
+        bool defined = false;
+        if (!define_builtin_function(*f, &defined)) return false;
+      }
       bodies.emplace_back(i, end);
       i = end;
       continue;

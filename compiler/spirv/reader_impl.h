@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -93,13 +94,24 @@ class Reader {
 
   // ---- opencl_std.cpp ----
   llvm::Value* extended_instruction(const Instruction& inst);
-  llvm::Value* builtin_variable_value(uint32_t builtin, llvm::Type* type);
   // A call of an OpenCL C builtin by its mangled name (declared on first use).
   llvm::CallInst* call_builtin(const std::string& mangled, llvm::Type* result,
                                llvm::ArrayRef<llvm::Value*> args, bool pure);
   llvm::Value* printf_call(llvm::ArrayRef<llvm::Value*> args, llvm::Type* result);
   llvm::Value* conversion_call(const Instruction& inst, const Decorations& d, bool dst_signed,
                                bool src_signed);
+
+  // ---- builtins.cpp ----
+  // The BuiltIn a module-scope variable stands for (its decoration, or the translator's import
+  // name `__spirv_BuiltIn*`), or -1.
+  int builtin_of_variable(const Decorations& d) const;
+  // The whole value of a BuiltIn variable of type `type` (a vector of each dimension's value).
+  llvm::Value* builtin_variable_value(uint32_t builtin, llvm::Type* type);
+  // One BuiltIn's value as `type`; `dimension` (any integer) for the per-dimension ones.
+  llvm::Value* builtin_query(uint32_t builtin, llvm::Value* dimension, llvm::Type* type);
+  // Gives an imported `__spirv_*` work-item query function (SPIR-V friendly IR) its body;
+  // *defined false when `f` is none of those. False with the reason logged on failure.
+  bool define_builtin_function(llvm::Function& f, bool* defined);
 
   // ---- kernels.cpp ----
   bool make_kernels(bool kernel_arg_info);
@@ -122,12 +134,14 @@ class Reader {
   std::map<uint32_t, ExecutionModes> modes_;
   std::vector<std::pair<uint32_t, std::string>> entry_points_;  // function id, kernel name
   uint32_t opencl_std_ = 0;                                     // OpExtInstImport "OpenCL.std"
+  std::set<uint32_t> ignored_instruction_sets_;                 // debug info, non-semantic
   bool physical32_ = false;
 
   std::vector<llvm::Type*> types_;
   std::map<uint32_t, std::pair<uint32_t, uint32_t>> pointers_;  // type -> (storage, pointee)
   std::vector<llvm::Value*> values_;
   std::map<uint32_t, int> builtin_variables_;  // variable id -> BuiltIn
+  std::set<const llvm::Function*> exported_;   // LinkageAttributes Export
 
   // The function being translated.
   llvm::Function* function_ = nullptr;

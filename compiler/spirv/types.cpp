@@ -278,11 +278,15 @@ llvm::Constant* Reader::fold_spec_constant_op(const Instruction& inst) {
 bool Reader::translate_global_variable(const Instruction& inst) {
   const uint32_t storage = inst.operands[0];
   const Decorations& d = decorations(inst.id);
-  if (storage == spv::StorageClassInput) {
-    if (d.builtin < 0) return fail("an Input variable without a BuiltIn decoration");
-    builtin_variables_[inst.id] = d.builtin;
+  // A BuiltIn is read through a private copy of its value (Reader::value). Besides Input
+  // variables, SPIR-V made from LLVM IR that declares the builtin as a global (addrspace(1))
+  // carries it in CrossWorkgroup storage, imported by its `__spirv_BuiltIn*` name.
+  if (const int builtin = builtin_of_variable(d); builtin >= 0) {
+    builtin_variables_[inst.id] = builtin;
     return true;
   }
+  if (storage == spv::StorageClassInput)
+    return fail("an Input variable without a BuiltIn decoration");
   if (storage != spv::StorageClassCrossWorkgroup && storage != spv::StorageClassUniformConstant &&
       storage != spv::StorageClassWorkgroup && storage != spv::StorageClassPrivate)
     return fail("unsupported storage class " + std::to_string(storage) +

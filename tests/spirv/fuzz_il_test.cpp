@@ -1,7 +1,8 @@
 // Mutated SPIR-V modules (truncated, words overwritten with huge or foreign values, word counts
 // and ids changed, instructions repeated or swapped) must never crash, hang or leak the compiler:
 // clCreateProgramWithIL's check refuses them, or the build succeeds and the result loads, or the
-// build fails with a log. Seeds are clang's SPIR-V for kernels touching each part of the reader.
+// build fails with a log. Seeds are clang's SPIR-V for kernels touching each part of the reader
+// and the modules of other producers (llvm_spirv/: the translator's and hand-written forms).
 //
 // Deterministic (fixed seed) and bounded in time: MANIFOLD_FUZZ_SECONDS (default 20) and
 // MANIFOLD_FUZZ_ITERATIONS (default 600), whichever ends first; under ctest's timeout a hang
@@ -9,10 +10,12 @@
 // its iteration printed (what crashed is then the file's module).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
@@ -62,6 +65,15 @@ std::vector<std::vector<uint32_t>> seed_modules() {
     std::memcpy(words.data(), il.data(), words.size() * 4);
     if (!words.empty()) seeds.push_back(std::move(words));
   }
+  for (const auto& entry : std::filesystem::directory_iterator(MANIFOLD_PRODUCERS_CORPUS)) {
+    if (entry.path().extension() != ".spv") continue;
+    std::vector<uint8_t> il = spirv_test::read_file(entry.path().string());
+    std::vector<uint32_t> words(il.size() / 4);
+    std::memcpy(words.data(), il.data(), words.size() * 4);
+    if (!words.empty()) seeds.push_back(std::move(words));
+  }
+  // Sorted: the directory's order is the file system's, and the fuzzing is deterministic.
+  std::sort(seeds.begin() + static_cast<long>(std::size(kSeedSources)), seeds.end());
   return seeds;
 }
 
@@ -125,7 +137,7 @@ class SpirvFuzz : public ::testing::Test {
 
 TEST_F(SpirvFuzz, MutatedModulesNeverCrashOrHang) {
   const std::vector<std::vector<uint32_t>> seeds = seed_modules();
-  ASSERT_EQ(seeds.size(), std::size(kSeedSources));
+  ASSERT_GT(seeds.size(), std::size(kSeedSources)) << "no modules at " << MANIFOLD_PRODUCERS_CORPUS;
   const Target cpu = host_cpu_target(), nvptx = nvptx_target(9, 0),
                spirv = spirv_target({.fp16 = false, .fp64 = true, .int64_atomics = true});
   const auto budget = std::chrono::seconds(env_or("MANIFOLD_FUZZ_SECONDS", 20));

@@ -3,6 +3,8 @@
 // C, and what the reader does not support fails with a log that names it.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "compiler/compiler.h"
 #include "spirv_tools.h"
 
@@ -184,6 +186,29 @@ TEST(SpirvReader, UnsupportedCapabilityFailsTheBuildNamingIt) {
   BuildOutput out = build_il(il, "", host_cpu_target(), {});
   EXPECT_FALSE(out.success);
   EXPECT_TRUE(contains(out.log, "unsupported capability Pipes")) << out.log;
+}
+
+// The modules of other producers (llvm_spirv/, run on the devices by producers_test.cpp) build
+// for the GPU pipelines too: NVPTX and AMDGPU, which take the reader's module as they take
+// OpenCL C's. AMD GPUs have no printf, sub-groups or generic address space yet (the build says
+// so).
+TEST(SpirvReader, OtherProducersModulesBuildForNvptxAndAmdgpu) {
+  const std::optional<Target> amdgpu = amdgpu_target("gfx90a:sramecc+:xnack-");
+  ASSERT_TRUE(amdgpu);
+  size_t modules = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(MANIFOLD_PRODUCERS_CORPUS)) {
+    if (entry.path().extension() != ".spv") continue;
+    ++modules;
+    const std::string name = entry.path().stem().string();
+    const std::vector<uint8_t> il = spirv_test::read_file(entry.path().string());
+    BuildOutput nvptx = build_il(il, "", nvptx_target(9, 0), {});
+    EXPECT_TRUE(nvptx.success) << name << ":\n" << nvptx.log;
+    if (name == "printf" || name == "all_subgroup_builtins" || name == "generic_address_space")
+      continue;
+    BuildOutput gcn = build_il(il, "", *amdgpu, {});
+    EXPECT_TRUE(gcn.success) << name << ":\n" << gcn.log;
+  }
+  EXPECT_GE(modules, 20u) << "the corpus at " << MANIFOLD_PRODUCERS_CORPUS;
 }
 
 }  // namespace
