@@ -32,7 +32,7 @@ struct KernelExec {
   // dropped. Right for any group of one work-item; for larger groups only without barriers.
   std::string item_loop_symbol;
   bool item_loop_fits_any_group = false;  // the kernel has no barriers
-  bool item_loop_preferred = false;       // and runs faster so (workgroup.cpp, prefers_item_loop)
+  bool item_loop_preferred = false;       // and runs faster so (workgroup/form_choice.cpp)
   // Work-items the item loop runs at once (compiler/item_lockstep.h; 0: one at a time). It is
   // the faster form for groups of at least that many.
   uint32_t item_loop_lockstep_items = 0;

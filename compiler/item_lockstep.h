@@ -13,7 +13,7 @@ class Value;
 
 namespace manifold::compiler {
 
-// The x loop of an item-loop function as compiler/workgroup.cpp builds it: `item` is the local
+// The x loop of an item-loop function as compiler/workgroup/emit.cpp builds it: `item` is the local
 // x id (a phi in `header`, 0 on entry from `preheader`), `latch` steps it and leaves for `exit`
 // after `end` work-items; the body is every block reachable from `header` before `latch`.
 struct ItemLoop {

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
+#include <string>
+#include <vector>
 
 #include "compiler/compiler.h"
 #include "core/command_buffer_capabilities.h"
@@ -69,7 +72,8 @@ void fill_from_target(DeviceInfo& d, const compiler::Target& target) {
   d.extensions.push_back(name_version("cl_khr_extended_versioning", CL_MAKE_VERSION(1, 0, 0)));
   d.extensions.push_back(name_version("cl_khr_device_uuid", CL_MAKE_VERSION(1, 0, 0)));
   // Command buffers are recorded operations replayed on the device's queues
-  // (core/command_buffer_capabilities.h), for every device: the revisions of the current Khronos headers.
+  // (core/command_buffer_capabilities.h), for every device: the revisions of the current Khronos
+  // headers.
   d.extensions.push_back(name_version("cl_khr_command_buffer", CL_MAKE_VERSION(0, 9, 8)));
   d.extensions.push_back(
       name_version("cl_khr_command_buffer_mutable_dispatch", CL_MAKE_VERSION(0, 9, 5)));
@@ -133,275 +137,245 @@ void fill_from_target(DeviceInfo& d, const compiler::Target& target) {
   d.compiler_available = d.linker_available = true;
 }
 
+namespace {
+
+// The answer to one query, from the device and its DeviceInfo.
+struct Query {
+  Device& device;
+  const DeviceInfo& info;
+  InfoWriter& out;
+};
+using Answer = void (*)(const Query& q);
+
+// Answers read straight from a DeviceInfo member.
+template <auto Member>
+void field(const Query& q) {
+  q.out.value(q.info.*Member);
+}
+template <auto Member>
+void flag(const Query& q) {
+  q.out.value<cl_bool>(q.info.*Member ? CL_TRUE : CL_FALSE);
+}
+template <auto Member>
+void text(const Query& q) {
+  q.out.string(q.info.*Member);
+}
+template <auto Member>
+void list(const Query& q) {
+  q.out.array(q.info.*Member);
+}
+// One element of a per-type width (char short int long float double half).
+template <auto Member, size_t index>
+void element(const Query& q) {
+  q.out.value((q.info.*Member)[index]);
+}
+
+struct DeviceQuery {
+  cl_device_info param;
+  Answer answer;
+};
+
+constexpr DeviceQuery kDeviceQueries[] = {
+    {CL_DEVICE_TYPE, field<&DeviceInfo::type>},
+    {CL_DEVICE_VENDOR_ID, field<&DeviceInfo::vendor_id>},
+    {CL_DEVICE_MAX_COMPUTE_UNITS, field<&DeviceInfo::max_compute_units>},
+    {CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, field<&DeviceInfo::max_work_item_dimensions>},
+    {CL_DEVICE_MAX_WORK_ITEM_SIZES, field<&DeviceInfo::max_work_item_sizes>},
+    {CL_DEVICE_MAX_WORK_GROUP_SIZE, field<&DeviceInfo::max_work_group_size>},
+    {CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR, element<&DeviceInfo::preferred_vector_width, 0>},
+    {CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT, element<&DeviceInfo::preferred_vector_width, 1>},
+    {CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT, element<&DeviceInfo::preferred_vector_width, 2>},
+    {CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG, element<&DeviceInfo::preferred_vector_width, 3>},
+    {CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, element<&DeviceInfo::preferred_vector_width, 4>},
+    {CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE, element<&DeviceInfo::preferred_vector_width, 5>},
+    {CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF, element<&DeviceInfo::preferred_vector_width, 6>},
+    {CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR, element<&DeviceInfo::native_vector_width, 0>},
+    {CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT, element<&DeviceInfo::native_vector_width, 1>},
+    {CL_DEVICE_NATIVE_VECTOR_WIDTH_INT, element<&DeviceInfo::native_vector_width, 2>},
+    {CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG, element<&DeviceInfo::native_vector_width, 3>},
+    {CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, element<&DeviceInfo::native_vector_width, 4>},
+    {CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE, element<&DeviceInfo::native_vector_width, 5>},
+    {CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF, element<&DeviceInfo::native_vector_width, 6>},
+    {CL_DEVICE_MAX_CLOCK_FREQUENCY, field<&DeviceInfo::max_clock_frequency>},
+    {CL_DEVICE_ADDRESS_BITS, field<&DeviceInfo::address_bits>},
+    {CL_DEVICE_MAX_MEM_ALLOC_SIZE, field<&DeviceInfo::max_mem_alloc_size>},
+    {CL_DEVICE_IMAGE_SUPPORT, flag<&DeviceInfo::image_support>},
+    {CL_DEVICE_MAX_READ_IMAGE_ARGS, field<&DeviceInfo::max_read_image_args>},
+    {CL_DEVICE_MAX_WRITE_IMAGE_ARGS, field<&DeviceInfo::max_write_image_args>},
+    {CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS, field<&DeviceInfo::max_read_write_image_args>},
+    {CL_DEVICE_IL_VERSION, [](const Query& q) { q.out.string(il_string(q.info)); }},
+    {CL_DEVICE_ILS_WITH_VERSION, list<&DeviceInfo::ils>},
+    {CL_DEVICE_IMAGE2D_MAX_WIDTH, field<&DeviceInfo::image2d_max_width>},
+    {CL_DEVICE_IMAGE2D_MAX_HEIGHT, field<&DeviceInfo::image2d_max_height>},
+    {CL_DEVICE_IMAGE3D_MAX_WIDTH, field<&DeviceInfo::image3d_max_width>},
+    {CL_DEVICE_IMAGE3D_MAX_HEIGHT, field<&DeviceInfo::image3d_max_height>},
+    {CL_DEVICE_IMAGE3D_MAX_DEPTH, field<&DeviceInfo::image3d_max_depth>},
+    {CL_DEVICE_IMAGE_MAX_BUFFER_SIZE, field<&DeviceInfo::image_max_buffer_size>},
+    {CL_DEVICE_IMAGE_MAX_ARRAY_SIZE, field<&DeviceInfo::image_max_array_size>},
+    {CL_DEVICE_MAX_SAMPLERS, field<&DeviceInfo::max_samplers>},
+    {CL_DEVICE_IMAGE_PITCH_ALIGNMENT, field<&DeviceInfo::image_pitch_alignment>},
+    {CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT, field<&DeviceInfo::image_base_address_alignment>},
+    {CL_DEVICE_MAX_PIPE_ARGS, field<&DeviceInfo::max_pipe_args>},
+    {CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS, field<&DeviceInfo::pipe_max_active_reservations>},
+    {CL_DEVICE_PIPE_MAX_PACKET_SIZE, field<&DeviceInfo::pipe_max_packet_size>},
+    {CL_DEVICE_MAX_PARAMETER_SIZE, field<&DeviceInfo::max_parameter_size>},
+    {CL_DEVICE_MEM_BASE_ADDR_ALIGN, field<&DeviceInfo::mem_base_addr_align>},
+    {CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE, field<&DeviceInfo::min_data_type_align_size>},
+    {CL_DEVICE_SINGLE_FP_CONFIG, field<&DeviceInfo::single_fp_config>},
+    {CL_DEVICE_DOUBLE_FP_CONFIG, field<&DeviceInfo::double_fp_config>},
+    {CL_DEVICE_HALF_FP_CONFIG,
+     [](const Query& q) {
+       // Part of cl_khr_fp16: "CL_INVALID_VALUE if param_name is a value that is available as an
+       // extension and the corresponding extension is not supported by the device."
+       check(q.info.half_fp_config != 0, CL_INVALID_VALUE,
+             "CL_DEVICE_HALF_FP_CONFIG needs cl_khr_fp16");
+       q.out.value(q.info.half_fp_config);
+     }},
+    {CL_DEVICE_GLOBAL_MEM_CACHE_TYPE, field<&DeviceInfo::global_mem_cache_type>},
+    {CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE, field<&DeviceInfo::global_mem_cacheline_size>},
+    {CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, field<&DeviceInfo::global_mem_cache_size>},
+    {CL_DEVICE_GLOBAL_MEM_SIZE, field<&DeviceInfo::global_mem_size>},
+    {CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, field<&DeviceInfo::max_constant_buffer_size>},
+    {CL_DEVICE_MAX_CONSTANT_ARGS, field<&DeviceInfo::max_constant_args>},
+    {CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE, field<&DeviceInfo::max_global_variable_size>},
+    {CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE,
+     field<&DeviceInfo::global_variable_preferred_total_size>},
+    {CL_DEVICE_LOCAL_MEM_TYPE, field<&DeviceInfo::local_mem_type>},
+    {CL_DEVICE_LOCAL_MEM_SIZE, field<&DeviceInfo::local_mem_size>},
+    {CL_DEVICE_ERROR_CORRECTION_SUPPORT, flag<&DeviceInfo::error_correction_support>},
+    {CL_DEVICE_HOST_UNIFIED_MEMORY, flag<&DeviceInfo::host_unified_memory>},
+    {CL_DEVICE_PROFILING_TIMER_RESOLUTION, field<&DeviceInfo::profiling_timer_resolution>},
+    {CL_DEVICE_ENDIAN_LITTLE, flag<&DeviceInfo::endian_little>},
+    {CL_DEVICE_AVAILABLE, flag<&DeviceInfo::available>},
+    {CL_DEVICE_COMPILER_AVAILABLE, flag<&DeviceInfo::compiler_available>},
+    {CL_DEVICE_LINKER_AVAILABLE, flag<&DeviceInfo::linker_available>},
+    {CL_DEVICE_EXECUTION_CAPABILITIES, field<&DeviceInfo::execution_capabilities>},
+    {CL_DEVICE_QUEUE_ON_HOST_PROPERTIES, field<&DeviceInfo::queue_on_host_properties>},
+    {CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES, field<&DeviceInfo::queue_on_device_properties>},
+    {CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE, field<&DeviceInfo::queue_on_device_preferred_size>},
+    {CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE, field<&DeviceInfo::queue_on_device_max_size>},
+    {CL_DEVICE_MAX_ON_DEVICE_QUEUES, field<&DeviceInfo::max_on_device_queues>},
+    {CL_DEVICE_MAX_ON_DEVICE_EVENTS, field<&DeviceInfo::max_on_device_events>},
+    {CL_DEVICE_BUILT_IN_KERNELS, text<&DeviceInfo::builtin_kernels>},
+    {CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION,
+     [](const Query& q) { q.out.array(std::vector<cl_name_version>{}); }},
+    {CL_DEVICE_PLATFORM, [](const Query& q) { q.out.value(Platform::get().handle()); }},
+    {CL_DEVICE_NAME, text<&DeviceInfo::name>},
+    {CL_DEVICE_VENDOR, text<&DeviceInfo::vendor>},
+    {CL_DRIVER_VERSION, text<&DeviceInfo::driver_version>},
+    {CL_DEVICE_PROFILE, text<&DeviceInfo::profile>},
+    {CL_DEVICE_VERSION, [](const Query& q) { q.out.string(version_string(q.info)); }},
+    {CL_DEVICE_NUMERIC_VERSION, field<&DeviceInfo::numeric_version>},
+    {CL_DEVICE_OPENCL_C_VERSION,
+     [](const Query& q) {
+       const cl_version best = highest_full_opencl_c(q.info);
+       q.out.string("OpenCL C " + std::to_string(CL_VERSION_MAJOR(best)) + "." +
+                    std::to_string(CL_VERSION_MINOR(best)) + " ");
+     }},
+    // cl_khr_extended_versioning
+    {CL_DEVICE_OPENCL_C_NUMERIC_VERSION_KHR,
+     [](const Query& q) { q.out.value(highest_full_opencl_c(q.info)); }},
+    {CL_DEVICE_OPENCL_C_ALL_VERSIONS, list<&DeviceInfo::opencl_c_versions>},
+    {CL_DEVICE_OPENCL_C_FEATURES, list<&DeviceInfo::opencl_c_features>},
+    {CL_DEVICE_EXTENSIONS, [](const Query& q) { q.out.string(extensions_string(q.info)); }},
+    {CL_DEVICE_EXTENSIONS_WITH_VERSION, list<&DeviceInfo::extensions>},
+    {CL_DEVICE_PRINTF_BUFFER_SIZE, field<&DeviceInfo::printf_buffer_size>},
+    {CL_DEVICE_PREFERRED_INTEROP_USER_SYNC, flag<&DeviceInfo::preferred_interop_user_sync>},
+    {CL_DEVICE_PARENT_DEVICE,
+     [](const Query& q) {
+       q.out.value(q.device.parent() ? q.device.parent()->handle() : cl_device_id{});
+     }},
+    {CL_DEVICE_PARTITION_MAX_SUB_DEVICES, field<&DeviceInfo::partition_max_sub_devices>},
+    {CL_DEVICE_PARTITION_PROPERTIES,
+     [](const Query& q) {
+       if (q.info.partition_properties.empty()) return q.out.value<cl_device_partition_property>(0);
+       q.out.array(q.info.partition_properties);
+     }},
+    {CL_DEVICE_PARTITION_AFFINITY_DOMAIN, field<&DeviceInfo::partition_affinity_domain>},
+    {CL_DEVICE_PARTITION_TYPE,
+     [](const Query& q) {
+       if (q.device.partition_type().empty()) return q.out.bytes(nullptr, 0);
+       q.out.array(q.device.partition_type());
+     }},
+    {CL_DEVICE_REFERENCE_COUNT,
+     [](const Query& q) {
+       q.out.value<cl_uint>(q.device.is_root() ? 1 : q.device.api_reference_count());
+     }},
+    {CL_DEVICE_SVM_CAPABILITIES, field<&DeviceInfo::svm_capabilities>},
+    {CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT,
+     field<&DeviceInfo::preferred_platform_atomic_alignment>},
+    {CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT,
+     field<&DeviceInfo::preferred_global_atomic_alignment>},
+    {CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT,
+     field<&DeviceInfo::preferred_local_atomic_alignment>},
+    {CL_DEVICE_MAX_NUM_SUB_GROUPS, field<&DeviceInfo::max_num_sub_groups>},
+    {CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS,
+     flag<&DeviceInfo::sub_group_independent_forward_progress>},
+    {CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES, field<&DeviceInfo::atomic_memory_capabilities>},
+    {CL_DEVICE_ATOMIC_FENCE_CAPABILITIES, field<&DeviceInfo::atomic_fence_capabilities>},
+    {CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT, flag<&DeviceInfo::non_uniform_work_group_support>},
+    {CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT,
+     flag<&DeviceInfo::work_group_collective_functions_support>},
+    {CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT, flag<&DeviceInfo::generic_address_space_support>},
+    {CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES, field<&DeviceInfo::device_enqueue_capabilities>},
+    {CL_DEVICE_PIPE_SUPPORT, flag<&DeviceInfo::pipe_support>},
+    {CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
+     field<&DeviceInfo::preferred_work_group_size_multiple>},
+    {CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED,
+     text<&DeviceInfo::latest_conformance_version_passed>},
+    // cl_khr_device_uuid
+    {CL_DEVICE_UUID_KHR, field<&DeviceInfo::device_uuid>},
+    {CL_DRIVER_UUID_KHR, field<&DeviceInfo::driver_uuid>},
+    {CL_DEVICE_LUID_VALID_KHR, flag<&DeviceInfo::luid_valid>},
+    {CL_DEVICE_LUID_KHR,
+     [](const Query& q) {
+       cl_uchar luid[CL_LUID_SIZE_KHR] = {};
+       q.out.bytes(luid, sizeof(luid));
+     }},
+    {CL_DEVICE_NODE_MASK_KHR, [](const Query& q) { q.out.value<cl_uint>(0); }},
+    // cl_khr_pci_bus_info: only devices that have a PCI address answer.
+    {CL_DEVICE_PCI_BUS_INFO_KHR,
+     [](const Query& q) {
+       if (!q.info.has_pci_bus_info) unknown_param("device");
+       q.out.value(q.info.pci_bus_info);
+     }},
+    // cl_khr_command_buffer, _mutable_dispatch, _multi_device (core/command_buffer_capabilities.h)
+    {CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR,
+     [](const Query& q) {
+       q.out.value(q.info.command_buffer_printf
+                       ? kCommandBufferCapabilities
+                       : kCommandBufferCapabilities &
+                             ~cl_bitfield(CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR));
+     }},
+    {CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR,
+     [](const Query& q) { q.out.value(kCommandBufferQueueProperties); }},
+    {CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR,
+     [](const Query& q) { q.out.value<cl_command_queue_properties>(0); }},
+    {CL_DEVICE_MUTABLE_DISPATCH_CAPABILITIES_KHR,
+     [](const Query& q) { q.out.value(kMutableDispatchCapabilities); }},
+    {CL_DEVICE_COMMAND_BUFFER_NUM_SYNC_DEVICES_KHR,
+     [](const Query& q) { q.out.value<cl_uint>(native_sync_devices(q.device).size()); }},
+    {CL_DEVICE_COMMAND_BUFFER_SYNC_DEVICES_KHR,
+     [](const Query& q) { q.out.array(native_sync_devices(q.device)); }},
+};
+
+// Each query answered once (what a switch had the compiler check).
+constexpr bool each_query_once() {
+  for (size_t i = 0; i < std::size(kDeviceQueries); ++i)
+    for (size_t j = i + 1; j < std::size(kDeviceQueries); ++j)
+      if (kDeviceQueries[i].param == kDeviceQueries[j].param) return false;
+  return true;
+}
+static_assert(each_query_once(), "a device query is listed twice");
+
+}  // namespace
+
 void get_device_info(Device& device, cl_device_info param, size_t size, void* value,
                      size_t* size_ret) {
   const DeviceInfo& d = device.info();
   InfoWriter out(size, value, size_ret);
-  auto b = [&](bool v) { out.value<cl_bool>(v ? CL_TRUE : CL_FALSE); };
-  switch (param) {
-    case CL_DEVICE_TYPE:
-      return out.value(d.type);
-    case CL_DEVICE_VENDOR_ID:
-      return out.value(d.vendor_id);
-    case CL_DEVICE_MAX_COMPUTE_UNITS:
-      return out.value(d.max_compute_units);
-    case CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS:
-      return out.value(d.max_work_item_dimensions);
-    case CL_DEVICE_MAX_WORK_ITEM_SIZES:
-      return out.bytes(d.max_work_item_sizes.data(), sizeof(size_t) * 3);
-    case CL_DEVICE_MAX_WORK_GROUP_SIZE:
-      return out.value(d.max_work_group_size);
-    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR:
-      return out.value(d.preferred_vector_width[0]);
-    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT:
-      return out.value(d.preferred_vector_width[1]);
-    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT:
-      return out.value(d.preferred_vector_width[2]);
-    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG:
-      return out.value(d.preferred_vector_width[3]);
-    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT:
-      return out.value(d.preferred_vector_width[4]);
-    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE:
-      return out.value(d.preferred_vector_width[5]);
-    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF:
-      return out.value(d.preferred_vector_width[6]);
-    case CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR:
-      return out.value(d.native_vector_width[0]);
-    case CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT:
-      return out.value(d.native_vector_width[1]);
-    case CL_DEVICE_NATIVE_VECTOR_WIDTH_INT:
-      return out.value(d.native_vector_width[2]);
-    case CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG:
-      return out.value(d.native_vector_width[3]);
-    case CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT:
-      return out.value(d.native_vector_width[4]);
-    case CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE:
-      return out.value(d.native_vector_width[5]);
-    case CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF:
-      return out.value(d.native_vector_width[6]);
-    case CL_DEVICE_MAX_CLOCK_FREQUENCY:
-      return out.value(d.max_clock_frequency);
-    case CL_DEVICE_ADDRESS_BITS:
-      return out.value(d.address_bits);
-    case CL_DEVICE_MAX_MEM_ALLOC_SIZE:
-      return out.value(d.max_mem_alloc_size);
-    case CL_DEVICE_IMAGE_SUPPORT:
-      return b(d.image_support);
-    case CL_DEVICE_MAX_READ_IMAGE_ARGS:
-      return out.value(d.max_read_image_args);
-    case CL_DEVICE_MAX_WRITE_IMAGE_ARGS:
-      return out.value(d.max_write_image_args);
-    case CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS:
-      return out.value(d.max_read_write_image_args);
-    case CL_DEVICE_IL_VERSION:
-      return out.string(il_string(d));
-    case CL_DEVICE_ILS_WITH_VERSION:
-      return out.array(d.ils);
-    case CL_DEVICE_IMAGE2D_MAX_WIDTH:
-      return out.value(d.image2d_max_width);
-    case CL_DEVICE_IMAGE2D_MAX_HEIGHT:
-      return out.value(d.image2d_max_height);
-    case CL_DEVICE_IMAGE3D_MAX_WIDTH:
-      return out.value(d.image3d_max_width);
-    case CL_DEVICE_IMAGE3D_MAX_HEIGHT:
-      return out.value(d.image3d_max_height);
-    case CL_DEVICE_IMAGE3D_MAX_DEPTH:
-      return out.value(d.image3d_max_depth);
-    case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE:
-      return out.value(d.image_max_buffer_size);
-    case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE:
-      return out.value(d.image_max_array_size);
-    case CL_DEVICE_MAX_SAMPLERS:
-      return out.value(d.max_samplers);
-    case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:
-      return out.value(d.image_pitch_alignment);
-    case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT:
-      return out.value(d.image_base_address_alignment);
-    case CL_DEVICE_MAX_PIPE_ARGS:
-      return out.value(d.max_pipe_args);
-    case CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS:
-      return out.value(d.pipe_max_active_reservations);
-    case CL_DEVICE_PIPE_MAX_PACKET_SIZE:
-      return out.value(d.pipe_max_packet_size);
-    case CL_DEVICE_MAX_PARAMETER_SIZE:
-      return out.value(d.max_parameter_size);
-    case CL_DEVICE_MEM_BASE_ADDR_ALIGN:
-      return out.value(d.mem_base_addr_align);
-    case CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE:
-      return out.value(d.min_data_type_align_size);
-    case CL_DEVICE_SINGLE_FP_CONFIG:
-      return out.value(d.single_fp_config);
-    case CL_DEVICE_DOUBLE_FP_CONFIG:
-      return out.value(d.double_fp_config);
-    case CL_DEVICE_HALF_FP_CONFIG:
-      // Part of cl_khr_fp16: "CL_INVALID_VALUE if param_name is a value that is available as an
-      // extension and the corresponding extension is not supported by the device."
-      check(d.half_fp_config != 0, CL_INVALID_VALUE, "CL_DEVICE_HALF_FP_CONFIG needs cl_khr_fp16");
-      return out.value(d.half_fp_config);
-    case CL_DEVICE_GLOBAL_MEM_CACHE_TYPE:
-      return out.value(d.global_mem_cache_type);
-    case CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE:
-      return out.value(d.global_mem_cacheline_size);
-    case CL_DEVICE_GLOBAL_MEM_CACHE_SIZE:
-      return out.value(d.global_mem_cache_size);
-    case CL_DEVICE_GLOBAL_MEM_SIZE:
-      return out.value(d.global_mem_size);
-    case CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE:
-      return out.value(d.max_constant_buffer_size);
-    case CL_DEVICE_MAX_CONSTANT_ARGS:
-      return out.value(d.max_constant_args);
-    case CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE:
-      return out.value(d.max_global_variable_size);
-    case CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE:
-      return out.value(d.global_variable_preferred_total_size);
-    case CL_DEVICE_LOCAL_MEM_TYPE:
-      return out.value(d.local_mem_type);
-    case CL_DEVICE_LOCAL_MEM_SIZE:
-      return out.value(d.local_mem_size);
-    case CL_DEVICE_ERROR_CORRECTION_SUPPORT:
-      return b(d.error_correction_support);
-    case CL_DEVICE_HOST_UNIFIED_MEMORY:
-      return b(d.host_unified_memory);
-    case CL_DEVICE_PROFILING_TIMER_RESOLUTION:
-      return out.value(d.profiling_timer_resolution);
-    case CL_DEVICE_ENDIAN_LITTLE:
-      return b(d.endian_little);
-    case CL_DEVICE_AVAILABLE:
-      return b(d.available);
-    case CL_DEVICE_COMPILER_AVAILABLE:
-      return b(d.compiler_available);
-    case CL_DEVICE_LINKER_AVAILABLE:
-      return b(d.linker_available);
-    case CL_DEVICE_EXECUTION_CAPABILITIES:
-      return out.value(d.execution_capabilities);
-    case CL_DEVICE_QUEUE_ON_HOST_PROPERTIES:
-      return out.value(d.queue_on_host_properties);
-    case CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES:
-      return out.value(d.queue_on_device_properties);
-    case CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE:
-      return out.value(d.queue_on_device_preferred_size);
-    case CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE:
-      return out.value(d.queue_on_device_max_size);
-    case CL_DEVICE_MAX_ON_DEVICE_QUEUES:
-      return out.value(d.max_on_device_queues);
-    case CL_DEVICE_MAX_ON_DEVICE_EVENTS:
-      return out.value(d.max_on_device_events);
-    case CL_DEVICE_BUILT_IN_KERNELS:
-      return out.string(d.builtin_kernels);
-    case CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION:
-      return out.array(std::vector<cl_name_version>{});
-    case CL_DEVICE_PLATFORM:
-      return out.value(Platform::get().handle());
-    case CL_DEVICE_NAME:
-      return out.string(d.name);
-    case CL_DEVICE_VENDOR:
-      return out.string(d.vendor);
-    case CL_DRIVER_VERSION:
-      return out.string(d.driver_version);
-    case CL_DEVICE_PROFILE:
-      return out.string(d.profile);
-    case CL_DEVICE_VERSION:
-      return out.string(version_string(d));
-    case CL_DEVICE_NUMERIC_VERSION:
-      return out.value(d.numeric_version);
-    case CL_DEVICE_OPENCL_C_VERSION: {
-      const cl_version best = highest_full_opencl_c(d);
-      return out.string("OpenCL C " + std::to_string(CL_VERSION_MAJOR(best)) + "." +
-                        std::to_string(CL_VERSION_MINOR(best)) + " ");
-    }
-    case CL_DEVICE_OPENCL_C_NUMERIC_VERSION_KHR:  // cl_khr_extended_versioning
-      return out.value(highest_full_opencl_c(d));
-    case CL_DEVICE_OPENCL_C_ALL_VERSIONS:
-      return out.array(d.opencl_c_versions);
-    case CL_DEVICE_OPENCL_C_FEATURES:
-      return out.array(d.opencl_c_features);
-    case CL_DEVICE_EXTENSIONS:
-      return out.string(extensions_string(d));
-    case CL_DEVICE_EXTENSIONS_WITH_VERSION:
-      return out.array(d.extensions);
-    case CL_DEVICE_PRINTF_BUFFER_SIZE:
-      return out.value(d.printf_buffer_size);
-    case CL_DEVICE_PREFERRED_INTEROP_USER_SYNC:
-      return b(d.preferred_interop_user_sync);
-    case CL_DEVICE_PARENT_DEVICE:
-      return out.value(device.parent() ? device.parent()->handle() : cl_device_id{});
-    case CL_DEVICE_PARTITION_MAX_SUB_DEVICES:
-      return out.value(d.partition_max_sub_devices);
-    case CL_DEVICE_PARTITION_PROPERTIES:
-      if (d.partition_properties.empty()) return out.value<cl_device_partition_property>(0);
-      return out.array(d.partition_properties);
-    case CL_DEVICE_PARTITION_AFFINITY_DOMAIN:
-      return out.value(d.partition_affinity_domain);
-    case CL_DEVICE_PARTITION_TYPE:
-      if (device.partition_type().empty()) return out.bytes(nullptr, 0);
-      return out.array(device.partition_type());
-    case CL_DEVICE_REFERENCE_COUNT:
-      return out.value<cl_uint>(device.is_root() ? 1 : device.api_reference_count());
-    case CL_DEVICE_SVM_CAPABILITIES:
-      return out.value(d.svm_capabilities);
-    case CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT:
-      return out.value(d.preferred_platform_atomic_alignment);
-    case CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT:
-      return out.value(d.preferred_global_atomic_alignment);
-    case CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT:
-      return out.value(d.preferred_local_atomic_alignment);
-    case CL_DEVICE_MAX_NUM_SUB_GROUPS:
-      return out.value(d.max_num_sub_groups);
-    case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
-      return b(d.sub_group_independent_forward_progress);
-    case CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES:
-      return out.value(d.atomic_memory_capabilities);
-    case CL_DEVICE_ATOMIC_FENCE_CAPABILITIES:
-      return out.value(d.atomic_fence_capabilities);
-    case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT:
-      return b(d.non_uniform_work_group_support);
-    case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT:
-      return b(d.work_group_collective_functions_support);
-    case CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT:
-      return b(d.generic_address_space_support);
-    case CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES:
-      return out.value(d.device_enqueue_capabilities);
-    case CL_DEVICE_PIPE_SUPPORT:
-      return b(d.pipe_support);
-    case CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
-      return out.value(d.preferred_work_group_size_multiple);
-    case CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED:
-      return out.string(d.latest_conformance_version_passed);
-    // cl_khr_device_uuid
-    case CL_DEVICE_UUID_KHR:
-      return out.bytes(d.device_uuid.data(), CL_UUID_SIZE_KHR);
-    case CL_DRIVER_UUID_KHR:
-      return out.bytes(d.driver_uuid.data(), CL_UUID_SIZE_KHR);
-    case CL_DEVICE_LUID_VALID_KHR:
-      return b(d.luid_valid);
-    case CL_DEVICE_LUID_KHR: {
-      cl_uchar luid[CL_LUID_SIZE_KHR] = {};
-      return out.bytes(luid, sizeof(luid));
-    }
-    case CL_DEVICE_NODE_MASK_KHR:
-      return out.value<cl_uint>(0);
-    case CL_DEVICE_PCI_BUS_INFO_KHR:
-      if (!d.has_pci_bus_info) break;
-      return out.value(d.pci_bus_info);
-    // cl_khr_command_buffer, _mutable_dispatch, _multi_device (core/command_buffer_capabilities.h)
-    case CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR:
-      return out.value(d.command_buffer_printf
-                           ? kCommandBufferCapabilities
-                           : kCommandBufferCapabilities &
-                                 ~cl_bitfield(CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR));
-    case CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR:
-      return out.value(kCommandBufferQueueProperties);
-    case CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR:
-      return out.value<cl_command_queue_properties>(0);
-    case CL_DEVICE_MUTABLE_DISPATCH_CAPABILITIES_KHR:
-      return out.value(kMutableDispatchCapabilities);
-    case CL_DEVICE_COMMAND_BUFFER_NUM_SYNC_DEVICES_KHR:
-      return out.value<cl_uint>(native_sync_devices(device).size());
-    case CL_DEVICE_COMMAND_BUFFER_SYNC_DEVICES_KHR:
-      return out.array(native_sync_devices(device));
-    default:
-      break;
-  }
+  for (const DeviceQuery& query : kDeviceQueries)
+    if (query.param == param) return query.answer(Query{device, d, out});
   unknown_param("device");
 }
 
