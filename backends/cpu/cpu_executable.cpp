@@ -378,7 +378,7 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
   // arrays, no regions, the kernel's own vectors as SIMD). So do small groups of kernels
   // without barriers, which would not fill one vector of work-items (the work-group form's
   // vector loop needs 8 or 16), larger groups of kernels that prefer it (compiler/
-  // workgroup.cpp, prefers_item_loop), and groups that fill the item loop's work-items in
+  // compiler/workgroup/form_choice.cpp, prefers_item_loop), and groups that fill the item loop's work-items in
   // lockstep (compiler/item_lockstep.h).
   constexpr uint64_t kSmallGroup = 8;
   const bool fills_lockstep =
