@@ -117,7 +117,7 @@ fi
     printf '\n'
   done
   echo
-  echo "Targets (issue 4): enqueue_us <= 4; h2d_pageable_gbs >= 1.5x nvidia-opencl; roundtrip_us <= 1.1x cuda-native."
+  echo "Targets: enqueue_us <= 4; h2d_pageable_gbs >= 1.5x nvidia-opencl; roundtrip_us <= 1.1x cuda-native."
   echo
   # Each Manifold variant against the peers (>1: Manifold better), where both were measured.
   ratio() {  # ratio VARIANT METRIC PEER higher|lower

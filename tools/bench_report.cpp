@@ -130,8 +130,8 @@ struct Target {
   bool met;
 };
 
-// Issue 3's (and 17's replay) "done when" figures for Manifold's CPU device, where the peers to
-// judge them are here.
+// The performance targets for Manifold's CPU device (against PoCL, the plain C++ loop and fixed
+// limits), judged only where the peer they compare with ran in this report.
 std::vector<Target> cpu_targets(const Report& report) {
   const Subject *manifold = nullptr, *pocl = nullptr, *host = nullptr;
   for (const auto& subject : report.subjects) {
@@ -167,7 +167,7 @@ std::vector<Target> cpu_targets(const Report& report) {
     }
     targets.push_back({text, format_value(*ours) + " " + unit, *ours <= limit});
   };
-  // Issue 15: a build from SPIR-V (no frontend) takes less than one from OpenCL C.
+  // A build from SPIR-V skips the frontend, so it must take less than one from OpenCL C.
   auto faster_than_own = [&](const char* text, const char* metric, const char* reference) {
     auto ours = value(manifold, metric), baseline = value(manifold, reference);
     if (!ours || !baseline) {
@@ -185,7 +185,7 @@ std::vector<Target> cpu_targets(const Report& report) {
   relative("naive sgemm >= 5x PoCL", "sgemm_naive_gflops", pocl, 5, false);
   relative("triad >= 0.95x the plain C++ loop", "triad_gbs", host, 0.95, false);
   absolute("empty-kernel round trip <= 5 us", "roundtrip_us", 5, "us");
-  // Issue 17: replaying a 100-kernel command buffer.
+  // Per kernel of a replayed 100-kernel command buffer.
   absolute("command-buffer replay <= 0.3 us/kernel", "cmdbuf_replay_us", 0.3, "us");
   return targets;
 }
@@ -211,7 +211,7 @@ std::vector<std::string> problem_notes(const Report& report) {
   }
   return notes;
 }
-// Issue 2's first benchmark, spelled out: each Manifold device's round trip against each peer's.
+// The headline comparison, spelled out: each Manifold device's round trip against each peer's.
 std::vector<std::string> headline_lines(const Report& report) {
   std::vector<std::string> lines;
   const MetricInfo* metric = find_metric("roundtrip_us");
@@ -258,7 +258,7 @@ std::string render_text(const Report& report) {
          "B)\n";
   auto targets = cpu_targets(report);
   if (!targets.empty()) {
-    out << "\nIssue 3 and 17 targets for Manifold's CPU device:\n";
+    out << "\nPerformance targets for Manifold's CPU device:\n";
     for (const auto& target : targets)
       out << "  " << (target.met ? "met    " : "not met") << "  " << pad(target.text, 40)
           << target.measured << "\n";
@@ -328,7 +328,7 @@ std::string render_markdown(const Report& report) {
 
   auto targets = cpu_targets(report);
   if (!targets.empty()) {
-    out << "\n## Issue 3 and 17 targets (Manifold CPU)\n\n| target | measured | |\n|---|---|---|\n";
+    out << "\n## Performance targets (Manifold CPU)\n\n| target | measured | |\n|---|---|---|\n";
     for (const auto& target : targets)
       out << "| " << target.text << " | " << target.measured << " | "
           << (target.met ? "met" : "**not met**") << " |\n";

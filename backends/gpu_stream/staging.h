@@ -1,5 +1,5 @@
 // Transfers between pageable host memory and a GPU, written once for every vendor API with
-// streams, events and page-locked memory (CUDA now, HIP next); the vendor calls live in `Api`.
+// streams, events and page-locked memory (CUDA and HIP); the vendor calls live in `Api`.
 //
 // A GPU's DMA engines read and write only page-locked host memory; from pageable memory a
 // driver copies through a staging buffer of its own, one memcpy on one thread (~9 GB/s on the

@@ -1,5 +1,5 @@
 // Native queues over a GPU vendor's streams, written once for every vendor API that has streams
-// and events (CUDA now, HIP next): the vendor differences live in a traits type `Api`.
+// and events (CUDA and HIP): the vendor differences live in a traits type `Api`.
 //
 // In-order queue = one stream. submit() runs on the enqueueing thread and puts the command's
 // work straight into the stream (no scheduler thread, no hand-off): launch latency is a headline
@@ -18,7 +18,7 @@
 //     itself completes what the GPU has finished (a non-blocking event query), so finished
 //     commands release their buffers and kernels. A stream of launches followed by clFinish
 //     then costs the launching thread no wake-up and no contention with a completing thread.
-//   eager: after every submission (the waiter chases the stream; the behaviour before 2026-11-23).
+//   eager: after every submission (the waiter chases the stream).
 // Runs of launches go into the stream as one graph launch (launch_batch.h): a plain kernel launch
 // enqueued while the stream still has work waits in a batch of MANIFOLD_GPU_LAUNCH_BATCH
 // (default 32; 0: off) launches, which goes when full, before any other work into the stream,
@@ -27,7 +27,7 @@
 // microseconds (the waiter thread's job):
 // an application that neither enqueues nor flushes still sees its launches start. A launch into
 // an idle stream, a profiled one, one that waits for other streams or moves memory first goes
-// at once, as before.
+// at once.
 // Profiling records an event before and after each command (only on profiling queues).
 // A dependency on a command already in another stream queue of the same vendor (any of its
 // GPUs) becomes a device-side wait: an event recorded in that stream, waited for in this one.

@@ -1,4 +1,4 @@
-// Cross-backend scheduling benchmark (issue 5): how long Manifold takes to act on a dependency
+// Cross-backend scheduling benchmark: how long Manifold takes to act on a dependency
 // that crosses devices, and how fast it migrates a buffer between GPUs. Prints the metric lines
 // of bench/README.md (metric<TAB>value<TAB>unit[<TAB>why]); `--quick` makes it shorter.
 //
@@ -12,7 +12,7 @@
 //                              to a queue of GPU1, enqueue to clFinish (host clock)
 //   cupeer_gpu0_gpu1_gbs       cuMemcpyPeer of 1 GiB GPU0 -> GPU1 in the same process (libcuda
 //                              opened with dlopen, as backends/cuda does)
-//   migrate_vs_peer_ratio      migrate / cupeer (issue 5 asks for >= 0.8)
+//   migrate_vs_peer_ratio      migrate / cupeer (the target is >= 0.8)
 //
 // Clocks. A profiling time is a device-timer value; the host clock of the set call comes from
 // clGetHostTimer, and each device's timer is related to the host timer by a
@@ -464,7 +464,7 @@ int run() {
     return 2;
   }
 
-  // One context over every device when the runtime allows it (mixed backends: issue 5).
+  // One context over every device when the runtime allows it (backends mixed in one context).
   std::vector<cl_device_id> ids;
   for (const Dev& d : all) ids.push_back(d.id);
   auto mixed = std::make_unique<Setup>();
