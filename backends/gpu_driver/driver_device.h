@@ -6,7 +6,7 @@
 //   static const gpu::Api& api();           // the loaded function table (driver_api.h)
 //   static std::string error_text(CUresult);
 // Each vendor instantiates these templates once (backends/cuda/cuda_device.cpp,
-// backends/hip/hip_device.cpp); the calls go straight through V's table, as before.
+// backends/hip/hip_device.cpp); the calls go straight through V's table.
 #pragma once
 
 #include <array>
@@ -143,10 +143,10 @@ class DriverDevice final : public Device {
     thread_current() = context_;
   }
   // Before a launch into one of this device's streams. Such work carries the stream's context:
-  // the driver (580, bench/launch_throughput/ctx_mismatch.c) takes a launch, an async copy or
-  // memset, an event record or query on a stream whatever context is current, even none. So
-  // only a thread that has not made this context current yet pays the driver call (about 0.15
-  // us per launch on an H100 host); an application that switches the thread's context itself in
+  // the driver (bench/launch_throughput/ctx_mismatch.c checks it) takes a launch, an async copy
+  // or memset, an event record or query on a stream whatever context is current, even none. So
+  // only a thread that has not made this context current yet pays the driver call, a cost
+  // that would otherwise come with every launch; an application that switches the thread's context itself in
   // between still gets its launches right (gpu_e2e ApplicationSwitchesCudaContexts).
   void ensure_current() const {
     if (thread_current() != context_) make_current();

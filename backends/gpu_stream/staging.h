@@ -2,8 +2,8 @@
 // streams, events and page-locked memory (CUDA and HIP); the vendor calls live in `Api`.
 //
 // A GPU's DMA engines read and write only page-locked host memory; from pageable memory a
-// driver copies through a staging buffer of its own, one memcpy on one thread (~9 GB/s on the
-// H200 machine, a sixth of the link). Manifold does better with one of (MANIFOLD_GPU_STAGING):
+// driver copies through a staging buffer of its own, one memcpy on one thread, far below what
+// the link carries. Manifold does better with one of (MANIFOLD_GPU_STAGING):
 //   chunks (default): a ring of pinned chunks (MANIFOLD_GPU_STAGING_SLOTS, default 4, of
 //     MANIFOLD_GPU_STAGING_CHUNK_MB, default 8 MiB). Host to device: the host copies chunk k+1
 //     into a free slot while the DMA engine moves chunk k; device to host: the DMA fills slots

@@ -176,8 +176,8 @@ class StreamQueue final : public NativeQueue {
       // A long run of launches: every `batch` commands this thread completes those the GPU has
       // finished, found by a non-blocking query of an event recorded a batch ago. Their memory
       // and references are released on the thread that took them: handing them to the waiter
-      // made both threads fight over the allocator and the shared reference counts (0.6 us
-      // per launch on the H100). The waiter takes over when the GPU falls far behind.
+      // made both threads fight over the allocator and the shared reference counts, a cost
+      // paid per launch. The waiter takes over when the GPU falls far behind.
       s.harvest_checked = sequence;
       if (s.harvest_through && completing_depth() == 0 && Api::event_done(s.harvest_event)) {
         harvest = s.harvest_through;
