@@ -146,8 +146,8 @@ class DriverDevice final : public Device {
   // the driver (bench/launch_throughput/ctx_mismatch.c checks it) takes a launch, an async copy
   // or memset, an event record or query on a stream whatever context is current, even none. So
   // only a thread that has not made this context current yet pays the driver call, a cost
-  // that would otherwise come with every launch; an application that switches the thread's context itself in
-  // between still gets its launches right (gpu_e2e ApplicationSwitchesCudaContexts).
+  // that would otherwise come with every launch; an application that switches the thread's context
+  // itself in between still gets its launches right (gpu_e2e ApplicationSwitchesCudaContexts).
   void ensure_current() const {
     if (thread_current() != context_) make_current();
   }
