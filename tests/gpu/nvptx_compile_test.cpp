@@ -382,7 +382,7 @@ TEST(NvptxPipeline, OpenCL30) {
                 "-cl-std=CL3.0");
 }
 
-// ---- OpenCL C 3.0's optional features on CUDA (issue 21) ----
+// ---- OpenCL C 3.0's optional features on CUDA ----
 
 TEST(NvptxPipeline, TargetReportsTheOpenCLC30FeaturesItImplements) {
   const Target t = nvptx_target(9, 0);

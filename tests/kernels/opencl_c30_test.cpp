@@ -1,4 +1,4 @@
-// OpenCL C 3.0's optional language features, on every device that reports them (issue 21): the
+// OpenCL C 3.0's optional language features, on every device that reports them: the
 // generic address space, C11 atomics with every order and scope, program-scope variables,
 // work-group collectives and non-uniform work-groups, each checked against a host model. A device
 // that does not report a feature skips its test with a message.
