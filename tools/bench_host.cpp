@@ -247,9 +247,10 @@ MANIFOLD_ISA_VARIANTS(mad_uint, (uint32_t * out, size_t begin, size_t end, uint3
 // slack, and unrolling takes the loop's own compare and branch off the vector ports.
 __attribute__((always_inline)) inline void loop_range(uint32_t* out, size_t begin, size_t end) {
   for (size_t item = begin; item < end; item += 2) {
+    constexpr Uint16 kLaneIndex = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
     Uint16 x[2], y[2], z[2];
     for (size_t k = 0; k < 2; ++k) {
-      for (unsigned l = 0; l < 16; ++l) x[k][l] = static_cast<uint32_t>((item + k) * 16 + l);
+      x[k] = kLaneIndex + static_cast<uint32_t>((item + k) * 16);
       y[k] = x[k] * 3u + 1u;
       z[k] = x[k] ^ 0x5bd1e995u;
     }

@@ -620,8 +620,13 @@ std::string vector_type(const char* scalar, unsigned width) {
 // (T)(0, 1, ..., width - 1): each lane's index.
 std::string lane_indices(const char* scalar, unsigned width) {
   if (width == 1) return "0";
-  std::string text = "(" + vector_type(scalar, width) + ")(";
-  for (unsigned lane = 0; lane < width; ++lane) text += (lane ? "," : "") + std::to_string(lane);
+  std::string text = "(";
+  text += vector_type(scalar, width);
+  text += ")(";
+  for (unsigned lane = 0; lane < width; ++lane) {
+    if (lane) text += ',';
+    text += std::to_string(lane);
+  }
   return text + ")";
 }
 

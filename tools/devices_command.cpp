@@ -13,8 +13,14 @@ namespace manifold_tool {
 namespace {
 
 bool has_extension(cl_device_id device, const char* name) {
-  std::string extensions = " " + device_string(device, CL_DEVICE_EXTENSIONS) + " ";
-  return extensions.find(std::string(" ") + name + " ") != std::string::npos;
+  // Each name between spaces, so that a name is not found inside a longer one.
+  std::string extensions = " ";
+  extensions += device_string(device, CL_DEVICE_EXTENSIONS);
+  extensions += ' ';
+  std::string word = " ";
+  word += name;
+  word += ' ';
+  return extensions.find(word) != std::string::npos;
 }
 
 // The optional features that tell devices apart, as short words.
