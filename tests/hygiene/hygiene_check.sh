@@ -2,8 +2,8 @@
 # The repository's own rules, checked on the source tree (no build needed):
 #   - README.md stays a manual: at most 220 lines (the details live in docs/);
 #   - code, comments and program output describe the code, not its history: no issue numbers and
-#     no dates in the sources of the platform, its tools, benchmarks and scripts (bench/results/
-#     is the dated record of measurements);
+#     no dates in the sources of the platform, its tools, benchmarks, scripts and tests
+#     (bench/results/ is the dated record of measurements);
 #   - README.md and docs/ carry no issue numbers or dates either, except in the names of the
 #     bench/results/ files they link to (the dated record of measurements).
 # Usage: hygiene_check.sh SOURCE_DIR
@@ -20,17 +20,19 @@ readme_lines=$(wc -l < README.md)
 
 issue='[Ii]ssues? #?[0-9]+'
 date='20[0-9]{2}-[0-1][0-9]-[0-3][0-9]'
-source_dirs=(api core scheduler svm backends compiler tools bench scripts)
-if hits=$(grep -rnE --exclude-dir=results "$issue|$date" "${source_dirs[@]}"); then
+# Links into bench/results/ name dated files: those paths are dropped before looking.
+without_results_links() { sed -E 's#bench/results/[^ )`"]*##g'; }
+source_dirs=(api core scheduler svm backends compiler tools bench scripts tests)
+if hits=$(grep -rnE --exclude-dir=results "$issue|$date" "${source_dirs[@]}" |
+          without_results_links | grep -E "$issue|$date"); then
   fail "issue numbers or dates in code (say what the code does and why instead):"
   echo "$hits"
 fi
 
-# Links into bench/results/ name dated files: drop those paths before looking.
 docs=(README.md)
 [ -d docs ] && while IFS= read -r f; do docs+=("$f"); done < <(find docs -name '*.md' | sort)
 for f in "${docs[@]}"; do
-  if hits=$(sed -E 's#bench/results/[^ )`]*##g' "$f" | grep -nE "$issue|$date"); then
+  if hits=$(without_results_links < "$f" | grep -nE "$issue|$date"); then
     fail "issue numbers or dates in $f (outside links to bench/results/):"
     echo "$hits"
   fi
