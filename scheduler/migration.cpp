@@ -13,7 +13,7 @@ namespace {
 
 struct Planner {
   const Device& device;
-  const void* queue;  // the command's in-order native queue (null: its commands run unordered)
+  const void* queue;  // the command's in-order native queue, planned in its order (or null)
   Event& event;       // the command's
   std::vector<Transfer> transfers;
 
