@@ -116,8 +116,8 @@ struct Planner {
       });
     }
     if (trace) {
-      std::fprintf(stderr, "[mig] ev=%p q=%p mem=%p %s [%zu,+%zu) at %u:", (void*)&event, queue,
-                   (void*)&root,
+      std::fprintf(stderr, "[mig] ev=%p q=%p mem=%p %s [%zu,+%zu) at %u:", (void*)event.handle(),
+                   queue, (void*)&root,
                    access == Access::Read        ? "R"
                    : access == Access::Overwrite ? "O"
                                                  : "U",

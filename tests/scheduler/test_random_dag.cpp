@@ -20,7 +20,8 @@
 // Knobs: MANIFOLD_SCHED_SEED (number or "random"), MANIFOLD_SCHED_COMMANDS (default 3000,
 // 1500 under sanitizers), MANIFOLD_SCHED_OPS and MANIFOLD_SCHED_SERIAL_READS (narrow a failure
 // down), MANIFOLD_SCHED_SKEW_NS (profiling tolerance between a GPU's stamps and
-// another device's, default 20000).
+// another device's, default 20000), MANIFOLD_SCHED_DUMP_BUFFER (print the commands on one buffer,
+// with MANIFOLD_TRACE_MIGRATION's migrations to match by event).
 #include <deque>
 #include <functional>
 #include <thread>
