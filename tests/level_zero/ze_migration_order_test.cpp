@@ -128,6 +128,12 @@ TEST_F(LevelZeroMigrationOrder, UnorderedReadsOfAnOutOfOrderQueueSeeTheCurrentBy
               CL_SUCCESS);
     // It needs nothing of the first read: it completes while that one is still held.
     EXPECT_EQ(clWaitForEvents(1, &second_read), CL_SUCCESS);
+    // The premise: the first read is not on the command list yet (the list would have run it
+    // before the second).
+    cl_int first_status = CL_COMPLETE;
+    clGetEventInfo(first_read, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof first_status,
+                   &first_status, nullptr);
+    EXPECT_EQ(first_status, CL_SUBMITTED) << "the first read was not held before the list";
   }
   gate.release();
   resolver.join();
