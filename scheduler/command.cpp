@@ -45,9 +45,16 @@ void Command::resolve(cl_int status, NativeQueue* source, bool direct) {
 
 void Command::submit(bool direct) {
   NativeQueue* target = target_;
-  if (queue().context().tracks_residency())
-    transfers_ = plan_migrations(op_, queue().device(),
-                                 target->orders_submissions() ? target : nullptr, *event_);
+  if (queue().context().tracks_residency()) {
+    // The copies a command makes serve the later commands of its native queue before they land
+    // only where that queue's commands are planned in the order they enter it: an in-order queue
+    // submits a command once the one before it is in the native queue. Two unordered commands
+    // of an out-of-order queue are submitted by whichever threads resolve them, and the one
+    // planned second may reach the native queue first.
+    const bool planned_in_queue_order = target->orders_submissions() && !queue().out_of_order();
+    transfers_ =
+        plan_migrations(op_, queue().device(), planned_in_queue_order ? target : nullptr, *event_);
+  }
   submitted_directly_ = direct;
   // A profiling queue's SUBMIT time is taken before the backend can start the command; elsewhere
   // the event becomes SUBMITTED together with the step below (one lock per command, not two).

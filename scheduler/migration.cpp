@@ -13,7 +13,7 @@ namespace {
 
 struct Planner {
   const Device& device;
-  const void* queue;  // the command's in-order native queue (null: its commands run unordered)
+  const void* queue;  // the command's in-order native queue, planned in its order (or null)
   Event& event;       // the command's
   std::vector<Transfer> transfers;
 
@@ -116,8 +116,8 @@ struct Planner {
       });
     }
     if (trace) {
-      std::fprintf(stderr, "[mig] ev=%p q=%p mem=%p %s [%zu,+%zu) at %u:", (void*)&event, queue,
-                   (void*)&root,
+      std::fprintf(stderr, "[mig] ev=%p q=%p mem=%p %s [%zu,+%zu) at %u:", (void*)event.handle(),
+                   queue, (void*)&root,
                    access == Access::Read        ? "R"
                    : access == Access::Overwrite ? "O"
                                                  : "U",

@@ -1,11 +1,16 @@
 // Memory migration between devices: before a command runs, each buffer it uses must be current
 // where its device works (host memory for the CPU, the GPU's memory for a GPU). The scheduler
-// plans the moves when the command is submitted to its native queue, in that queue's order, and
+// plans the moves when the command is submitted to its native queue (for an in-order queue in
+// that queue's order; an out-of-order queue's unordered commands in any order), and
 // records where the command's writes leave the current bytes; the backend carries them out in the
 // queue, before the operation.
 //
 // A copy a command makes is in flight until the command completes: commands of other queues that
-// do not follow it make their own copy (the same bytes) rather than read a half-made one. The two
+// do not follow it make their own copy (the same bytes) rather than read a half-made one. Only the
+// later commands of the same in-order queue rely on it at once: they enter the native queue after
+// it. Those of an out-of-order queue make their own too: two unordered ones are planned and put
+// into the shared native queue by different threads, and the one planned second may enter it
+// first and read the place before the copy lands (its bytes of an older version). The two
 // copies write identical bytes; host-side copies of one buffer hold its copy lock
 // (MemObject::copy_mutex), so they never overlap each other or another host-side copy.
 //
@@ -33,7 +38,8 @@ enum class Access {
 
 // The transfers `op` needs before it runs on `device`, and the residency after it (its writes
 // make its device's copy the only current one). `queue` is the in-order native queue the command
-// goes to (null when its commands run unordered) and `event` the command's: until it completes,
+// goes to where its commands are planned in the order they enter it (null otherwise: commands
+// that run unordered, or an out-of-order queue's) and `event` the command's: until it completes,
 // the copies it makes serve only later commands of that queue. Thread: whichever thread submits
 // the command.
 std::vector<Transfer> plan_migrations(Operation& op, const Device& device, const void* queue,

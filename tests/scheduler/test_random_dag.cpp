@@ -20,7 +20,8 @@
 // Knobs: MANIFOLD_SCHED_SEED (number or "random"), MANIFOLD_SCHED_COMMANDS (default 3000,
 // 1500 under sanitizers), MANIFOLD_SCHED_OPS and MANIFOLD_SCHED_SERIAL_READS (narrow a failure
 // down), MANIFOLD_SCHED_SKEW_NS (profiling tolerance between a GPU's stamps and
-// another device's, default 20000).
+// another device's, default 20000), MANIFOLD_SCHED_DUMP_BUFFER (print the commands on one buffer,
+// with MANIFOLD_TRACE_MIGRATION's migrations to match by event).
 #include <deque>
 #include <functional>
 #include <thread>
@@ -73,6 +74,7 @@ struct Node {
   std::vector<int> implicit;  // queue order: in-order predecessor, last barrier, earlier commands
   bool fails = false;         // expected to end with an error (user event: set to kUserFailure)
   std::string what;           // for messages
+  std::vector<int> buffers;   // the buffers it reads or writes (MANIFOLD_SCHED_DUMP_BUFFER)
   // Ancestors whose completion (and effects) this node is guaranteed to follow. A failed node
   // guarantees nothing about its own dependencies (it may be terminated early), so ancestry
   // does not pass through it.
@@ -404,6 +406,8 @@ void runDag(cl_context context, cl_program program, std::vector<QueueState> queu
       std::sort(n.waits.begin(), n.waits.end());
       n.waits.erase(std::unique(n.waits.begin(), n.waits.end()), n.waits.end());
       for (int d : n.waits) n.fails = n.fails || nodes[d].fails;
+      n.buffers = reads_of;
+      n.buffers.insert(n.buffers.end(), writes_of.begin(), writes_of.end());
 
       std::vector<cl_event> wait_events;
       for (int d : n.waits) wait_events.push_back(nodes[d].event);
@@ -573,6 +577,22 @@ void runDag(cl_context context, cl_program program, std::vector<QueueState> queu
     if (got != want && report())
       ADD_FAILURE() << "#" << i << " " << n.what << " (queue " << n.queue << "): status "
                     << statusName(got) << ", expected " << statusName(want);
+  }
+  // MANIFOLD_SCHED_DUMP_BUFFER=<b>: every command that touched buffer b, in enqueue order, with
+  // its queue, device, ordering and event (matches MANIFOLD_TRACE_MIGRATION's ev=).
+  if (const long dump = envLong("MANIFOLD_SCHED_DUMP_BUFFER", -1); dump >= 0) {
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const Node& n = nodes[i];
+      if (std::find(n.buffers.begin(), n.buffers.end(), static_cast<int>(dump)) == n.buffers.end())
+        continue;
+      const QueueState& q = queues[n.queue];
+      std::string deps;
+      for (int d : n.waits) deps += " w" + std::to_string(d);
+      for (int d : n.implicit) deps += " q" + std::to_string(d);
+      std::printf("[dag] #%zu %s queue %d (%s, %s) ev=%p after:%s\n", i, n.what.c_str(), n.queue,
+                  deviceName(q.device).c_str(), q.in_order ? "in-order" : "out-of-order",
+                  static_cast<void*>(n.event.get()), deps.c_str());
+    }
   }
   // ---- Reads: each saw the content the commands before it (in the DAG) left.
   for (const Read& rd : reads) {
