@@ -8,8 +8,6 @@
 #include <cstddef>
 #include <new>
 
-#include "core/tls.h"
-
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define MANIFOLD_RECYCLER_OFF 1
 #elif defined(__has_feature)
@@ -72,7 +70,7 @@ class Recycler {
     }
   };
   static List& list() {
-    MANIFOLD_FAST_TLS static thread_local List l;
+    static thread_local List l;
     return l;
   }
 };

@@ -29,8 +29,6 @@
 
 #include <CL/cl.h>
 
-#include "core/tls.h"
-
 namespace manifold::gpu {
 
 // Api::prepare_launch's answer for a command that cannot wait in a batch (not a plain launch):
@@ -70,15 +68,14 @@ struct LaunchRecord {
 };
 
 // Scratch space for the launch the calling thread is preparing, one per thread for every vendor
-// (a thread prepares one launch at a time): thread-local variables of the dlopen'ed ICD come from
-// glibc's small spare static TLS space, which one copy per vendor would overflow.
+// (a thread prepares one launch at a time).
 inline LaunchRecord& thread_launch_record() {
-  MANIFOLD_FAST_TLS static thread_local LaunchRecord record;
+  static thread_local LaunchRecord record;
   return record;
 }
 // The parameter pointers of a graph node being set (the driver copies the values in the call).
 inline std::vector<void*>& thread_param_pointers() {
-  MANIFOLD_FAST_TLS static thread_local std::vector<void*> pointers;
+  static thread_local std::vector<void*> pointers;
   return pointers;
 }
 

@@ -69,7 +69,6 @@
 #include "core/event.h"
 #include "core/platform.h"
 #include "core/settings.h"
-#include "core/tls.h"
 
 namespace manifold::gpu {
 
@@ -258,7 +257,7 @@ class StreamQueue final : public NativeQueue {
   // A thread inside complete_through (running a callback) must not complete more of the same
   // stream: the entries it holds would never finish for the nested call.
   static int& completing_depth() {
-    MANIFOLD_FAST_TLS static thread_local int depth = 0;
+    static thread_local int depth = 0;
     return depth;
   }
   static constexpr uint64_t kWaiterAfterBatches = 8;
