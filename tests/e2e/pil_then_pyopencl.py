@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """A Python program that imports PIL and numpy (PIL loads libgomp.so.1) before pyopencl, then
 inverts an image on Manifold's CPU device. The ICD loader opens Manifold after libgomp took its
-share of glibc's static TLS space: Manifold must not need that space. Exits 77 (skipped) where
-python3-pil, python3-numpy or python3-pyopencl is missing."""
+share of glibc's static TLS space: Manifold must not need that space. How much is left depends on
+what else the process loaded; with FILLER_DIR SIZE... PROBE_SIZE (tests/e2e/tls_filler.c, as for
+static_tls_exhausted) the script uses up the rest first, as a larger program would.
+Exits 77 (skipped) where python3-pil, python3-numpy or python3-pyopencl is missing.
+Usage: pil_then_pyopencl.py [FILLER_DIR SIZE... PROBE_SIZE]"""
 import ctypes
+import os
 import sys
 
 try:
@@ -15,6 +19,22 @@ except ImportError as error:
     sys.exit(77)
 # Current PIL loads libgomp itself; load it anyway, so the check does not depend on PIL's build.
 ctypes.CDLL("libgomp.so.1")
+
+
+def load(path):
+    try:
+        ctypes.CDLL(path, mode=os.RTLD_LOCAL)
+        return True
+    except OSError:
+        return False
+
+
+if len(sys.argv) > 3:
+    filler_dir, sizes, probe = sys.argv[1], sys.argv[2:-1], sys.argv[-1]
+    taken = sum(int(size) for size in sizes if load(f"{filler_dir}/libtls_filler_{size}.so"))
+    if taken == 0 or load(f"{filler_dir}/libtls_probe_{probe}.so"):
+        sys.exit("FAILED: the fillers did not use up the static TLS space")
+    print(f"PIL, libgomp and {taken} bytes of TLS fillers loaded; less than {probe} bytes left")
 try:
     import pyopencl as cl
 except ImportError as error:
