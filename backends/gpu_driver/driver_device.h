@@ -152,7 +152,7 @@ class DriverDevice final : public Device {
   }
   CUcontext context() const { return context_; }
   // The context this thread last made current through Manifold.
-  static CUcontext& thread_current() {
+  [[gnu::visibility("hidden")]] static CUcontext& thread_current() {
     static thread_local CUcontext current = nullptr;
     return current;
   }

@@ -68,13 +68,14 @@ struct LaunchRecord {
 };
 
 // Scratch space for the launch the calling thread is preparing, one per thread for every vendor
-// (a thread prepares one launch at a time).
-inline LaunchRecord& thread_launch_record() {
+// (a thread prepares one launch at a time). Thread-local variables here and in the queues are in
+// hidden functions: they bind within the ICD, so an access costs one __tls_get_addr at most.
+[[gnu::visibility("hidden")]] inline LaunchRecord& thread_launch_record() {
   static thread_local LaunchRecord record;
   return record;
 }
 // The parameter pointers of a graph node being set (the driver copies the values in the call).
-inline std::vector<void*>& thread_param_pointers() {
+[[gnu::visibility("hidden")]] inline std::vector<void*>& thread_param_pointers() {
   static thread_local std::vector<void*> pointers;
   return pointers;
 }

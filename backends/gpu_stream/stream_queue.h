@@ -256,7 +256,7 @@ class StreamQueue final : public NativeQueue {
   static bool eager() { return settings().gpu_completion_eager; }
   // A thread inside complete_through (running a callback) must not complete more of the same
   // stream: the entries it holds would never finish for the nested call.
-  static int& completing_depth() {
+  [[gnu::visibility("hidden")]] static int& completing_depth() {
     static thread_local int depth = 0;
     return depth;
   }
