@@ -55,7 +55,8 @@ static int run_kernel(cl_platform_id platform) {
   cl_command_queue queue = clCreateCommandQueueWithProperties(context, device, NULL, &status);
   if (status != CL_SUCCESS) return fail("clCreateCommandQueueWithProperties", status);
   const char* source =
-      "kernel void scale(global float* x, float a) { size_t i = get_global_id(0); x[i] = a * x[i] + "
+      "kernel void scale(global float* x, float a) { size_t i = get_global_id(0); x[i] = a * x[i] "
+      "+ "
       "sin(x[i]); }";
   cl_program program = clCreateProgramWithSource(context, 1, &source, NULL, &status);
   if (status != CL_SUCCESS) return fail("clCreateProgramWithSource", status);
@@ -65,8 +66,8 @@ static int run_kernel(cl_platform_id platform) {
   if (status != CL_SUCCESS) return fail("clCreateKernel", status);
   float data[kItems];
   for (int i = 0; i < kItems; ++i) data[i] = (float)i / kItems;
-  cl_mem buffer = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof data,
-                                 data, &status);
+  cl_mem buffer =
+      clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof data, data, &status);
   if (status != CL_SUCCESS) return fail("clCreateBuffer", status);
   const float a = 3.0f;
   clSetKernelArg(kernel, 0, sizeof buffer, &buffer);
@@ -111,7 +112,8 @@ int main(int argc, char** argv) {
   const long probe = atol(argv[argc - 1]);
   printf("libgomp.so.1 and %ld bytes of TLS fillers loaded\n", taken);
   if (taken == 0 || open_filler(argv[2], "tls_probe", probe)) {
-    fprintf(stderr, "FAILED: the fillers did not use up the static TLS space (%ld more bytes fit)\n",
+    fprintf(stderr,
+            "FAILED: the fillers did not use up the static TLS space (%ld more bytes fit)\n",
             probe);
     return 1;
   }
