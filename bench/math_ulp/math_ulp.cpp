@@ -32,32 +32,52 @@ struct Function {
 };
 
 #define UNARY(fn, expr) \
-  { #fn, [](Real x, Real) -> Real { return expr; }, 1
+  {                     \
+#fn, [](Real x, Real) -> Real { return expr; }, 1
 const Real kPi = 3.141592653589793238462643383279502884L;
-const Function kFunctions[] = {
-    UNARY(atan, std::atan(x)), -4, 4, 0, 0},
-    UNARY(asin, std::asin(x)), -1, 1, 0, 0},
-    UNARY(acos, std::acos(x)), -1, 1, 0, 0},
-    UNARY(sinh, std::sinh(x)), -89, 89, 0, 0},
-    UNARY(cosh, std::cosh(x)), -89, 89, 0, 0},
-    UNARY(tanh, std::tanh(x)), -20, 20, 0, 0},
-    UNARY(asinh, std::asinh(x)), -20, 20, 0, 0},
-    UNARY(acosh, std::acosh(x)), 1, 50, 0, 0},
-    UNARY(atanh, std::atanh(x)), -1, 1, 0, 0},
-    UNARY(atanpi, std::atan(x) / kPi), -4, 4, 0, 0},
-    UNARY(exp, std::exp(x)), -104, 89, 0, 0},
-    UNARY(log, std::log(x)), 0, 8, 0, 0},
-    UNARY(sin, std::sin(x)), -100, 100, 0, 0},
-    UNARY(cos, std::cos(x)), -100, 100, 0, 0},
-    UNARY(tan, std::tan(x)), -100, 100, 0, 0},
-    UNARY(cbrt, std::cbrt(x)), -8, 8, 0, 0},
-    UNARY(erf, std::erf(x)), -6, 6, 0, 0},
-    UNARY(erfc, std::erfc(x)), -6, 27, 0, 0},
-    UNARY(tgamma, std::tgamma(x)), -40, 36, 0, 0},
-    UNARY(lgamma, std::lgamma(x)), -40, 100, 0, 0},
-    {"atan2", [](Real y, Real x) -> Real { return std::atan2(y, x); }, 2, -4, 4, -4, 4},
+const Function kFunctions[] = {UNARY(atan, std::atan(x)), -4, 4, 0, 0}, UNARY(asin, std::asin(x)),
+               -1, 1, 0, 0
+}
+, UNARY(acos, std::acos(x)), -1, 1, 0, 0
+}
+, UNARY(sinh, std::sinh(x)), -89, 89, 0, 0
+}
+, UNARY(cosh, std::cosh(x)), -89, 89, 0, 0
+}
+, UNARY(tanh, std::tanh(x)), -20, 20, 0, 0
+}
+, UNARY(asinh, std::asinh(x)), -20, 20, 0, 0
+}
+, UNARY(acosh, std::acosh(x)), 1, 50, 0, 0
+}
+, UNARY(atanh, std::atanh(x)), -1, 1, 0, 0
+}
+, UNARY(atanpi, std::atan(x) / kPi), -4, 4, 0, 0
+}
+, UNARY(exp, std::exp(x)), -104, 89, 0, 0
+}
+, UNARY(log, std::log(x)), 0, 8, 0, 0
+}
+, UNARY(sin, std::sin(x)), -100, 100, 0, 0
+}
+, UNARY(cos, std::cos(x)), -100, 100, 0, 0
+}
+, UNARY(tan, std::tan(x)), -100, 100, 0, 0
+}
+, UNARY(cbrt, std::cbrt(x)), -8, 8, 0, 0
+}
+, UNARY(erf, std::erf(x)), -6, 6, 0, 0
+}
+, UNARY(erfc, std::erfc(x)), -6, 27, 0, 0
+}
+, UNARY(tgamma, std::tgamma(x)), -40, 36, 0, 0
+}
+, UNARY(lgamma, std::lgamma(x)), -40, 100, 0, 0
+}
+, {"atan2", [](Real y, Real x) -> Real { return std::atan2(y, x); }, 2, -4, 4, -4, 4},
     {"pow", [](Real x, Real y) -> Real { return std::pow(x, y); }, 2, 0, 8, -12, 12},
-};
+}
+;
 #undef UNARY
 
 // ULP error as the OpenCL spec defines it: against the exact value, in units of the ulp of the
@@ -173,8 +193,8 @@ std::vector<T> evaluate(Device& d, const Function& f, const std::vector<T>& x,
   clSetKernelArg(kernel, 2, sizeof br, &br);
   status = clEnqueueNDRangeKernel(d.queue, kernel, 1, nullptr, &n, &local, 0, nullptr, nullptr);
   if (status == CL_SUCCESS)
-    status = clEnqueueReadBuffer(d.queue, br, CL_TRUE, 0, n * sizeof(T), r.data(), 0, nullptr,
-                                 nullptr);
+    status =
+        clEnqueueReadBuffer(d.queue, br, CL_TRUE, 0, n * sizeof(T), r.data(), 0, nullptr, nullptr);
   if (status != CL_SUCCESS) {
     std::fprintf(stderr, "running %s(%s) failed: %d\n", f.name, type, status);
     std::exit(1);
@@ -219,8 +239,8 @@ void measure(Device& d, const Function& f) {
     if (e > worst) worst = e, at = i;
   }
   if (f.arity == 1)
-    std::printf("%-7s %-6s %8.3f  x=%.17g (got %.17g)\n", f.name, sizeof(T) == 4 ? "float" : "double",
-                worst, double(x[at]), double(r[at]));
+    std::printf("%-7s %-6s %8.3f  x=%.17g (got %.17g)\n", f.name,
+                sizeof(T) == 4 ? "float" : "double", worst, double(x[at]), double(r[at]));
   else
     std::printf("%-7s %-6s %8.3f  x=%.17g y=%.17g (got %.17g)\n", f.name,
                 sizeof(T) == 4 ? "float" : "double", worst, double(x[at]), double(y[at]),
@@ -235,8 +255,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s PLATFORM cpu|gpu [FUNCTION...]\n", argv[0]);
     return 2;
   }
-  Device d = open_device(argv[1], std::strcmp(argv[2], "gpu") == 0 ? CL_DEVICE_TYPE_GPU
-                                                                     : CL_DEVICE_TYPE_CPU);
+  Device d = open_device(
+      argv[1], std::strcmp(argv[2], "gpu") == 0 ? CL_DEVICE_TYPE_GPU : CL_DEVICE_TYPE_CPU);
   for (const Function& f : kFunctions) {
     bool wanted = argc == 3;
     for (int i = 3; i < argc; ++i) wanted |= std::strcmp(argv[i], f.name) == 0;
