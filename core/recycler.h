@@ -8,8 +8,6 @@
 #include <cstddef>
 #include <new>
 
-#include "core/tls.h"
-
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define MANIFOLD_RECYCLER_OFF 1
 #elif defined(__has_feature)
@@ -20,13 +18,16 @@
 
 namespace manifold {
 
+// Hidden: the thread-local lists then bind within the module (local-dynamic TLS, one
+// __tls_get_addr per function at most), and a trivially destructible list needs no guard that
+// registers its destructor on every access; a thread's first kept block registers a reaper.
 template <std::size_t Size>
-class Recycler {
+class [[gnu::visibility("hidden")]] Recycler {
  public:
   static void* allocate(std::size_t size) {
 #ifndef MANIFOLD_RECYCLER_OFF
     if (size == Size) {
-      List& l = list();
+      List& l = list;
       if (Node* n = l.head) {
         l.head = n->next;
         --l.count;
@@ -40,8 +41,14 @@ class Recycler {
   static void deallocate(void* p, std::size_t size) {
 #ifndef MANIFOLD_RECYCLER_OFF
     if (size == Size) {
-      List& l = list();
-      if (l.alive && l.count < kMaxKept) {
+      List& l = list;
+      if (l.state == State::kKeeping && l.count < kMaxKept) {
+        l.head = new (p) Node{l.head};
+        ++l.count;
+        return;
+      }
+      if (l.state == State::kUnused) {
+        start_keeping();
         l.head = new (p) Node{l.head};
         ++l.count;
         return;
@@ -57,24 +64,32 @@ class Recycler {
   struct Node {
     Node* next;
   };
+  // kUnused until the thread keeps a block, kGone once its reaper ran (objects freed at thread
+  // exit go to the allocator).
+  enum class State : unsigned char { kUnused, kKeeping, kGone };
   struct List {
-    Node* head = nullptr;
-    std::size_t count = 0;
-    bool alive = true;  // false once the thread's list is gone (objects freed at thread exit)
-    ~List() {
-      alive = false;
-      while (head) {
-        Node* next = head->next;
-        ::operator delete(head);
-        head = next;
+    Node* head;
+    std::size_t count;
+    State state;
+  };
+  struct Reaper {
+    ~Reaper() {
+      List& l = list;
+      l.state = State::kGone;
+      while (l.head) {
+        Node* next = l.head->next;
+        ::operator delete(l.head);
+        l.head = next;
       }
-      count = 0;
+      l.count = 0;
     }
   };
-  static List& list() {
-    MANIFOLD_FAST_TLS static thread_local List l;
-    return l;
+  [[gnu::noinline]] static void start_keeping() {
+    static thread_local Reaper reaper;
+    (void)reaper;
+    list.state = State::kKeeping;
   }
+  static constinit inline thread_local List list{};
 };
 
 }  // namespace manifold

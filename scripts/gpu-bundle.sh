@@ -31,6 +31,9 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/lib" "$stage/bin"
 cp -L "$build"/icd/libManifoldOpenCL.so.1 "$stage/lib/"
 strip --strip-unneeded "$stage/lib/libManifoldOpenCL.so.1"
+# Statically linked LLVM must not bring initial-exec TLS (dlopen fails once the application's
+# libraries used up glibc's spare static TLS space) nor TLS descriptors.
+tests/e2e/tls_model_check.sh readelf "$stage/lib/libManifoldOpenCL.so.1"
 # The ICD's remaining shared libraries that a GPU machine lacks (found through RPATH $ORIGIN).
 for lib in $(ldd "$build"/icd/libManifoldOpenCL.so.1 | awk '/libtbb|libsleef/ {print $3}'); do
   cp -L "$lib" "$stage/lib/"

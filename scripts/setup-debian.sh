@@ -8,7 +8,7 @@ PACKAGES=(
   libtbb-dev libsleef-dev libhwloc-dev spirv-tools spirv-headers libze-dev libamdhip64-dev
   opencl-c-headers opencl-clhpp-headers ocl-icd-opencl-dev ocl-icd-libopencl1 clinfo
   libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libzstd-dev
-  pocl-opencl-icd
+  pocl-opencl-icd python3-pil
   piglit clblast-tests python3-pyopencl python3-numpy python3-pytest
 )
 missing=()

@@ -25,7 +25,6 @@
 #include "compiler/gpu_launch_abi.h"
 #include "core/device.h"
 #include "core/memory.h"
-#include "core/tls.h"
 
 namespace manifold::gpu {
 template <class Api>
@@ -153,8 +152,8 @@ class DriverDevice final : public Device {
   }
   CUcontext context() const { return context_; }
   // The context this thread last made current through Manifold.
-  static CUcontext& thread_current() {
-    MANIFOLD_FAST_TLS static thread_local CUcontext current = nullptr;
+  [[gnu::visibility("hidden")]] static CUcontext& thread_current() {
+    static thread_local CUcontext current = nullptr;
     return current;
   }
   int max_dynamic_shared() const { return max_shared_optin_; }

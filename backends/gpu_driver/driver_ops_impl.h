@@ -14,7 +14,6 @@
 #include "core/log.h"
 #include "core/operations.h"
 #include "core/sampler.h"
-#include "core/tls.h"
 
 namespace manifold::gpu {
 namespace detail {

@@ -10,7 +10,6 @@
 #include "backends/gpu_stream/staging.h"
 #include "backends/gpu_stream/stream_queue.h"
 #include "core/log.h"
-#include "core/tls.h"
 
 namespace manifold::gpu {
 

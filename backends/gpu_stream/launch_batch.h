@@ -28,8 +28,6 @@
 
 #include <CL/cl.h>
 
-#include "core/tls.h"
-
 namespace manifold::gpu {
 
 // Api::prepare_launch's answer for a command that cannot wait in a batch (not a plain launch):
@@ -69,15 +67,15 @@ struct LaunchRecord {
 };
 
 // Scratch space for the launch the calling thread is preparing, one per thread for every vendor
-// (a thread prepares one launch at a time): thread-local variables of the dlopen'ed ICD come from
-// glibc's small spare static TLS space, which one copy per vendor would overflow.
-inline LaunchRecord& thread_launch_record() {
-  MANIFOLD_FAST_TLS static thread_local LaunchRecord record;
+// (a thread prepares one launch at a time). Thread-local variables here and in the queues are in
+// hidden functions: they bind within the ICD, so an access costs one __tls_get_addr at most.
+[[gnu::visibility("hidden")]] inline LaunchRecord& thread_launch_record() {
+  static thread_local LaunchRecord record;
   return record;
 }
 // The parameter pointers of a graph node being set (the driver copies the values in the call).
-inline std::vector<void*>& thread_param_pointers() {
-  MANIFOLD_FAST_TLS static thread_local std::vector<void*> pointers;
+[[gnu::visibility("hidden")]] inline std::vector<void*>& thread_param_pointers() {
+  static thread_local std::vector<void*> pointers;
   return pointers;
 }
 

@@ -69,7 +69,6 @@
 #include "core/event.h"
 #include "core/platform.h"
 #include "core/settings.h"
-#include "core/tls.h"
 
 namespace manifold::gpu {
 
@@ -257,8 +256,8 @@ class StreamQueue final : public NativeQueue {
   static bool eager() { return settings().gpu_completion_eager; }
   // A thread inside complete_through (running a callback) must not complete more of the same
   // stream: the entries it holds would never finish for the nested call.
-  static int& completing_depth() {
-    MANIFOLD_FAST_TLS static thread_local int depth = 0;
+  [[gnu::visibility("hidden")]] static int& completing_depth() {
+    static thread_local int depth = 0;
     return depth;
   }
   static constexpr uint64_t kWaiterAfterBatches = 8;
