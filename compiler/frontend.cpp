@@ -156,6 +156,7 @@ FrontendResult run_frontend(llvm::LLVMContext& context, std::string_view source,
   } else {
     args.insert(args.begin() + 2, {"-x", "cl"});
   }
+  bool contract_fast = false;
   for (const std::string& flag : options.math_flags) {
     // cc1 knows every OpenCL math option but this one, which the driver turns into a
     // denormal mode (flushing is then allowed, not required).
@@ -163,7 +164,17 @@ FrontendResult run_frontend(llvm::LLVMContext& context, std::string_view source,
       args.push_back("-fdenormal-fp-math-f32=preserve-sign,preserve-sign");
     else
       args.push_back(flag);
+    // cc1 takes -cl-finite-math-only as a spelling only (no nnan/ninf flags, no
+    // __FINITE_MATH_ONLY__): the driver adds what it means, and so does Manifold.
+    if (flag == "-cl-finite-math-only")
+      args.insert(args.end(), {"-menable-no-infs", "-menable-no-nans"});
+    // -cl-mad-enable (implied by the two others) lets a * b + c be fused across statements too;
+    // cc1 alone only marks the functions "less-precise-fpmad", which no backend reads. Without
+    // them, OpenCL C's FP_CONTRACT default (within an expression) stays.
+    contract_fast = contract_fast || flag == "-cl-mad-enable" ||
+                    flag == "-cl-unsafe-math-optimizations" || flag == "-cl-fast-relaxed-math";
   }
+  if (contract_fast) args.push_back("-ffp-contract=fast-honor-pragmas");
   // Predefined macros (OpenCL C 3.0 section 6.12) that clang leaves to the implementation, as
   // they describe the device rather than the language: the device's OpenCL version whatever
   // -cl-std says, and __IMAGE_SUPPORT__ exactly when CL_DEVICE_IMAGE_SUPPORT is true. Clang

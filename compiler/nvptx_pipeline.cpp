@@ -28,6 +28,7 @@
 #include <set>
 
 #include "compiler/nvptx_atomics.h"
+#include "compiler/nvptx_math.h"
 #include "compiler/printf_format.h"
 #include "compiler/stages.h"
 #include "compiler/target_pipeline.h"
@@ -437,6 +438,8 @@ class NvptxPipeline final : public TargetPipeline {
       if (!error) module.print(file, nullptr);
     }
     rewrite_local_arguments(module, build.program.kernels, kSharedAS);
+    for (const llvm::Function& f : module)
+      if (!f.isDeclaration()) program_functions_.insert(f.getName().str());
     uses_printf_ = module.getFunction("printf") != nullptr;
     return lower_printf(module, &build.log);
   }
@@ -535,11 +538,13 @@ class NvptxPipeline final : public TargetPipeline {
   }
 
   bool uses_printf_ = false;
+  std::set<std::string> program_functions_;  // defined before the libraries were linked
 };
 
 bool NvptxPipeline::optimize(Build& build) {
   llvm::Module& module = build.module;
   const std::vector<KernelInfo>& kernels = build.program.kernels;
+  keep_library_divisions_exact(module, program_functions_);
   specialize_atomic_scopes(module);  // before inlining: calls still name their scopes
   drop_atomic_volatility(module);
   define_collective_scratch(module);
@@ -598,6 +603,7 @@ bool NvptxPipeline::optimize(Build& build) {
     if (llvm::Function* f = module.getFunction(k.name)) retype_constant_arguments(*f, &build.log);
   lower_atomic_orderings(module, compute_capability(target()));
   lower_half_copysign(module);
+  use_full_range_division(module, ftz);
   // MANIFOLD_NVPTX_DUMP=<file>: the final IR, for debugging the pipeline.
   if (const char* dump = std::getenv("MANIFOLD_NVPTX_DUMP"); dump && *dump) {
     std::error_code error;

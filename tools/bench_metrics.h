@@ -29,6 +29,10 @@ inline constexpr MetricInfo kMetrics[] = {
     {"sgemm_naive_gflops", "GFLOP/s", true, "naive sgemm, one work-item per element, 16x16 groups"},
     {"sgemm_tiled_gflops", "GFLOP/s", true, "sgemm with 16x16 local-memory tiles"},
     {"nbody_gflops", "GFLOP/s", true, "all-pairs n-body step, 20 flops per interaction"},
+    // Shapes of real applications' kernels (tools/bench_app_kernels.h).
+    {"lbm_d3q19_mlups", "MLUPs/s", true,
+     "D3Q19 lattice Boltzmann, esoteric pull, FP32, 256^3 cells (CPU: 128^3), groups of 64"},
+    {"stencil7_gbs", "GB/s", true, "3D 7-point stencil, 256^3 floats, 64x4x1 groups"},
     {"h2d_pageable_gbs", "GB/s", true, "64 MiB clEnqueueWriteBuffer from malloc'd memory"},
     {"d2h_pageable_gbs", "GB/s", true, "64 MiB clEnqueueReadBuffer into malloc'd memory"},
     {"h2d_pinned_gbs", "GB/s", true, "64 MiB write from a mapped CL_MEM_ALLOC_HOST_PTR buffer"},

@@ -2,7 +2,8 @@
 // OpenCL worker (tools/bench_worker.cpp), written in CUDA C++ with the runtime API, printing
 //   metric<TAB>value<TAB>unit
 // lines. Usage: manifold-cuda-native [--quick]. Build: bench/cuda_native/CMakeLists.txt (nvcc),
-// or by hand: nvcc -O3 -arch=sm_90 -o manifold-cuda-native cuda_native.cu
+// or by hand: nvcc -O3 -arch=sm_90 -Itools -o manifold-cuda-native cuda_native.cu app_kernels.cu
+// tools/bench_app_kernels.cpp
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -12,6 +13,8 @@
 #include <cstring>
 #include <random>
 #include <vector>
+
+void run_app_kernels(bool quick);  // app_kernels.cu
 
 namespace {
 
@@ -244,6 +247,7 @@ int main(int argc, char** argv) {
     emit("nbody_gflops", 20.0 * n * double(n) / s / 1e9, "GFLOP/s");
     cudaFree(dp), cudaFree(da);
   }
+  run_app_kernels(quick);
   {  // Transfers: pageable (malloc) and pinned (cudaMallocHost).
     unsigned char* device;
     check(cudaMalloc(&device, bytes), "malloc");
