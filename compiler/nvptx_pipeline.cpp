@@ -29,6 +29,7 @@
 
 #include "compiler/nvptx_atomics.h"
 #include "compiler/nvptx_math.h"
+#include "compiler/nvptx_unroll.h"
 #include "compiler/printf_format.h"
 #include "compiler/stages.h"
 #include "compiler/target_pipeline.h"
@@ -597,6 +598,7 @@ bool NvptxPipeline::optimize(Build& build) {
       build.options.opt_disable ? llvm::OptimizationLevel::O1 : llvm::OptimizationLevel::O3;
   run_module_passes(module, &machine(),
                     [level](llvm::PassBuilder& builder, llvm::ModulePassManager& passes) {
+                      register_full_unroll_of_short_loops(builder);
                       passes = builder.buildPerModuleDefaultPipeline(level);
                     });
   for (const KernelInfo& k : kernels)
