@@ -29,13 +29,14 @@ __device__ float divide(float x, float y) {
   return r;
 }
 
-__constant__ int cx[19] = {0, 1, -1, 0, 0, 0, 0, 1, -1, 1, -1, 0, 0, 1, -1, 1, -1, 0, 0};
-__constant__ int cy[19] = {0, 0, 0, 1, -1, 0, 0, 1, -1, 0, 0, 1, -1, -1, 1, 0, 0, 1, -1};
-__constant__ int cz[19] = {0, 0, 0, 0, 0, 1, -1, 0, 0, 1, -1, 1, -1, 0, 0, -1, 1, -1, 1};
-
 template <unsigned NX, unsigned NY, unsigned NZ>
 __global__ void lbm_d3q19(float* f, const unsigned char* flags, unsigned long long t) {
   constexpr unsigned long long CELLS = (unsigned long long)NX * NY * NZ;
+  // Known at compile time, as OpenCL's program-scope constant tables are (a __constant__
+  // variable is the host's to change: nvcc would read it from the constant bank).
+  constexpr int cx[19] = {0, 1, -1, 0, 0, 0, 0, 1, -1, 1, -1, 0, 0, 1, -1, 1, -1, 0, 0};
+  constexpr int cy[19] = {0, 0, 0, 1, -1, 0, 0, 1, -1, 0, 0, 1, -1, -1, 1, 0, 0, 1, -1};
+  constexpr int cz[19] = {0, 0, 0, 0, 0, 1, -1, 0, 0, 1, -1, 1, -1, 0, 0, -1, 1, -1, 1};
   const unsigned long long n = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
   if (n >= CELLS || (flags[n] & 1)) return;
   const unsigned long long x = n % NX, y = (n / NX) % NY, z = n / ((unsigned long long)NX * NY);
@@ -89,15 +90,16 @@ __global__ void lbm_d3q19(float* f, const unsigned char* flags, unsigned long lo
 }
 
 __global__ void stencil7(float* out, const float* in, unsigned nx, unsigned ny, unsigned nz) {
-  const unsigned x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y,
+  const unsigned x = blockIdx.x * blockDim.x + threadIdx.x,
+                 y = blockIdx.y * blockDim.y + threadIdx.y,
                  z = blockIdx.z * blockDim.z + threadIdx.z;
   if (x >= nx || y >= ny || z >= nz) return;
   const size_t plane = (size_t)nx * ny;
   const size_t i = x + (size_t)nx * y + plane * z;
   float v = in[i];
   if (x > 0 && y > 0 && z > 0 && x + 1 < nx && y + 1 < ny && z + 1 < nz)
-    v = 0.4f * v + 0.1f * (in[i - 1] + in[i + 1] + in[i - nx] + in[i + nx] + in[i - plane] +
-                           in[i + plane]);
+    v = 0.4f * v +
+        0.1f * (in[i - 1] + in[i + 1] + in[i - nx] + in[i + nx] + in[i - plane] + in[i + plane]);
   out[i] = v;
 }
 
@@ -196,7 +198,8 @@ void measure_lbm(bool quick) {
     lbm_steps<SIDE, SIDE, SIDE>(run.f, run.flags, t, steps);
     t += steps;
   });
-  if (!ok(cudaDeviceSynchronize(), "lbm_d3q19")) return emit_failure("lbm_d3q19_mlups", "MLUPs/s", "launch failed");
+  if (!ok(cudaDeviceSynchronize(), "lbm_d3q19"))
+    return emit_failure("lbm_d3q19_mlups", "MLUPs/s", "launch failed");
   run.read(f);
   for (float v : f) after += v;
   if (std::fabs(after - mass) > 1e-4 * mass)
