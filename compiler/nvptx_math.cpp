@@ -35,6 +35,12 @@ void use_full_range_division(llvm::Module& module, bool ftz) {
   llvm::Function* full = llvm::Intrinsic::getOrInsertDeclaration(
       &module, ftz ? llvm::Intrinsic::nvvm_div_full_ftz : llvm::Intrinsic::nvvm_div_full);
   for (llvm::BinaryOperator* division : divisions) {
+    // 1 / y: rcp.approx.f32, which the backend prints for an approximate division of 1.
+    if (const auto* one = llvm::dyn_cast<llvm::Constant>(division->getOperand(0));
+        one && one->isElementWiseEqual(llvm::ConstantFP::get(division->getType(), 1.0))) {
+      division->setHasApproxFunc(true);
+      continue;
+    }
     llvm::IRBuilder<> b(division);
     llvm::Value* x = division->getOperand(0);
     llvm::Value* y = division->getOperand(1);

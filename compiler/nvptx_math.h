@@ -16,10 +16,11 @@ namespace manifold::compiler {
 // leaves the mark off under that option). NVPTX ignores the mark and prints the correctly
 // rounded div.rn.f32, a subroutine of a few dozen instructions. The marked divisions become
 // PTX's div.full.f32 instead: at most 2 ulp over the whole range, subnormals kept (PTX ISA,
-// "div"), a handful of instructions. `ftz` (-cl-denorms-are-zero, where subnormals may flush):
-// div.full.ftz.f32. Divisions that allow approximate functions (afn: -cl-unsafe-math-
-// optimizations, -cl-fast-relaxed-math) are left to the backend, which prints div.approx.f32.
-// Run after optimization: what folds or becomes a multiplication has done so.
+// "div"), a handful of instructions; 1 / y becomes rcp.approx.f32 (at most 1 ulp over the whole
+// range, subnormals kept: PTX ISA, "rcp"), cheaper still. `ftz` (-cl-denorms-are-zero, where
+// subnormals may flush): div.full.ftz.f32. Divisions that allow approximate functions (afn:
+// -cl-unsafe-math- optimizations, -cl-fast-relaxed-math) are left to the backend, which prints
+// div.approx.f32. Run after optimization: what folds or becomes a multiplication has done so.
 void use_full_range_division(llvm::Module& module, bool ftz);
 
 // The builtin libraries' own divisions stay correctly rounded (their error bounds count on it):

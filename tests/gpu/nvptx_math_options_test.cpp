@@ -49,6 +49,21 @@ TEST(NvptxMathOptions, DivisionIsFullRangeUnlessCorrectlyRoundedIsAsked) {
   EXPECT_TRUE(has(flushing, "div.full.ftz.f32")) << flushing;
 }
 
+TEST(NvptxMathOptions, ReciprocalIsApproximateUnlessCorrectlyRoundedIsAsked) {
+  const char* source = R"CLC(
+kernel void reciprocal(global float* out, global const float* y) {
+  size_t i = get_global_id(0);
+  out[i] = 1.0f / y[i];
+}
+)CLC";
+  const std::string plain = ptx_of(source, "");
+  EXPECT_TRUE(has(plain, "rcp.approx.f32")) << plain;
+  EXPECT_FALSE(has(plain, "rcp.rn")) << plain;
+  const std::string exact = ptx_of(source, "-cl-fp32-correctly-rounded-divide-sqrt");
+  EXPECT_TRUE(has(exact, "rcp.rn.f32")) << exact;
+  EXPECT_FALSE(has(exact, "approx")) << exact;
+}
+
 TEST(NvptxMathOptions, VectorDivisionIsFullRangeToo) {
   const std::string ptx = ptx_of(R"CLC(
 kernel void divide4(global float4* out, global const float4* x, global const float4* y) {
