@@ -1,16 +1,17 @@
 # The layers (DESIGN.md): each folder includes only its own headers and those of the layers below
 # it. Checked when the build is configured, so an include that climbs a layer fails the build.
-#   compiler <- core <- backends, scheduler, svm <- api <- tools
+#   settings <- compiler <- core <- backends, scheduler, svm <- api; settings <- tools
 # A backend folder includes its own headers and the pieces the GPU backends share (gpu_driver/,
 # gpu_stream/), never another backend's.
 set(MANIFOLD_LAYER_RULES
-  "compiler:compiler"
-  "core:core,compiler"
-  "scheduler:scheduler,core,compiler"
-  "svm:svm,core,compiler"
-  "backends/gpu_stream:backends/gpu_stream,core,compiler"
-  "backends/gpu_driver:backends/gpu_driver,backends/gpu_stream,core,compiler"
-  "api:api,scheduler,svm,core,compiler")
+  "settings:settings"
+  "compiler:compiler,settings"
+  "core:core,compiler,settings"
+  "scheduler:scheduler,core,compiler,settings"
+  "svm:svm,core,compiler,settings"
+  "backends/gpu_stream:backends/gpu_stream,core,compiler,settings"
+  "backends/gpu_driver:backends/gpu_driver,backends/gpu_stream,core,compiler,settings"
+  "api:api,scheduler,svm,core,compiler,settings")
 # Also runs as a script (tests/structure): cmake -DMANIFOLD_LAYERS_ROOT=<tree> -P cmake/Layers.cmake
 if(NOT MANIFOLD_LAYERS_ROOT)
   set(MANIFOLD_LAYERS_ROOT ${CMAKE_SOURCE_DIR})
@@ -20,7 +21,7 @@ foreach(folder ${backend_folders})
   get_filename_component(name ${folder} NAME)
   if(IS_DIRECTORY ${folder} AND NOT name MATCHES "^gpu_(stream|driver)$")
     list(APPEND MANIFOLD_LAYER_RULES
-         "backends/${name}:backends/${name},backends/gpu_driver,backends/gpu_stream,core,compiler")
+         "backends/${name}:backends/${name},backends/gpu_driver,backends/gpu_stream,core,compiler,settings")
   endif()
 endforeach()
 
@@ -40,7 +41,7 @@ function(manifold_check_layers root)
         string(REGEX MATCH "^#include \"([^\"]+)\"" _ "${line}")
         set(included "${CMAKE_MATCH_1}")
         # Only the project's own folders are layers (llvm/, clang/... are not).
-        if(NOT included MATCHES "^(api|backends|compiler|core|scheduler|svm|tools|tests|bench)/")
+        if(NOT included MATCHES "^(api|backends|compiler|core|scheduler|settings|svm|tools|tests|bench)/")
           continue()
         endif()
         set(ok FALSE)
@@ -60,4 +61,24 @@ function(manifold_check_layers root)
     message(FATAL_ERROR "Includes that climb a layer (cmake/Layers.cmake):\n  ${text}")
   endif()
 endfunction()
+# The environment is read in one place (settings/settings.h): no getenv anywhere else.
+function(manifold_check_environment_reads root)
+  set(violations "")
+  foreach(folder api backends compiler core scheduler svm tools)
+    file(GLOB_RECURSE sources ${root}/${folder}/*.h ${root}/${folder}/*.cpp ${root}/${folder}/*.c
+         ${root}/${folder}/*.inc)
+    foreach(source ${sources})
+      file(STRINGS ${source} reads REGEX "getenv[ ]*\\(")
+      if(reads)
+        file(RELATIVE_PATH relative ${root} ${source})
+        list(APPEND violations "${relative}")
+      endif()
+    endforeach()
+  endforeach()
+  if(violations)
+    list(JOIN violations "\n  " text)
+    message(FATAL_ERROR "Environment read outside settings/ (cmake/Layers.cmake):\n  ${text}")
+  endif()
+endfunction()
 manifold_check_layers(${MANIFOLD_LAYERS_ROOT})
+manifold_check_environment_reads(${MANIFOLD_LAYERS_ROOT})

@@ -33,6 +33,7 @@
 #include "compiler/printf_format.h"
 #include "compiler/stages.h"
 #include "compiler/target_pipeline.h"
+#include "settings/settings.h"
 
 // Bitcode embedded at build time (compiler/nvptx/nvptx.cmake): the shim always; libclc's
 // nvptx library and libdevice when they were found then (else read from disk at run time).
@@ -68,17 +69,7 @@ void initialize_nvptx() {
   });
 }
 
-std::vector<std::string> libdevice_paths() {
-  std::vector<std::string> paths;
-  for (const char* var : {"MANIFOLD_LIBDEVICE", "CUDA_PATH", "CUDA_HOME"})
-    if (const char* value = std::getenv(var); value && *value)
-      paths.push_back(std::string(value) + (std::string(var) == "MANIFOLD_LIBDEVICE"
-                                                ? ""
-                                                : "/nvvm/libdevice/libdevice.10.bc"));
-  paths.push_back("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc");
-  paths.push_back("/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc");
-  return paths;
-}
+std::vector<std::string> libdevice_paths() { return compiler_settings().libdevice_candidates; }
 
 // ---- __constant pointer arguments live in global memory ----
 // NVPTX's __constant space (4) is the constant bank, read with ld.const: fine for program-scope
@@ -433,7 +424,7 @@ class NvptxPipeline final : public TargetPipeline {
     llvm::Module& module = build.module;
     module.setTargetTriple(llvm::Triple(target().triple));
     module.setDataLayout(machine().createDataLayout());
-    if (const char* dump = std::getenv("MANIFOLD_NVPTX_DUMP_INPUT"); dump && *dump) {
+    if (const std::string dump = compiler_settings().nvptx_dump_input; !dump.empty()) {
       std::error_code error;
       llvm::raw_fd_ostream file(dump, error);
       if (!error) module.print(file, nullptr);
@@ -607,7 +598,7 @@ bool NvptxPipeline::optimize(Build& build) {
   lower_half_copysign(module);
   use_full_range_division(module, ftz);
   // MANIFOLD_NVPTX_DUMP=<file>: the final IR, for debugging the pipeline.
-  if (const char* dump = std::getenv("MANIFOLD_NVPTX_DUMP"); dump && *dump) {
+  if (const std::string dump = compiler_settings().nvptx_dump; !dump.empty()) {
     std::error_code error;
     llvm::raw_fd_ostream file(dump, error);
     if (!error) module.print(file, nullptr);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "compiler/binary_format.h"
+#include "settings/settings.h"
 
 extern "C" const unsigned char manifold_builtins_bitcode[];
 extern "C" const unsigned long manifold_builtins_bitcode_size;
@@ -131,15 +132,7 @@ std::vector<uint8_t> digest_bytes(const std::string& key) {
 
 }  // namespace
 
-std::string directory() {
-  if (const char* dir = std::getenv("MANIFOLD_CACHE_DIR")) {
-    if (!*dir || std::strcmp(dir, "off") == 0) return {};
-    return dir;
-  }
-  if (const char* home = std::getenv("HOME"); home && *home)
-    return std::string(home) + "/.cache/manifold";
-  return {};
-}
+std::string directory() { return program_cache_directory(); }
 
 std::string build_key(std::string_view source, std::string_view options, const Target& target) {
   Hasher h;

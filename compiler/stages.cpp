@@ -33,6 +33,7 @@
 
 #include "compiler/gpu_launch_abi.h"
 #include "compiler/llvm_signals.h"
+#include "settings/settings.h"
 
 namespace manifold::compiler {
 
@@ -525,10 +526,10 @@ std::vector<uint8_t> to_bitcode(const llvm::Module& module) {
 }
 
 void dump_module_if_requested(const llvm::Module& module) {
-  const char* directory = std::getenv("MANIFOLD_COMPILER_DUMP");
-  if (!directory || !*directory) return;
+  const std::string directory = compiler_settings().dump_directory;
+  if (directory.empty()) return;
   static std::atomic<unsigned> counter{0};
-  std::string path = std::string(directory) + "/program" + std::to_string(counter++) + ".ll";
+  std::string path = directory + "/program" + std::to_string(counter++) + ".ll";
   std::error_code error;
   llvm::raw_fd_ostream file(path, error);
   if (!error) module.print(file, nullptr);

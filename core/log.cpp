@@ -3,7 +3,7 @@
 #include <cstdarg>
 #include <cstdio>
 
-#include "core/settings.h"
+#include "settings/settings.h"
 
 namespace manifold {
 

@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "core/log.h"
-#include "core/settings.h"
+#include "settings/settings.h"
 
 namespace manifold {
 

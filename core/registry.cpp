@@ -7,7 +7,7 @@
 
 #include "core/backend.h"
 #include "core/log.h"
-#include "core/settings.h"
+#include "settings/settings.h"
 
 namespace manifold {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "core/device.h"
 #include "core/platform.h"
-#include "core/settings.h"
+#include "settings/settings.h"
 
 namespace manifold {
 namespace {

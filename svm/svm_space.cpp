@@ -13,7 +13,7 @@
 #include "core/device.h"
 #include "core/error.h"
 #include "core/log.h"
-#include "core/settings.h"
+#include "settings/settings.h"
 
 namespace manifold {
 

@@ -19,6 +19,7 @@
 #include "bench_report.h"
 #include "cl_support.h"
 #include "commands.h"
+#include "settings/settings.h"
 #include "subprocess.h"
 
 namespace fs = std::filesystem;
@@ -106,9 +107,8 @@ MachineInfo describe_machine() {
   utsname name{};
   if (uname(&name) == 0) machine.kernel = name.release;
   // A tree copied without .git (the GPU machines) names its commit through the environment.
-  const char* given_commit = std::getenv("MANIFOLD_BENCH_COMMIT");
-  if (given_commit && *given_commit) {
-    machine.commit = given_commit;
+  if (const std::string given = manifold::tool_settings().bench_commit; !given.empty()) {
+    machine.commit = given;
   } else {
     std::string git = "git -C '" + std::string(MANIFOLD_SOURCE_DIR) + "' ";
     machine.commit = read_first_line(git + "rev-parse --short HEAD 2>/dev/null");
@@ -324,7 +324,8 @@ void run_opencl_subject(const DeviceRef& device, const BenchOptions& options, Su
 
 std::string find_peer_program(const BenchOptions& options) {
   if (!options.peer_program.empty()) return options.peer_program;
-  if (const char* env = std::getenv("MANIFOLD_BENCH_CUDA_PEER"); env && *env) return env;
+  if (const std::string peer = manifold::tool_settings().bench_cuda_peer; !peer.empty())
+    return peer;
   fs::path beside = fs::path(self_executable()).parent_path().parent_path() / "bench" /
                     "cuda_native" / "manifold-cuda-native";
   std::error_code error;

@@ -26,6 +26,7 @@
 #include "cl_support.h"
 #include "commands.h"
 #include "core/cl_khr_command_buffer.h"
+#include "settings/settings.h"
 
 namespace manifold_tool {
 namespace {
@@ -88,9 +89,9 @@ void emit_info(const char* key, const std::string& value) {
 // MANIFOLD_BENCH_ONLY=metric,metric,...: measure only those (quick experiments, e.g.
 // scripts/gpu-perf-check.sh); unset: all.
 bool selected(const char* metric) {
-  const char* only = std::getenv("MANIFOLD_BENCH_ONLY");
-  if (!only || !*only) return true;
-  const std::string list = std::string(",") + only + ",";
+  const std::string only = manifold::tool_settings().bench_only;
+  if (only.empty()) return true;
+  const std::string list = "," + only + ",";
   return list.find(std::string(",") + metric + ",") != std::string::npos;
 }
 

@@ -8,22 +8,12 @@
 
 #include "cl_support.h"
 #include "commands.h"
+#include "settings/settings.h"
 
 namespace fs = std::filesystem;
 
 namespace manifold_tool {
 namespace {
-
-// The folder the compiler uses (compiler/program_cache.h): $MANIFOLD_CACHE_DIR, else
-// ~/.cache/manifold; empty when caching is off (the variable set to "" or "off").
-fs::path cache_directory() {
-  if (const char* dir = std::getenv("MANIFOLD_CACHE_DIR")) {
-    if (*dir == '\0' || std::string(dir) == "off") return {};
-    return dir;
-  }
-  const char* home = std::getenv("HOME");
-  return fs::path(home && *home ? home : "/tmp") / ".cache" / "manifold";
-}
 
 struct CacheUsage {
   uint64_t files = 0;
@@ -53,10 +43,14 @@ int run_cache_command(const std::vector<std::string>& args) {
                  "~/.cache/manifold)\n");
     return 2;
   }
-  fs::path dir = cache_directory();
+  // The folder the compiler uses.
+  const fs::path dir = manifold::program_cache_directory();
   if (dir.empty()) {
-    std::printf("the program cache is off (MANIFOLD_CACHE_DIR is set to \"%s\")\n",
-                std::getenv("MANIFOLD_CACHE_DIR"));
+    const char* given = manifold::program_cache_variable();
+    if (given)
+      std::printf("the program cache is off (MANIFOLD_CACHE_DIR is set to \"%s\")\n", given);
+    else
+      std::printf("the program cache is off (no home folder and no MANIFOLD_CACHE_DIR)\n");
     return 0;
   }
   std::error_code error;

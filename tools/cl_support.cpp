@@ -1,4 +1,5 @@
 #include "cl_support.h"
+#include "settings/settings.h"
 
 #include <CL/cl_icd.h>
 #include <dlfcn.h>
@@ -176,10 +177,10 @@ void write_icd(const fs::path& dir, const IcdEntry& entry) {
 IcdSetup& prepare_icd_vendors(const std::vector<std::string>& extra_libraries) {
   if (!g_icd_setup.root.empty()) return g_icd_setup;
   std::vector<IcdEntry> entries;
-  const char* user_vendors = std::getenv("OCL_ICD_VENDORS");
-  if (user_vendors && *user_vendors) {
+  const manifold::ToolSettings settings = manifold::tool_settings();
+  if (!settings.icd_vendors.empty()) {
     // The user chose what the loader sees: take it as it is.
-    entries = icd_files_in(user_vendors);
+    entries = icd_files_in(settings.icd_vendors);
   } else {
     fs::path build_icd = fs::path(MANIFOLD_BUILD_ICD_DIR) / "manifold.icd";
     std::error_code error;
@@ -194,13 +195,12 @@ IcdSetup& prepare_icd_vendors(const std::vector<std::string>& extra_libraries) {
   }
 
   std::vector<std::string> extras = extra_libraries;
-  if (const char* env = std::getenv("MANIFOLD_BENCH_EXTRA_ICDS"))
-    for (auto& library : split(env, ':')) extras.push_back(library);
+  for (auto& library : split(settings.bench_extra_icds, ':')) extras.push_back(library);
   // Both loaders also load the libraries of OCL_ICD_FILENAMES (the GPU machines set it). Take them
   // into the folder and drop the variable, so that a child restricted to one platform's folder
   // sees that platform only. (The Khronos loader also cuts the variable short in place.)
-  if (const char* env = std::getenv("OCL_ICD_FILENAMES")) {
-    for (auto& library : split(env, ':')) extras.push_back(library);
+  if (settings.icd_filenames_set) {
+    for (auto& library : split(settings.icd_filenames, ':')) extras.push_back(library);
     unsetenv("OCL_ICD_FILENAMES");
   }
   bool has_nvidia = std::any_of(entries.begin(), entries.end(), [](const IcdEntry& e) {
@@ -333,7 +333,7 @@ std::string vendors_dir_for(cl_platform_id platform) {
     }
   }
   if (platform_library) dlclose(platform_library);
-  if (std::getenv("MANIFOLD_TOOL_DEBUG"))
+  if (manifold::tool_settings().debug)
     std::fprintf(stderr, "manifold: platform dispatch in %s -> vendors folder %s\n", info.dli_fname,
                  result.c_str());
   return result;

@@ -8,6 +8,7 @@
 
 #include "cl_support.h"
 #include "commands.h"
+#include "settings/settings.h"
 
 namespace manifold_tool {
 namespace {
@@ -197,11 +198,13 @@ int run_devices_command(const std::vector<std::string>& args) {
   }
   std::vector<DeviceRef> devices = enumerate_devices();
   if (devices.empty()) {
+    const std::string given = manifold::tool_settings().icd_vendors;
+    const std::string vendors = given.empty() ? "/etc/OpenCL/vendors" : given;
     std::fprintf(
         stderr,
         "manifold: no OpenCL device found (loader folder %s). Is the Manifold library built "
         "and an .icd present?\n",
-        std::getenv("OCL_ICD_VENDORS") ? std::getenv("OCL_ICD_VENDORS") : "/etc/OpenCL/vendors");
+        vendors.c_str());
     return 1;
   }
   std::printf("%-3s %-14s %-4s %-40s %4s  %10s  %-12s %s\n", "#", "platform", "type", "device",

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "backends/cpu/cpu_device.h"
-#include "core/settings.h"
+#include "settings/settings.h"
 
 namespace manifold::cpu {
 

@@ -6,7 +6,7 @@
 #include <mutex>
 
 #include "core/log.h"
-#include "core/settings.h"
+#include "settings/settings.h"
 
 namespace manifold::cuda {
 namespace detail {

@@ -3,7 +3,7 @@
 #include "backends/cuda/cuda_device.h"
 #include "backends/gpu_driver/driver_probe.h"
 #include "core/log.h"
-#include "core/settings.h"
+#include "settings/settings.h"
 
 namespace manifold::cuda {
 

@@ -44,7 +44,7 @@
 
 #include <CL/cl.h>
 
-#include "core/settings.h"
+#include "settings/settings.h"
 
 namespace manifold::gpu {
 

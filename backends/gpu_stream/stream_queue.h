@@ -68,7 +68,7 @@
 #include "core/backend.h"
 #include "core/event.h"
 #include "core/platform.h"
-#include "core/settings.h"
+#include "settings/settings.h"
 
 namespace manifold::gpu {
 

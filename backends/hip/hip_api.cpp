@@ -9,7 +9,7 @@
 #include <mutex>
 #include <type_traits>
 
-#include "core/settings.h"
+#include "settings/settings.h"
 
 namespace manifold::hip {
 namespace detail {

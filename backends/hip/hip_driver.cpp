@@ -3,7 +3,7 @@
 #include "backends/gpu_driver/driver_probe.h"
 #include "backends/hip/hip_device.h"
 #include "core/log.h"
-#include "core/settings.h"
+#include "settings/settings.h"
 
 namespace manifold::hip {
 

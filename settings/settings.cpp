@@ -1,4 +1,4 @@
-#include "core/settings.h"
+#include "settings/settings.h"
 
 #include <unistd.h>
 
@@ -62,6 +62,50 @@ Settings settings_from_environment() {
                           << 20;
   s.staging.threads = unsigned(std::min(number("MANIFOLD_GPU_STAGING_THREADS", 0), 256LL));
   s.svm_range_bytes = size_t(std::clamp(number("MANIFOLD_SVM_RANGE_GB", 64), 1LL, 4096LL)) << 30;
+  return s;
+}
+
+CompilerSettings compiler_settings() {
+  CompilerSettings s;
+  s.cache_directory = program_cache_directory();
+  if (const char* v = value_of("MANIFOLD_COMPILER_DUMP")) s.dump_directory = v;
+  if (const char* v = value_of("MANIFOLD_NVPTX_DUMP")) s.nvptx_dump = v;
+  if (const char* v = value_of("MANIFOLD_NVPTX_DUMP_INPUT")) s.nvptx_dump_input = v;
+  if (const char* v = value_of("MANIFOLD_LIBDEVICE")) s.libdevice_candidates.push_back(v);
+  for (const char* toolkit : {"CUDA_PATH", "CUDA_HOME"})
+    if (const char* v = value_of(toolkit))
+      s.libdevice_candidates.push_back(std::string(v) + "/nvvm/libdevice/libdevice.10.bc");
+  s.libdevice_candidates.push_back("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc");
+  s.libdevice_candidates.push_back("/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc");
+  return s;
+}
+
+const char* program_cache_variable() { return std::getenv("MANIFOLD_CACHE_DIR"); }
+
+std::string program_cache_directory() {
+  if (const char* dir = program_cache_variable()) {
+    if (!*dir || std::string_view(dir) == "off") return {};
+    return dir;
+  }
+  if (const char* home = value_of("HOME")) return std::string(home) + "/.cache/manifold";
+  return {};
+}
+
+ToolSettings tool_settings() {
+  ToolSettings s;
+  s.debug = value_of("MANIFOLD_TOOL_DEBUG") != nullptr;
+  if (const char* v = value_of("MANIFOLD_BENCH_ONLY")) s.bench_only = v;
+  if (const char* v = value_of("MANIFOLD_BENCH_COMMIT")) s.bench_commit = v;
+  if (const char* v = value_of("MANIFOLD_BENCH_CUDA_PEER")) s.bench_cuda_peer = v;
+  if (const char* v = value_of("MANIFOLD_BENCH_EXTRA_ICDS")) s.bench_extra_icds = v;
+  if (const char* v = value_of("OCL_ICD_VENDORS")) {
+    s.icd_vendors = v;
+    s.icd_vendors_set = true;
+  }
+  if (const char* v = std::getenv("OCL_ICD_FILENAMES")) {
+    s.icd_filenames = v;
+    s.icd_filenames_set = true;
+  }
   return s;
 }
 

@@ -1,6 +1,7 @@
-// Every MANIFOLD_* environment variable the runtime reads (README, "Environment variables"), read
-// once, at the first call, into typed values: nothing else in core/, scheduler/ or backends/
-// calls getenv. (The compiler library reads its own few debugging knobs.)
+// Every environment variable Manifold reads (README, "Environment variables"), in one place: the
+// runtime's, read once at the first call into typed values; the compiler's and the `manifold`
+// tool's, read when asked. Nothing else in the project calls getenv. The lowest layer: it
+// includes nothing of the project.
 #pragma once
 
 #include <chrono>
@@ -8,6 +9,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace manifold {
 
@@ -51,5 +53,41 @@ inline const Settings& settings() {
   static const Settings s = settings_from_environment();
   return s;
 }
+
+// The compiler's knobs (compiler/). Read at each call: a build may come long after start-up, and
+// tests point the cache elsewhere between cases.
+struct CompilerSettings {
+  // Where built programs are kept: program_cache_directory().
+  std::string cache_directory;
+  std::string dump_directory;    // MANIFOLD_COMPILER_DUMP: each program's IR, as .ll files
+  std::string nvptx_dump;        // MANIFOLD_NVPTX_DUMP: a file for the final NVPTX IR
+  std::string nvptx_dump_input;  // MANIFOLD_NVPTX_DUMP_INPUT: a file for the NVPTX pipeline's input
+  // Where CUDA's libdevice.10.bc may be, first found wins: MANIFOLD_LIBDEVICE (the file),
+  // $CUDA_PATH and $CUDA_HOME (toolkits), then the usual install places.
+  std::vector<std::string> libdevice_candidates;
+};
+CompilerSettings compiler_settings();
+
+// The program cache's folder, for the compiler and the `manifold cache` command alike:
+// MANIFOLD_CACHE_DIR, else ~/.cache/manifold; empty when caching is off (the variable set to ""
+// or "off", or no home folder).
+std::string program_cache_directory();
+// MANIFOLD_CACHE_DIR as given (nullptr when unset), for messages.
+const char* program_cache_variable();
+
+// The `manifold` tool's knobs (tools/), read at each call.
+struct ToolSettings {
+  bool debug = false;            // MANIFOLD_TOOL_DEBUG: the tool's own diagnostics
+  std::string bench_only;        // MANIFOLD_BENCH_ONLY: a comma-separated list of bench cases
+  std::string bench_commit;      // MANIFOLD_BENCH_COMMIT: the commit a report names
+  std::string bench_cuda_peer;   // MANIFOLD_BENCH_CUDA_PEER: the native CUDA peer's executable
+  std::string bench_extra_icds;  // MANIFOLD_BENCH_EXTRA_ICDS: more ICD libraries, ':'-separated
+  // The ICD loader's own variables, which the tool follows to find the same platforms it does.
+  std::string icd_vendors;  // OCL_ICD_VENDORS
+  bool icd_vendors_set = false;
+  std::string icd_filenames;  // OCL_ICD_FILENAMES
+  bool icd_filenames_set = false;
+};
+ToolSettings tool_settings();
 
 }  // namespace manifold
