@@ -168,9 +168,9 @@ FrontendResult run_frontend(llvm::LLVMContext& context, std::string_view source,
     // __FINITE_MATH_ONLY__): the driver adds what it means, and so does Manifold.
     if (flag == "-cl-finite-math-only")
       args.insert(args.end(), {"-menable-no-infs", "-menable-no-nans"});
-    // -cl-mad-enable (implied by the two others) lets a * b + c be fused across statements too;
-    // cc1 alone only marks the functions "less-precise-fpmad", which no backend reads. Without
-    // them, OpenCL C's FP_CONTRACT default (within an expression) stays.
+    // -cl-mad-enable, and the two options that imply it, let a * b + c be fused across
+    // statements too; cc1 alone only marks the functions "less-precise-fpmad", which no backend
+    // reads. Without them, OpenCL C's FP_CONTRACT default (within an expression) stays.
     contract_fast = contract_fast || flag == "-cl-mad-enable" ||
                     flag == "-cl-unsafe-math-optimizations" || flag == "-cl-fast-relaxed-math";
   }

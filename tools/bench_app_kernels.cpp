@@ -116,9 +116,8 @@ std::vector<float> lbm_initial(const Box& box, bool moving) {
           uy = 0.1f * noise(n, 4);
           uz = 0.1f * noise(n, 5);
         }
-        // Step 0 reads direction i of cell n from its own slot i and its opposite i + 1 from
-        // the slot i + 1 of the neighbour along i: a uniform layout is consistent whatever
-        // the field, so each slot gets its cell's own equilibrium.
+        // Every slot of a cell starts with that cell's equilibrium: step 0 then reads, for the
+        // directions that arrive from a neighbour, the neighbour's values, as if just streamed.
         for (unsigned i = 0; i < kLbmQ; ++i) f[i * cells + n] = equilibrium(i, rho, ux, uy, uz);
       }
   return f;
