@@ -45,6 +45,8 @@ void lbm_reference_step(const Box& box, std::vector<float>& f, const std::vector
 Box stencil_box(bool quick);
 const char* stencil_source();
 inline constexpr float kStencilCenter = 0.4f, kStencilSide = 0.1f;
+inline constexpr int kStencilSweeps = 50;  // per timed sample
+inline constexpr unsigned kLbmSteps = 10;  // per timed sample
 float stencil_reference(const Box& box, const std::vector<float>& in, unsigned x, unsigned y,
                         unsigned z);
 

@@ -616,7 +616,7 @@ Outcome measure_lbm(const Device& device, bool quick) {
       make_buffer(device, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, flags.size(), flags.data());
   set_arg(kernel, 0, f_buffer.get());
   set_arg(kernel, 1, flags_buffer.get());
-  const unsigned steps = 10;
+  const unsigned steps = kLbmSteps;
   uint64_t t = 0;
   const double seconds = timed_median(device, quick ? 3 : 5, [&] {
     lbm_steps(device, kernel, cells, t, steps);
@@ -647,7 +647,7 @@ Outcome measure_stencil(const Device& device, bool quick) {
   set_arg(kernel, 4, box.nz);
   const size_t global[3] = {box.nx, box.ny, box.nz}, local[3] = {64, 4, 1};
   const double seconds = timed_median(device, quick ? 4 : 10, [&] {
-    for (int r = 0; r < 10; ++r) run_ndrange(device, kernel, 3, global, local);
+    for (int r = 0; r < kStencilSweeps; ++r) run_ndrange(device, kernel, 3, global, local);
   });
   read_buffer(device, out_buffer, bytes, out.data());
   for (unsigned z = 0; z < box.nz; ++z)
@@ -657,7 +657,7 @@ Outcome measure_stencil(const Device& device, bool quick) {
         const float expected = stencil_reference(box, in, x, y, z);
         if (!close_enough(expected, out[i], 1e-5)) return {0, mismatch("out", i, expected, out[i])};
       }
-  return {2.0 * static_cast<double>(bytes) * 10 / seconds / 1e9, {}};
+  return {2.0 * static_cast<double>(bytes) * kStencilSweeps / seconds / 1e9, {}};
 }
 
 struct TransferResults {
