@@ -3,14 +3,19 @@
 #include "compiler/program_cache.h"
 
 #include <gtest/gtest.h>
+#include <llvm/Support/xxhash.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -254,6 +259,81 @@ TEST_F(ProgramCache, OffMeansNoEntries) {
   ASSERT_TRUE(build(kSource, "-DFACTOR=3", host()).success);
   EXPECT_FALSE(build(kSource, "-DFACTOR=3", host()).from_cache);
   EXPECT_FALSE(fs::exists(dir_));
+}
+
+// An entry whose checksums all agree but whose program binary is of another format version (a
+// cache shared with another Manifold) is rebuilt, not handed to a loader that would refuse it.
+TEST_F(ProgramCache, EntryOfAnotherFormatVersionIsRebuilt) {
+  ASSERT_TRUE(build(kSource, "-DFACTOR=3", host()).success);
+  const std::string entry = entry_for(kSource, "-DFACTOR=3");
+  expect_rebuilt_after(this, entry, [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
+    in.close();
+    // Entry: magic, payload size, checksum, then the key's digest, the log and the binary, each
+    // after its u64 length. The binary's version follows its 8-byte magic.
+    constexpr size_t kEntryHeader = 24, kDigest = 32;
+    auto u64_at = [&](size_t at) {
+      uint64_t value = 0;
+      for (int i = 7; i >= 0; --i) value = (value << 8) | bytes[at + size_t(i)];
+      return value;
+    };
+    const size_t log_at = kEntryHeader + kDigest;
+    const size_t binary_at = log_at + 8 + size_t(u64_at(log_at)) + 8;
+    ASSERT_LT(binary_at + 12, bytes.size());
+    ASSERT_EQ(std::memcmp(bytes.data() + binary_at, "MNFDCLB1", 8), 0);
+    bytes[binary_at + 8] ^= 0x40;
+    const uint64_t checksum = llvm::xxh3_64bits(
+        llvm::ArrayRef<uint8_t>(bytes.data() + kEntryHeader, bytes.size() - kEntryHeader));
+    for (int i = 0; i < 8; ++i) bytes[16 + size_t(i)] = uint8_t(checksum >> (8 * i));
+    std::ofstream(path, std::ios::binary | std::ios::trunc)
+        .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  });
+}
+
+// A cache folder that cannot be made (its parent is a file): builds work, uncached.
+TEST_F(ProgramCache, FolderThatCannotBeMadeLeavesBuildsUncached) {
+  fs::create_directories(dir_);
+  const fs::path file = dir_ / "a-file";
+  std::ofstream(file) << "not a folder";
+  ::setenv("MANIFOLD_CACHE_DIR", (file / "cache").c_str(), 1);
+  for (int i = 0; i < 2; ++i) {
+    BuildOutput out = build(kSource, "-DFACTOR=3", host());
+    ASSERT_TRUE(out.success) << out.log;
+    EXPECT_FALSE(out.from_cache);
+    EXPECT_TRUE(runs_correctly(out.binary));
+  }
+  EXPECT_EQ(program_cache::stats().entries, 0u);
+}
+
+// A full disk (here: a file size limit, which fails writes as a full disk does, with SIGXFSZ
+// ignored): the build succeeds, no entry and no temporary file is left, and the next build works.
+TEST_F(ProgramCache, FullDiskLeavesNoEntryAndBuildsStillWork) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{512, 512};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    bool ok = true;
+    for (int i = 0; i < 2; ++i) {
+      BuildOutput out = build(kSource, "-DFACTOR=3", host());
+      ok = ok && out.success && !out.from_cache && runs_correctly(out.binary);
+    }
+    std::_Exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  std::error_code ignored;
+  size_t files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(dir_, ignored))
+    if (entry.is_regular_file()) ++files;
+  EXPECT_EQ(files, 0u) << "a partial entry or a temporary file was left";
+  BuildOutput after = build(kSource, "-DFACTOR=3", host());
+  ASSERT_TRUE(after.success);
+  EXPECT_FALSE(after.from_cache);
+  EXPECT_TRUE(build(kSource, "-DFACTOR=3", host()).from_cache);
 }
 
 TEST_F(ProgramCache, ClearRemovesEntries) {
