@@ -58,5 +58,7 @@ fi
 for lib in $(ldconfig -p | awk '/libOpenCL.so.1 / {print $NF; exit}'); do cp -L "$lib" "$stage/lib/"; done
 git rev-parse --short HEAD > "$stage/COMMIT" 2>/dev/null || true
 mkdir -p .carry
-tar -C "$stage" -czf .carry/manifold-gpu.tar.gz .
-ls -l .carry/manifold-gpu.tar.gz
+rm -f .carry/manifold-gpu.tar.gz
+# xz: a device call carries at most 64 MiB with the working tree.
+tar -C "$stage" -cf - . | xz -T0 -6 > .carry/manifold-gpu.tar.xz
+ls -l .carry/manifold-gpu.tar.xz

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs on a GPU machine, in the repository root, with .carry/manifold-gpu.tar.gz made by
+# Runs on a GPU machine, in the repository root, with .carry/manifold-gpu.tar.xz made by
 # scripts/gpu-bundle.sh: the benchmark's compute kernels (old and the application-shaped ones of
 # tools/bench_app_kernels.h) on Manifold's CUDA device, on NVIDIA's OpenCL and as native CUDA
 # (bench/cuda_native), each run KERNEL_REPS times (default 2); prints one table of medians with

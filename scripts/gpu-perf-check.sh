@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs on a GPU machine, in the repository root, with .carry/manifold-gpu.tar.gz made by
+# Runs on a GPU machine, in the repository root, with .carry/manifold-gpu.tar.xz made by
 # scripts/gpu-bundle.sh: measures the CUDA backend's launch and pageable-transfer variants
 # (environment settings of backends/gpu_stream/stream_queue.h and staging.h) next to NVIDIA's
 # OpenCL and native CUDA, and prints one table (medians of 3 runs each), in about 4 minutes.

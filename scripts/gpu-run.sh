@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs on a GPU machine (see README, "GPU runs"): unpacks .carry/manifold-gpu.tar.gz (made by
+# Runs on a GPU machine (see README, "GPU runs"): unpacks .carry/manifold-gpu.tar.xz (made by
 # scripts/gpu-bundle.sh), runs the GPU tests on every CUDA device, then the benchmark with
 # Manifold, NVIDIA's own OpenCL (libnvidia-opencl.so.1 through its own .icd file) and native
 # CUDA side by side. Logs and tables go to OUT_DIR (default ./gpu-out).
@@ -25,7 +25,7 @@ done
 mkdir -p "$out"
 root=/tmp/manifold-gpu
 rm -rf "$root" && mkdir -p "$root"
-tar -C "$root" -xzf .carry/manifold-gpu.tar.gz
+tar -C "$root" -xf .carry/manifold-gpu.tar.xz
 mkdir -p "$root/icd-manifold" "$root/icd-all"
 echo "$root/lib/libManifoldOpenCL.so.1" > "$root/icd-manifold/manifold.icd"
 cp "$root/icd-manifold/manifold.icd" "$root/icd-all/"

@@ -76,6 +76,10 @@ const Function kFunctions[] = {UNARY(atan, std::atan(x)), -4, 4, 0, 0}, UNARY(as
 }
 , {"atan2", [](Real y, Real x) -> Real { return std::atan2(y, x); }, 2, -4, 4, -4, 4},
     {"pow", [](Real x, Real y) -> Real { return std::pow(x, y); }, 2, 0, 8, -12, 12},
+    {"sqrt", [](Real x, Real) -> Real { return std::sqrt(x); }, 1, 0, 8, 0, 0},
+    // The operators, through the helpers of the kernel's source: x / y and 1 / x.
+    {"divide", [](Real x, Real y) -> Real { return x / y; }, 2, -8, 8, -8, 8},
+    {"reciprocal", [](Real x, Real) -> Real { return 1 / x; }, 1, -8, 8, 0, 0},
 }
 ;
 #undef UNARY
@@ -169,6 +173,8 @@ std::vector<T> evaluate(Device& d, const Function& f, const std::vector<T>& x,
                         const std::vector<T>& y) {
   const char* type = sizeof(T) == 4 ? "float" : "double";
   std::string source = sizeof(T) == 8 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "";
+  source += std::string(type) + " divide(" + type + " x, " + type + " y) { return x / y; }\n";
+  source += std::string(type) + " reciprocal(" + type + " x) { return 1 / x; }\n";
   source += "kernel void k(global const " + std::string(type) + "* x, global const " + type +
             "* y, global " + type + "* r) { size_t i = get_global_id(0); r[i] = " + f.name +
             (f.arity == 2 ? "(x[i], y[i]); }" : "(x[i]); }");
