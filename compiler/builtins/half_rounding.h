@@ -42,3 +42,24 @@ static ushort half_bits(double x, int mode) {
   }
   return sign | (ushort)((exponent + 15) << 10) | (ushort)(m - 1024);
 }
+
+// float to half. NVPTX converts in hardware with each rounding mode (subnormals kept: no .ftz),
+// as NVIDIA's own OpenCL does; the software path costs dozens of double operations per value.
+static ushort half_bits_from_float(float x, int mode) {
+#ifdef __NVPTX__
+  if (x != x) return (__builtin_signbit(x) ? 0x8000 : 0) | 0x7e00;  // as the software path
+  ushort bits;
+  if (mode == ROUND_TZ)
+    __asm__("cvt.rz.f16.f32 %0, %1;" : "=h"(bits) : "f"(x));
+  else if (mode == ROUND_TP)
+    __asm__("cvt.rp.f16.f32 %0, %1;" : "=h"(bits) : "f"(x));
+  else if (mode == ROUND_TN)
+    __asm__("cvt.rm.f16.f32 %0, %1;" : "=h"(bits) : "f"(x));
+  else
+    __asm__("cvt.rn.f16.f32 %0, %1;" : "=h"(bits) : "f"(x));
+  return bits;
+#else
+  return half_bits((double)x, mode);
+#endif
+}
+static ushort half_bits_from_double(double x, int mode) { return half_bits(x, mode); }

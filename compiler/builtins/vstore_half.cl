@@ -1,7 +1,8 @@
 // vstore_half* (OpenCL C 3.0 section 6.15.11): float and double to half with each rounding
-// mode, computed in software from the exact double value. Portable OpenCL C: the CPU library
-// and the NVPTX one (compiler/nvptx/nvptx.cmake; libclc rounds doubles through float, which
-// loses the rtp/rtn direction of tiny values) both use it.
+// mode, computed in software from the exact double value (float sources on NVPTX: in hardware,
+// half_rounding.h). Portable OpenCL C: the CPU library and the NVPTX one
+// (compiler/nvptx/nvptx.cmake; libclc rounds doubles through float, which loses the rtp/rtn
+// direction of tiny values) both use it.
 #include "common.h"
 #include "half_rounding.h"
 
@@ -11,37 +12,37 @@
 // Store variants for one source type (float or double) and one rounding mode.
 #define VSTORE_HALF_MODE(AS, S, SUFFIX, MODE)                                                 \
   OVL void vstore_half##SUFFIX(S data, size_t offset, AS half* p) {                           \
-    ((AS ushort*)p)[offset] = half_bits((double)data, MODE);                                  \
+    ((AS ushort*)p)[offset] = half_bits_from_##S(data, MODE);                                  \
   }                                                                                           \
   OVL void vstore_half2##SUFFIX(S##2 data, size_t offset, AS half* p) {                       \
-    for (int i = 0; i < 2; ++i) ((AS ushort*)p)[offset * 2 + i] = half_bits(data[i], MODE);   \
+    for (int i = 0; i < 2; ++i) ((AS ushort*)p)[offset * 2 + i] = half_bits_from_##S(data[i], MODE);   \
   }                                                                                           \
   OVL void vstore_half3##SUFFIX(S##3 data, size_t offset, AS half* p) {                       \
-    for (int i = 0; i < 3; ++i) ((AS ushort*)p)[offset * 3 + i] = half_bits(data[i], MODE);   \
+    for (int i = 0; i < 3; ++i) ((AS ushort*)p)[offset * 3 + i] = half_bits_from_##S(data[i], MODE);   \
   }                                                                                           \
   OVL void vstore_half4##SUFFIX(S##4 data, size_t offset, AS half* p) {                       \
-    for (int i = 0; i < 4; ++i) ((AS ushort*)p)[offset * 4 + i] = half_bits(data[i], MODE);   \
+    for (int i = 0; i < 4; ++i) ((AS ushort*)p)[offset * 4 + i] = half_bits_from_##S(data[i], MODE);   \
   }                                                                                           \
   OVL void vstore_half8##SUFFIX(S##8 data, size_t offset, AS half* p) {                       \
-    for (int i = 0; i < 8; ++i) ((AS ushort*)p)[offset * 8 + i] = half_bits(data[i], MODE);   \
+    for (int i = 0; i < 8; ++i) ((AS ushort*)p)[offset * 8 + i] = half_bits_from_##S(data[i], MODE);   \
   }                                                                                           \
   OVL void vstore_half16##SUFFIX(S##16 data, size_t offset, AS half* p) {                     \
-    for (int i = 0; i < 16; ++i) ((AS ushort*)p)[offset * 16 + i] = half_bits(data[i], MODE); \
+    for (int i = 0; i < 16; ++i) ((AS ushort*)p)[offset * 16 + i] = half_bits_from_##S(data[i], MODE); \
   }                                                                                           \
   OVL void vstorea_half2##SUFFIX(S##2 data, size_t offset, AS half* p) {                      \
-    for (int i = 0; i < 2; ++i) ((AS ushort*)p)[offset * 2 + i] = half_bits(data[i], MODE);   \
+    for (int i = 0; i < 2; ++i) ((AS ushort*)p)[offset * 2 + i] = half_bits_from_##S(data[i], MODE);   \
   }                                                                                           \
   OVL void vstorea_half3##SUFFIX(S##3 data, size_t offset, AS half* p) {                      \
-    for (int i = 0; i < 3; ++i) ((AS ushort*)p)[offset * 4 + i] = half_bits(data[i], MODE);   \
+    for (int i = 0; i < 3; ++i) ((AS ushort*)p)[offset * 4 + i] = half_bits_from_##S(data[i], MODE);   \
   }                                                                                           \
   OVL void vstorea_half4##SUFFIX(S##4 data, size_t offset, AS half* p) {                      \
-    for (int i = 0; i < 4; ++i) ((AS ushort*)p)[offset * 4 + i] = half_bits(data[i], MODE);   \
+    for (int i = 0; i < 4; ++i) ((AS ushort*)p)[offset * 4 + i] = half_bits_from_##S(data[i], MODE);   \
   }                                                                                           \
   OVL void vstorea_half8##SUFFIX(S##8 data, size_t offset, AS half* p) {                      \
-    for (int i = 0; i < 8; ++i) ((AS ushort*)p)[offset * 8 + i] = half_bits(data[i], MODE);   \
+    for (int i = 0; i < 8; ++i) ((AS ushort*)p)[offset * 8 + i] = half_bits_from_##S(data[i], MODE);   \
   }                                                                                           \
   OVL void vstorea_half16##SUFFIX(S##16 data, size_t offset, AS half* p) {                    \
-    for (int i = 0; i < 16; ++i) ((AS ushort*)p)[offset * 16 + i] = half_bits(data[i], MODE); \
+    for (int i = 0; i < 16; ++i) ((AS ushort*)p)[offset * 16 + i] = half_bits_from_##S(data[i], MODE); \
   }
 #define VSTORE_HALF_AS(AS, S)                        \
   VSTORE_HALF_MODE(AS, S, , ROUND_TE)                \

@@ -162,4 +162,36 @@ kernel void zero(global float* out, global const float* x) {
   EXPECT_TRUE(has(plain, "add.rn.f32")) << plain;
 }
 
+// vstore_half of a float converts with the hardware's cvt in each rounding mode; a double keeps
+// the library's exact software rounding.
+TEST(NvptxHalfStores, FloatSourcesConvertInHardware) {
+  const std::string ptx = ptx_of(R"CLC(
+kernel void store(global half* out, global const float* x) {
+  size_t i = get_global_id(0);
+  vstore_half(x[i], 4 * i, out);
+  vstore_half_rtz(x[i], 4 * i + 1, out);
+  vstore_half_rtp(x[i], 4 * i + 2, out);
+  vstore_half_rtn(x[i], 4 * i + 3, out);
+}
+)CLC",
+                                 "");
+  for (const char* cvt : {"cvt.rn.f16.f32", "cvt.rz.f16.f32", "cvt.rp.f16.f32", "cvt.rm.f16.f32"})
+    EXPECT_TRUE(has(ptx, cvt)) << cvt << "\n" << ptx;
+  EXPECT_FALSE(has(ptx, ".f64")) << ptx;
+  EXPECT_FALSE(has(ptx, ".ftz")) << ptx;
+}
+
+TEST(NvptxHalfStores, DoubleSourcesRoundInSoftware) {
+  const std::string ptx = ptx_of(R"CLC(
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+kernel void store(global half* out, global const double* x) {
+  size_t i = get_global_id(0);
+  vstore_half_rtp(x[i], i, out);
+}
+)CLC",
+                                 "");
+  EXPECT_FALSE(has(ptx, "cvt.rp.f16")) << ptx;
+  EXPECT_TRUE(has(ptx, ".f64")) << ptx;
+}
+
 }  // namespace
