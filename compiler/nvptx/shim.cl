@@ -325,3 +325,20 @@ INLINE OVERLOAD double atanpi(double x) {
 }
 VEC_UNARY(double, asinpi, double)
 VEC_UNARY(double, atanpi, double)
+
+// libdevice's, which CUDA uses, where libclc's are wrong on valid inputs: cosh(double) of NaN
+// indexed libclc's table with (int)NaN, a load far outside it (a fault on the GPU);
+// lgamma(float) of tiny negative arguments was inf; exp(float) and erfc(float) flushed results
+// in the denormal range to zero (allowed without CL_FP_DENORM, but NVIDIA's OpenCL keeps them).
+double __nv_cosh(double x);
+float __nv_expf(float x);
+float __nv_erfcf(float x);
+float __nv_lgammaf(float x);
+INLINE OVERLOAD double cosh(double x) { return __nv_cosh(x); }
+INLINE OVERLOAD float exp(float x) { return __nv_expf(x); }
+INLINE OVERLOAD float erfc(float x) { return __nv_erfcf(x); }
+INLINE OVERLOAD float lgamma(float x) { return __nv_lgammaf(x); }
+VEC_UNARY(double, cosh, double)
+VEC_UNARY(float, exp, float)
+VEC_UNARY(float, erfc, float)
+VEC_UNARY(float, lgamma, float)

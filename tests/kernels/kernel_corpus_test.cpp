@@ -1,6 +1,7 @@
 // A corpus of realistic kernels, each checked against a host computation, run on every device
 // of the platform under test through the public API only: the same code serves the CPU device
 // and the GPU backends (the harness: device_session.h).
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -452,6 +453,72 @@ TEST_F(KernelCorpus, SaturatingConversionsOfSpecialValues) {
     const size_t global = d.size();
     s.run(kernel.get(), 1, &global, nullptr);
     EXPECT_EQ(s.read<int32_t>(Out.get(), expected.size()), expected);
+  });
+}
+
+// ---- Math builtins of special values on every device: NaN, infinities, zeros and tiny or
+// huge arguments (on CUDA, libclc's cosh(double) of NaN read far outside its table and faulted;
+// its lgamma(float) of tiny negative arguments was inf) ----
+
+const char* kMathOfSpecialValues = R"CL(
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+kernel void special(global const double* d, global double* out_d, global const float* f,
+                    global float* out_f) {
+  size_t i = get_global_id(0);
+  out_d[i * 4 + 0] = cosh(d[i]);
+  out_d[i * 4 + 1] = sinh(d[i]);
+  out_d[i * 4 + 2] = tanh(d[i]);
+  out_d[i * 4 + 3] = lgamma(d[i]);
+  out_f[i * 4 + 0] = cosh(f[i]);
+  out_f[i * 4 + 1] = lgamma(f[i]);
+  out_f[i * 4 + 2] = exp(f[i]);
+  out_f[i * 4 + 3] = erfc(f[i]);
+}
+)CL";
+
+TEST_F(KernelCorpus, MathBuiltinsOfSpecialValues) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+  const std::vector<double> d = {nan, -nan, inf, -inf, 0.0, -0.0, 1e300, -8.47e-22, 3e9, 2.5};
+  const std::vector<float> f(d.begin(), d.end());
+  // Within the spec's bounds for these arguments (a few ulp): compared with a relative slack.
+  auto near = [](double got, double want) {
+    if (std::isnan(want)) return std::isnan(got);
+    if (std::isinf(want) || want == 0) return got == want;
+    return std::fabs(got - want) <= 1e-5 * std::fabs(want);
+  };
+  for_each_device([&](DeviceSession& s) {
+    if (!s.has_extension("cl_khr_fp64")) return;
+    Program program = s.build(kMathOfSpecialValues);
+    if (!program) return;
+    Kernel kernel = s.kernel(program, "special");
+    const size_t n = d.size();
+    Mem D = s.buffer(d), F = s.buffer(f), OutD = s.buffer(n * 4 * 8), OutF = s.buffer(n * 4 * 4);
+    s.set_args(kernel.get(), D, OutD, F, OutF);
+    s.run(kernel.get(), 1, &n, nullptr);
+    const std::vector<double> out_d = s.read<double>(OutD.get(), n * 4);
+    const std::vector<float> out_f = s.read<float>(OutF.get(), n * 4);
+    for (size_t i = 0; i < n; ++i) {
+      const double x = d[i];
+      EXPECT_TRUE(near(out_d[i * 4 + 0], std::cosh(x))) << "cosh(" << x << ") " << out_d[i * 4];
+      EXPECT_TRUE(near(out_d[i * 4 + 1], std::sinh(x))) << "sinh(" << x << ") " << out_d[i * 4 + 1];
+      EXPECT_TRUE(near(out_d[i * 4 + 2], std::tanh(x))) << "tanh(" << x << ") " << out_d[i * 4 + 2];
+      EXPECT_TRUE(near(out_d[i * 4 + 3], std::lgamma(x)))
+          << "lgamma(" << x << ") " << out_d[i * 4 + 3];
+      const float y = f[i];
+      EXPECT_TRUE(near(out_f[i * 4 + 0], std::cosh(double(y))))
+          << "coshf(" << y << ") " << out_f[i * 4];
+      EXPECT_TRUE(near(out_f[i * 4 + 1], std::lgamma(double(y))))
+          << "lgammaf(" << y << ") " << out_f[i * 4 + 1];
+      // Results past float's range are +inf; below its normals 0 or the denormal.
+      const double e = std::exp(double(y));
+      EXPECT_TRUE(e < 0x1p-126 ? out_f[i * 4 + 2] >= 0 && out_f[i * 4 + 2] < 0x1p-126f
+                               : near(out_f[i * 4 + 2], e > FLT_MAX ? inf : e))
+          << "expf(" << y << ") " << out_f[i * 4 + 2];
+      const double c = std::erfc(double(y));
+      EXPECT_TRUE(c < 0x1p-126 ? out_f[i * 4 + 3] >= 0 && out_f[i * 4 + 3] < 0x1p-126f
+                               : near(out_f[i * 4 + 3], c))
+          << "erfcf(" << y << ") " << out_f[i * 4 + 3];
+    }
   });
 }
 
