@@ -17,7 +17,7 @@ namespace manifold_tool {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_between(Clock::time_point start, Clock::time_point end) {
+inline double seconds_between(Clock::time_point start, Clock::time_point end) {
   return std::chrono::duration<double>(end - start).count();
 }
 
