@@ -1,6 +1,7 @@
-// The memory commands that both an enqueue (api/enqueue.cpp, api/svm.cpp) and a command-buffer
-// recording (api/command_record.cpp) make: each checks its arguments against `queue` (context,
-// device limits) with the spec's errors of the clEnqueue* function and returns the operation.
+// The memory commands that both an enqueue (api/enqueue_buffer.cpp, api/enqueue_image.cpp,
+// api/svm.cpp) and a command-buffer recording (api/command_record.cpp) make: each checks its
+// arguments against `queue` (context, device limits) with the spec's errors of the clEnqueue*
+// function and returns the operation.
 #pragma once
 
 #include "core/operations.h"

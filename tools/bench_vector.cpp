@@ -22,8 +22,8 @@ constexpr unsigned kVectorWidths[] = {1, 2, 4, 8, 16};
 constexpr unsigned kReadFetches = 16;  // loads per work-item in the streaming read
 constexpr size_t kHashLanes = size_t{1} << 20;
 constexpr size_t kGroupsOfOne = 2048;
-// Long enough (about 0.2 s on 2 cores, 20 ms on 16) that the 1 ms polling interval of
-// groups_of_one_poll_ms is not what it measures: whether the kernel uses every core is.
+// Long enough, even on a many-core host, that the 1 ms polling interval of groups_of_one_poll_ms
+// is not what it measures: whether the kernel uses every core is.
 constexpr unsigned kGroupsOfOneIterations = 2000000;
 
 std::string vector_type(const char* scalar, unsigned width) {

@@ -121,7 +121,7 @@ DriverDevice<V>::DriverDevice(CUdevice device, int ordinal, DeviceFacts facts)
   std::copy(std::begin(widths), std::end(widths), d.native_vector_width);
   d.preferred_work_group_size_multiple = attribute(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
   // CUDA grids are uniform: a smaller last work-group goes as a launch of its own, which the
-  // NVPTX shim's launch state describes (driver_ops_impl.h launch_split). Not on AMDGPU yet.
+  // NVPTX shim's launch state describes (driver_ops_launch_impl.h launch_split). Not on AMDGPU yet.
   const bool nvptx = target_.triple.rfind("nvptx", 0) == 0;
   d.non_uniform_work_group_support = nvptx;
   d.partial_groups_launch_apart = nvptx;
