@@ -56,7 +56,19 @@ const Function kFunctions[] = {UNARY(atan, std::atan(x)), -4, 4, 0, 0}, UNARY(as
 }
 , UNARY(exp, std::exp(x)), -104, 89, 0, 0
 }
+, UNARY(exp2, std::exp2(x)), -152, 129, 0, 0
+}
+, UNARY(exp10, std::pow(10.0L, x)), -46, 39, 0, 0
+}
+, UNARY(expm1, std::expm1(x)), -104, 89, 0, 0
+}
 , UNARY(log, std::log(x)), 0, 8, 0, 0
+}
+, UNARY(log2, std::log2(x)), 0, 8, 0, 0
+}
+, UNARY(log10, std::log10(x)), 0, 8, 0, 0
+}
+, UNARY(log1p, std::log1p(x)), -1, 8, 0, 0
 }
 , UNARY(sin, std::sin(x)), -100, 100, 0, 0
 }

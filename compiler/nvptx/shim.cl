@@ -330,15 +330,26 @@ VEC_UNARY(double, atanpi, double)
 // indexed libclc's table with (int)NaN, a load far outside it (a fault on the GPU);
 // lgamma(float) of tiny negative arguments was inf; exp(float) and erfc(float) flushed results
 // in the denormal range to zero (allowed without CL_FP_DENORM, but NVIDIA's OpenCL keeps them).
+// Also where libclc's float forms are less accurate than NVIDIA's OpenCL on the same inputs
+// (bench/math_ulp): exp2 (denormal results flushed too), cosh, tanh, sin and cos.
 double __nv_cosh(double x);
 float __nv_expf(float x);
 float __nv_erfcf(float x);
 float __nv_lgammaf(float x);
-INLINE OVERLOAD double cosh(double x) { return __nv_cosh(x); }
-INLINE OVERLOAD float exp(float x) { return __nv_expf(x); }
-INLINE OVERLOAD float erfc(float x) { return __nv_erfcf(x); }
-INLINE OVERLOAD float lgamma(float x) { return __nv_lgammaf(x); }
-VEC_UNARY(double, cosh, double)
-VEC_UNARY(float, exp, float)
-VEC_UNARY(float, erfc, float)
-VEC_UNARY(float, lgamma, float)
+float __nv_exp2f(float x);
+float __nv_coshf(float x);
+float __nv_tanhf(float x);
+float __nv_sinf(float x);
+float __nv_cosf(float x);
+#define FROM_LIBDEVICE(T, name, impl)             \
+  INLINE OVERLOAD T name(T x) { return impl(x); } \
+  VEC_UNARY(T, name, T)
+FROM_LIBDEVICE(double, cosh, __nv_cosh)
+FROM_LIBDEVICE(float, exp, __nv_expf)
+FROM_LIBDEVICE(float, erfc, __nv_erfcf)
+FROM_LIBDEVICE(float, lgamma, __nv_lgammaf)
+FROM_LIBDEVICE(float, exp2, __nv_exp2f)
+FROM_LIBDEVICE(float, cosh, __nv_coshf)
+FROM_LIBDEVICE(float, tanh, __nv_tanhf)
+FROM_LIBDEVICE(float, sin, __nv_sinf)
+FROM_LIBDEVICE(float, cos, __nv_cosf)
