@@ -78,19 +78,11 @@ void Round::handUser(size_t k) {
 // A launch the simulated CUDA driver refuses, an allocation a driver refuses: each on a buffer of
 // its own (nothing else touches it on that device this round, so that the armed fault meets
 // exactly this command), behind a gate the setter opens later.
-// Refused allocations stay out of the campaign for now (kAllocationFaults): two runtime bugs
-// remain. A command whose allocation fails after its migrations were planned leaves the residency
-// saying its buffer is current only on that device, so later reads there (or copies from there)
-// get uninitialized bytes (seed 1, round 1, over the simulated CUDA driver). And on the Level Zero
-// test driver, a command of the device that waits for the failed one completes instead of failing
-// with CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST (seed 1, round 0).
-constexpr bool kAllocationFaults = false;
-
 void Round::armFaults() {
   for (size_t d = 0; d < env_.devices.size(); ++d) {
     const CampaignDevice& dev = env_.devices[d];
     const bool launch = dev.null_cuda && env_.hooks.cuda_fail_launches && chance(0.3);
-    const bool alloc = !launch && chance(0.3) && kAllocationFaults &&
+    const bool alloc = !launch && chance(0.3) &&
                        ((dev.null_cuda && env_.hooks.cuda_fail_allocations) ||
                         (dev.level_zero && env_.hooks.ze_inject));
     if (!launch && !alloc) continue;
