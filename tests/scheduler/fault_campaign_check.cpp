@@ -26,8 +26,10 @@ void Round::randomStep() {
           : r < 0.94 ? Op::Marker
                      : Op::Barrier;
   if (!dev.computes && (op == Op::Mix || op == Op::Step)) op = Op::Touch;
-  // A refused launch waits in the simulated driver for the round's gated launch.
-  if (!dev.computes && op == Op::Touch && no_null_launches_) op = Op::Fill;
+  // A refused launch armed in the driver waits for the round's gated launch.
+  if (launch_faulted_[env_.queues[q].device] &&
+      (op == Op::Mix || op == Op::Step || op == Op::Touch))
+    op = Op::Fill;
   const int b0 = liveBuffer();
   int b1 = liveBuffer();
   while (b1 == b0) b1 = liveBuffer();
@@ -242,7 +244,10 @@ void Round::run() {
   // A fault its command did not meet must not meet the next round.
   if (env_.hooks.cuda_fail_launches) env_.hooks.cuda_fail_launches(0, false);
   if (env_.hooks.cuda_fail_allocations) env_.hooks.cuda_fail_allocations(0);
-  if (env_.hooks.ze_inject) env_.hooks.ze_inject(ze_test::kFaultOutOfDeviceMemory, 0);
+  if (env_.hooks.ze_inject) {
+    env_.hooks.ze_inject(ze_test::kFaultOutOfDeviceMemory, 0);
+    env_.hooks.ze_inject(ze_test::kFaultRefuseLaunches, 0);
+  }
   check();
   env_.figures.rounds++;
 }

@@ -85,7 +85,8 @@ class Round {
         commands_(commands),
         max_nodes_(static_cast<size_t>(commands) * 2 + 256),
         setter_(rng_()),
-        queue_models_(env.queues.size()) {
+        queue_models_(env.queues.size()),
+        launch_faulted_(env.devices.size(), false) {
     nodes_.reserve(max_nodes_);
   }
   void run();
@@ -130,8 +131,8 @@ class Round {
   std::vector<std::vector<int>> readers_;
   std::vector<int> unset_;         // user events not handed to the setter yet
   std::vector<int> failed_roots_;  // failing user events and faulted commands
-  std::vector<int> fault_buffers_;
-  bool no_null_launches_ = false;  // a launch fault waits in the simulated driver
+  // Devices where a refused launch waits for its gate: no other launch may go there this round.
+  std::vector<bool> launch_faulted_;
   std::deque<std::vector<uint32_t>> host_sources_;
   std::deque<Snapshot> snapshots_;
   std::deque<CallbackRecord> records_;
