@@ -15,6 +15,18 @@ inline constexpr cl_int kUserFailure = -7;
 inline constexpr int kBuffers = 10;
 inline constexpr size_t kElems = 256;
 
+#if defined(__SANITIZE_THREAD__)
+inline constexpr bool kThreadSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+inline constexpr bool kThreadSanitizer = true;
+#else
+inline constexpr bool kThreadSanitizer = false;
+#endif
+#else
+inline constexpr bool kThreadSanitizer = false;
+#endif
+
 enum class Op {
   User,
   Write,

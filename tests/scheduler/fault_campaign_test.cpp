@@ -29,7 +29,7 @@ using namespace schedtest;
 struct Options {
   uint64_t seed = 0;
   long round = -1;
-  long commands = kSanitized ? 10000 : 100000;
+  long commands = kSanitized ? 30000 : 100000;
   double seconds = kSanitized ? 45 : 20;
   long minutes = 0;
 };
