@@ -172,6 +172,12 @@ class Device : public ApiObject<_cl_device_id, ObjectKind::Device, CL_INVALID_DE
   // takes such a copy first.
   virtual bool copies_directly_from(const Device& /*source*/) const { return false; }
 
+  // Makes `mem`'s memory on this device where it has none yet (nothing where the device uses
+  // host memory). The scheduler calls it before it plans a command's migrations, so that an
+  // allocation that fails fails the command while the buffer's residency still says where its
+  // bytes are. Throws CL_MEM_OBJECT_ALLOCATION_FAILURE. Thread: any.
+  virtual void make_backing(MemObject& /*mem*/) {}
+
   // A command buffer was finalized with `list` to run on this device: a backend that runs such
   // lists natively (DeviceOps::run_recorded) may make what it runs now (a CUDA graph), so that
   // enqueues only launch it. Failures are the backend's to remember: enqueues then run the

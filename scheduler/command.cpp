@@ -52,6 +52,14 @@ void Command::submit(bool direct) {
     // of an out-of-order queue are submitted by whichever threads resolve them, and the one
     // planned second may reach the native queue first.
     const bool planned_in_queue_order = target->orders_submissions() && !queue().out_of_order();
+    // The device's memory first: a command whose allocation fails ends here, before its plan
+    // makes the device's copy the current one (it would never hold the bytes).
+    try {
+      make_backings(op_, queue().device(), *event_);
+    } catch (...) {
+      finish(status_of_current_exception(queue().device().backend_name()));
+      return;
+    }
     transfers_ =
         plan_migrations(op_, queue().device(), planned_in_queue_order ? target : nullptr, *event_);
   }

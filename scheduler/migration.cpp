@@ -16,6 +16,7 @@ struct Planner {
   const void* queue;  // the command's in-order native queue, planned in its order (or null)
   Event& event;       // the command's
   std::vector<Transfer> transfers;
+  bool backings_only = false;  // make_backings(): make the device's memory, plan nothing
 
   // Whether a copy at `place` of [offset, offset + size) may be read by this command: no copy
   // into it is still on its way from a queue that this command does not follow.
@@ -68,6 +69,11 @@ struct Planner {
   void use(MemObject& mem, size_t offset, size_t size, Access access, MemoryPlace place) {
     // Imported memory is one range every device uses in place: nothing ever moves.
     if (size == 0 || mem.imported()) return;
+    if (backings_only) {
+      if (place != kHostPlace && place == here() && !mem.image())
+        const_cast<Device&>(device).make_backing(mem);
+      return;
+    }
     MemObject& root = const_cast<MemObject&>(mem.root());
     offset += mem.root_offset();
     const bool trace = settings().trace_migration;
@@ -244,6 +250,11 @@ std::vector<Transfer> plan_migrations(Operation& op, const Device& device, const
   Planner planner{device, queue, event, {}};
   std::visit(planner, op);
   return std::move(planner.transfers);
+}
+
+void make_backings(Operation& op, Device& device, Event& event) {
+  Planner planner{device, nullptr, event, {}, /*backings_only=*/true};
+  std::visit(planner, op);
 }
 
 }  // namespace manifold

@@ -45,4 +45,9 @@ enum class Access {
 std::vector<Transfer> plan_migrations(Operation& op, const Device& device, const void* queue,
                                       Event& event);
 
+// Makes the memory of every buffer `op` uses on `device` (Device::make_backing), before
+// plan_migrations: a failed allocation throws (CL_MEM_OBJECT_ALLOCATION_FAILURE) while the
+// residency is as it was. Images are left to the operation (a backend may hold them apart).
+void make_backings(Operation& op, Device& device, Event& event);
+
 }  // namespace manifold

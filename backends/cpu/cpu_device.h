@@ -53,6 +53,9 @@ class CpuDevice final : public Device {
   // (made on first use) of an emulated GPU.
   std::byte* address(const Location& l);
   std::byte* address(MemObject& mem, size_t offset = 0);  // no reference taken: per launch
+  void make_backing(MemObject& mem) override {
+    if (memory_place() != kHostPlace) address(mem);
+  }
   // DeviceMemory (cpu_memory.cpp): the host's own memory and address space.
   uint64_t allocate(size_t size) override;
   void deallocate(uint64_t address) override;

@@ -166,6 +166,7 @@ class DriverDevice final : public Device {
   // The device address of `mem` (its root's backing plus its origin), made on first use (its
   // contents arrive by migration, scheduler/migration.h). Throws CL_MEM_OBJECT_ALLOCATION_FAILURE.
   CUdeviceptr address(MemObject& mem);
+  void make_backing(MemObject& mem) override { address(mem); }
   // The device address of `image`'s descriptor (compiler/image_abi.h) in this GPU's memory, what
   // kernels receive for the image: made on first use (the pixels' address is fixed from then on)
   // and freed with the image.

@@ -70,6 +70,7 @@ class LevelZeroDevice final : public Device {
 
   // The device address of `mem` (its root's backing plus its origin), made on first use.
   void* address(MemObject& mem);
+  void make_backing(MemObject& mem) override { address(mem); }
 
   // Copies between any two of host and device memory and waits for the copy (the device's
   // own command list, not any queue's: DeviceBacking::read_to_host). Thread: any.

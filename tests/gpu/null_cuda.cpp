@@ -300,7 +300,15 @@ API cuMemGetInfo_v2(size_t* free_bytes, size_t* total) {
   *free_bytes = *total = size_t{8} << 30;
   return kSuccess;
 }
+// For tests (tests/scheduler/fault_campaign_test.cpp): that many coming cuMemAlloc calls fail
+// with CUDA_ERROR_OUT_OF_MEMORY, as on a GPU whose memory is full.
+std::atomic<int> g_fail_allocations{0};
+extern "C" __attribute__((visibility("default"))) void null_cuda_fail_allocations(int count) {
+  g_fail_allocations = count;
+}
 API cuMemAlloc_v2(unsigned long long* p, size_t n) {
+  for (int k = g_fail_allocations.load(); k > 0;)
+    if (g_fail_allocations.compare_exchange_weak(k, k - 1)) return kOutOfMemory;
   if (n > (size_t{8} << 30)) return kOutOfMemory;
   void* m = std::aligned_alloc(256, (n + 255) / 256 * 256);
   if (!m) return kOutOfMemory;

@@ -263,6 +263,41 @@ TEST_F(NullCuda, RefusedLaunchFailsOnlyItsCommand) {
   EXPECT_EQ(status_of(after), CL_COMPLETE);
 }
 
+// The first use of a buffer on the GPU needs its memory there, and cuMemAlloc refuses: that
+// command fails with CL_MEM_OBJECT_ALLOCATION_FAILURE, what waits for it fails, and the buffer
+// keeps its bytes (the GPU is not taken for the place that holds them).
+TEST_F(NullCuda, RefusedAllocationFailsWhatWaitsAndKeepsTheBytes) {
+  using Fn = void (*)(int);
+  auto fail_allocations = reinterpret_cast<Fn>(dlsym(null_driver(), "null_cuda_fail_allocations"));
+  ASSERT_NE(fail_allocations, nullptr);
+  std::vector<int> original(256);
+  for (int i = 0; i < 256; ++i) original[i] = 3 * i + 1;
+  const size_t bytes = original.size() * sizeof(int);
+  cl_int err = CL_SUCCESS;
+  Mem buffer(clCreateBuffer(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
+                            original.data(), &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  Event gate(clCreateUserEvent(context_, &err));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(err));
+  fail_allocations(1);
+  const int pattern = 5;
+  cl_event g = gate;
+  Event filled, dependent;
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueFillBuffer(queue_, buffer, &pattern, sizeof pattern, 0,
+                                                     bytes, 1, &g, filled.out())));
+  cl_event f = filled;
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueMarkerWithWaitList(queue_, 1, &f, dependent.out())));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clSetUserEventStatus(gate, CL_COMPLETE)));
+  clFinish(queue_);
+  fail_allocations(0);
+  EXPECT_EQ(CL_MEM_OBJECT_ALLOCATION_FAILURE, status_of(filled));
+  EXPECT_EQ(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, status_of(dependent));
+  std::vector<int> out(original.size(), -1);
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clEnqueueReadBuffer(queue_, buffer, CL_TRUE, 0, bytes, out.data(),
+                                                     0, nullptr, nullptr)));
+  EXPECT_EQ(original, out);
+}
+
 TEST_F(NullCuda, SeveralThreadsLaunchIntoOneQueue) {
   launch(0);
   const Counts before = counts();

@@ -128,6 +128,64 @@ TEST_F(LevelZeroFaults, OutOfDeviceMemoryFailsTheCommandOnly) {
   EXPECT_EQ(fill_with_kernel(256, 9), std::vector<int>(256, 9));
 }
 
+// The first use of a buffer on the device needs its memory there, and the allocation is refused:
+// that command fails with CL_MEM_OBJECT_ALLOCATION_FAILURE, a command of another queue of the
+// device that waits for it fails with CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST (it must not
+// run on the strength of a wait made on the device), and the buffer keeps its bytes: the device
+// is not taken for the place that holds them.
+TEST_F(LevelZeroFaults, RefusedAllocationFailsWhatWaitsAndKeepsTheBytes) {
+  cl_int error = CL_SUCCESS;
+  cl_command_queue other = clCreateCommandQueueWithProperties(context, device, nullptr, &error);
+  ASSERT_EQ(error, CL_SUCCESS);
+  std::vector<int> original(256), waiting(256);
+  for (int i = 0; i < 256; ++i) original[i] = 3 * i + 1, waiting[i] = 7 * i;
+  const size_t bytes = 256 * sizeof(int);
+  cl_mem buffer = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
+                                 original.data(), &error);
+  ASSERT_EQ(error, CL_SUCCESS);
+  cl_mem second = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
+                                 waiting.data(), &error);
+  ASSERT_EQ(error, CL_SUCCESS);
+  std::vector<int> out(256, -1);
+  // `second` has its memory on the device already: the refused allocation is `buffer`'s.
+  ASSERT_EQ(clEnqueueReadBuffer(other, second, CL_TRUE, 0, bytes, out.data(), 0, nullptr, nullptr),
+            CL_SUCCESS);
+  cl_event gate = clCreateUserEvent(context, &error);
+  ASSERT_EQ(error, CL_SUCCESS);
+  inject(ze_test::kFaultOutOfDeviceMemory, 1);
+  const int pattern = 5;
+  cl_event filled = nullptr, dependent = nullptr;
+  ASSERT_EQ(
+      clEnqueueFillBuffer(queue, buffer, &pattern, sizeof pattern, 0, bytes, 1, &gate, &filled),
+      CL_SUCCESS);
+  ASSERT_EQ(clEnqueueFillBuffer(other, second, &pattern, sizeof pattern, 0, bytes, 1, &filled,
+                                &dependent),
+            CL_SUCCESS);
+  clFlush(queue);
+  clFlush(other);
+  ASSERT_EQ(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
+  clWaitForEvents(1, &dependent);
+  clWaitForEvents(1, &filled);
+  inject(ze_test::kFaultOutOfDeviceMemory, 0);
+  cl_int status = CL_COMPLETE;
+  clGetEventInfo(filled, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+  EXPECT_EQ(status, CL_MEM_OBJECT_ALLOCATION_FAILURE);
+  clGetEventInfo(dependent, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+  EXPECT_EQ(status, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+  ASSERT_EQ(clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, bytes, out.data(), 0, nullptr, nullptr),
+            CL_SUCCESS);
+  EXPECT_EQ(out, original);
+  ASSERT_EQ(clEnqueueReadBuffer(other, second, CL_TRUE, 0, bytes, out.data(), 0, nullptr, nullptr),
+            CL_SUCCESS);
+  EXPECT_EQ(out, waiting);
+  clReleaseEvent(filled);
+  clReleaseEvent(dependent);
+  clReleaseEvent(gate);
+  clReleaseMemObject(buffer);
+  clReleaseMemObject(second);
+  clReleaseCommandQueue(other);
+}
+
 // A job on one queue waits for a job on another queue of the device on the device: the driver
 // sees the wait list, and the order holds. The first job is held back by a user event, so the
 // second is enqueued before the first reaches its queue, and runs long enough to be in flight

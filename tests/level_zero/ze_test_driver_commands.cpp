@@ -73,6 +73,7 @@ std::shared_mutex& g_running = *new std::shared_mutex;
 std::mutex& g_copy_engine = *new std::mutex;
 std::atomic<int> g_failing_allocations{0};
 std::atomic<int> g_rejected_modules{0};
+std::atomic<int> g_refused_launches{0};
 std::atomic<unsigned long> g_waits_appended{0};
 
 // An immediate list's commands, run in order on its own thread.
@@ -329,6 +330,9 @@ ze_result_t ZE_APICALL append_launch(ze_command_list_handle_t list, ze_kernel_ha
                                      uint32_t wait_count, ze_event_handle_t* waits) {
   if (!handle) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   if (!groups) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  for (int left = g_refused_launches.load(); left > 0;)
+    if (g_refused_launches.compare_exchange_weak(left, left - 1))
+      return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
   const Kernel& k = *of<Kernel>(handle);
   const size_t n = k.info->args.size();
   for (size_t i = 0; i < n; ++i) {
@@ -641,6 +645,9 @@ void inject_fault(int fault, int count) {
       break;
     case ze_test::kFaultOutOfDeviceMemory:
       g_failing_allocations = count;
+      break;
+    case ze_test::kFaultRefuseLaunches:
+      g_refused_launches = count;
       break;
     case ze_test::kFaultDeviceLost: {
       g_device_losing = true;

@@ -10,6 +10,7 @@ enum Fault : int {
   kFaultRejectModules = 1,      // the next `count` zeModuleCreate fail with a build log
   kFaultOutOfDeviceMemory = 2,  // the next `count` zeMemAllocDevice fail
   kFaultDeviceLost = 3,         // from now on: the device is lost (commands never complete)
+  kFaultRefuseLaunches = 4,     // the next `count` zeCommandListAppendLaunchKernel fail
 };
 
 using InjectFault = void (*)(int fault, int count);

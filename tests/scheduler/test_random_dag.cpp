@@ -26,6 +26,7 @@
 #include <functional>
 #include <thread>
 
+#include "dag_model.h"
 #include "sched_test.h"
 
 namespace {
@@ -46,25 +47,6 @@ kernel void step(global uint* x, uint salt, uint off) {
 constexpr cl_int kUserFailure = -7;
 
 enum class Op { User, Write, Read, Copy, Fill, Mix, Step, Migrate, Marker, Barrier };
-
-class Bits {
- public:
-  explicit Bits(size_t n = 0) : words_((n + 63) / 64, 0) {}
-  void set(size_t i) { words_[i / 64] |= uint64_t(1) << (i % 64); }
-  bool test(size_t i) const { return (words_[i / 64] >> (i % 64)) & 1; }
-  void merge(const Bits& o) {
-    for (size_t w = 0; w < words_.size(); ++w) words_[w] |= o.words_[w];
-  }
-  bool intersects(const Bits& o) const {
-    for (size_t w = 0; w < words_.size(); ++w)
-      if (words_[w] & o.words_[w]) return true;
-    return false;
-  }
-  void clear(size_t i) { words_[i / 64] &= ~(uint64_t(1) << (i % 64)); }
-
- private:
-  std::vector<uint64_t> words_;
-};
 
 struct Node {
   Op op = Op::User;
@@ -101,63 +83,6 @@ struct Read {
   std::vector<uint32_t> got;
   std::vector<uint32_t> expected;
 };
-
-// Sets user events from its own thread, each after a short random delay, in the order handed.
-class UserEventSetter {
- public:
-  explicit UserEventSetter(uint64_t seed) : rng_(seed), thread_([this] { run(); }) {}
-  ~UserEventSetter() { close(); }
-  void hand(cl_event e, cl_int status) {
-    clRetainEvent(e);
-    std::lock_guard lock(mutex_);
-    work_.push_back({e, status});
-    cv_.notify_one();
-  }
-  // Sets everything handed, then stops.
-  void close() {
-    {
-      std::lock_guard lock(mutex_);
-      closed_ = true;
-      cv_.notify_one();
-    }
-    if (thread_.joinable()) thread_.join();
-  }
-  int errors() const { return errors_.load(); }
-
- private:
-  void run() {
-    std::unique_lock lock(mutex_);
-    for (;;) {
-      cv_.wait(lock, [&] { return closed_ || !work_.empty(); });
-      if (work_.empty()) return;
-      auto [event, status] = work_.front();
-      work_.pop_front();
-      const int delay_us = static_cast<int>(rng_() % 400);
-      lock.unlock();
-      std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
-      if (clSetUserEventStatus(event, status) != CL_SUCCESS) errors_++;
-      clReleaseEvent(event);
-      lock.lock();
-    }
-  }
-  std::mt19937_64 rng_;
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  std::deque<std::pair<cl_event, cl_int>> work_;
-  bool closed_ = false;
-  std::atomic<int> errors_{0};
-  std::thread thread_;
-};
-
-struct CallbackRecord {
-  std::atomic<int> calls{0};
-  std::atomic<cl_int> status{1};
-};
-void CL_CALLBACK recordCallback(cl_event, cl_int status, void* user) {
-  auto* r = static_cast<CallbackRecord*>(user);
-  r->status.store(status);
-  r->calls.fetch_add(1);
-}
 
 struct Params {
   uint64_t seed;
