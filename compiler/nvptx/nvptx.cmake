@@ -37,7 +37,7 @@ foreach(source ${MANIFOLD_NVPTX_PORTABLE_SOURCES})
             "-cl-ext=-all,+cl_khr_fp64,+__opencl_c_fp64,+cl_khr_fp16,+__opencl_c_generic_address_space,+__opencl_c_program_scope_global_variables,+__opencl_c_atomic_order_acq_rel,+__opencl_c_atomic_order_seq_cst,+__opencl_c_atomic_scope_device,+__opencl_c_atomic_scope_all_devices,+__opencl_c_int64,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics,+__opencl_c_images,+__opencl_c_read_write_images,+__opencl_c_3d_image_writes,+cl_khr_3d_image_writes,+cl_khr_depth_images"
             -I ${CMAKE_CURRENT_SOURCE_DIR}/builtins
             ${CMAKE_CURRENT_SOURCE_DIR}/${source} -o ${part}
-    DEPENDS ${source} builtins/common.h builtins/half_rounding.h image_abi.h
+    DEPENDS ${source} builtins/common.h builtins/half_rounding.h builtins/image_texels.h image_abi.h
     COMMENT "Compiling ${source} for NVPTX"
     VERBATIM)
   list(APPEND nvptx_portable_parts ${part})
