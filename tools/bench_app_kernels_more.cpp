@@ -31,7 +31,7 @@ constexpr double kPi = 3.14159265358979323846;
 // ---- Histogram ----
 
 size_t histogram_elements(bool gpu, bool quick) {
-  return (size_t{gpu ? 64u : 8u} << 20) / (quick ? 4 : 1);
+  return (size_t{gpu ? 64u : 4u} << 20) / (quick ? 4 : 1);
 }
 
 const char* histogram_source() {

@@ -18,7 +18,7 @@ namespace manifold_tool {
 // is its low byte. Launches accumulate into `bins` (unsigned, wrapping).
 inline constexpr unsigned kHistogramBins = 256, kHistogramGroup = 256, kHistogramPerItem = 64;
 inline constexpr unsigned kHistogramLaunches = 20;  // per timed sample
-// 64M elements on GPUs, 8M elsewhere (--quick: a quarter); a multiple of the work per group.
+// 64M elements on GPUs, 4M elsewhere (--quick: a quarter); a multiple of the work per group.
 size_t histogram_elements(bool gpu, bool quick);
 const char* histogram_source();
 // Values whose low bytes follow a triangular distribution, as pixel values crowd the middle.

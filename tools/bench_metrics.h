@@ -34,7 +34,7 @@ inline constexpr MetricInfo kMetrics[] = {
      "D3Q19 lattice Boltzmann, esoteric pull, FP32, 256^3 cells (CPU: 128^3), groups of 64"},
     {"stencil7_gbs", "GB/s", true, "3D 7-point stencil, 256^3 floats, 64x4x1 groups"},
     {"histogram_local_gbs", "GB/s", true,
-     "256-bin histogram of 64M uints (CPU: 8M), local atomic_inc, then global atomic_add"},
+     "256-bin histogram of 64M uints (CPU: 4M), local atomic_inc, then global atomic_add"},
     {"spmv_csr_gflops", "GFLOP/s", true,
      "CSR SpMV, one row per work-item, 4M rows (CPU: 256K), 16-32 random non-zeros per row"},
     {"conv2d_float4_gpixels", "Gpixel/s", true,
