@@ -28,7 +28,8 @@ std::vector<uint32_t> histogram_reference(const std::vector<uint32_t>& data);
 // ---- Sparse matrix-vector product, CSR, one row per work-item ----
 // kernel spmv_csr(global const uint* row_start, global const uint* columns,
 //                 global const float* values, global const float* x, global float* y, uint rows)
-// A square matrix with 16 to 32 non-zeros per row at random columns (fixed seed).
+// A square matrix with 16 to 32 non-zeros per row, one at a random column of each of as many
+// equal slices of the row (fixed seed).
 inline constexpr unsigned kSpmvGroup = 128, kSpmvLaunches = 10;
 struct CsrMatrix {
   unsigned rows = 0;

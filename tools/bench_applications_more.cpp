@@ -58,8 +58,8 @@ Outcome measure_histogram(const Device& device, bool quick) {
   const std::vector<uint32_t> once = histogram_reference(data);
   Program program = build_with_options(device, histogram_source(), "");
   Kernel kernel = make_kernel(program, "histogram256");
-  Buffer data_buffer =
-      make_buffer(device, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof(uint32_t), data.data());
+  Buffer data_buffer = make_buffer(device, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                   n * sizeof(uint32_t), data.data());
   std::vector<uint32_t> bins(kHistogramBins, 0);
   Buffer bins_buffer = make_buffer(device, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                                    bins.size() * sizeof(uint32_t), bins.data());
@@ -69,7 +69,8 @@ Outcome measure_histogram(const Device& device, bool quick) {
   const size_t local = kHistogramGroup, global = n / kHistogramPerItem;
   uint32_t launches = 0;
   const double seconds = timed_median(device, timed_samples(quick), [&] {
-    for (unsigned r = 0; r < kHistogramLaunches; ++r) run_ndrange(device, kernel, 1, &global, &local);
+    for (unsigned r = 0; r < kHistogramLaunches; ++r)
+      run_ndrange(device, kernel, 1, &global, &local);
     launches += kHistogramLaunches;
   });
   read_buffer(device, bins_buffer, bins.size() * sizeof(uint32_t), bins.data());
@@ -88,7 +89,8 @@ Outcome measure_spmv(const Device& device, bool quick) {
   Program program = build_with_options(device, spmv_source(), "");
   Kernel kernel = make_kernel(program, "spmv_csr");
   const cl_mem_flags in = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
-  Buffer starts = make_buffer(device, in, a.row_start.size() * sizeof(uint32_t), a.row_start.data());
+  Buffer starts =
+      make_buffer(device, in, a.row_start.size() * sizeof(uint32_t), a.row_start.data());
   Buffer columns = make_buffer(device, in, a.columns.size() * sizeof(uint32_t), a.columns.data());
   Buffer values = make_buffer(device, in, a.values.size() * sizeof(float), a.values.data());
   Buffer x_buffer = make_buffer(device, in, x.size() * sizeof(float), x.data());

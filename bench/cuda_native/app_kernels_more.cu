@@ -67,7 +67,8 @@ void measure_histogram(bool quick) {
                                                     static_cast<unsigned>(n));
     launches += mt::kHistogramLaunches;
   });
-  if (!ok(cudaDeviceSynchronize(), "histogram256")) return emit_failure(metric, "GB/s", "launch failed");
+  if (!ok(cudaDeviceSynchronize(), "histogram256"))
+    return emit_failure(metric, "GB/s", "launch failed");
   const std::vector<uint32_t> bins = d_bins.read();
   for (unsigned b = 0; b < mt::kHistogramBins; ++b)
     if (bins[b] != launches * once[b]) return emit_failure(metric, "GB/s", "wrong counts");
@@ -99,7 +100,8 @@ void measure_spmv(bool quick) {
       spmv_csr<<<blocks, mt::kSpmvGroup>>>(d_starts.data, d_columns.data, d_values.data, d_x.data,
                                            d_y.data, rows);
   });
-  if (!ok(cudaDeviceSynchronize(), "spmv_csr")) return emit_failure(metric, "GFLOP/s", "launch failed");
+  if (!ok(cudaDeviceSynchronize(), "spmv_csr"))
+    return emit_failure(metric, "GFLOP/s", "launch failed");
   const std::vector<float> y = d_y.read();
   for (unsigned r = 0; r < rows; ++r) {
     double magnitude = 0;
@@ -140,7 +142,8 @@ void measure_conv2d(bool quick) {
   cudaMemcpyToSymbol(conv_weights, filter.data(), filter.size() * sizeof(float));
   DeviceArray<float> d_in(image), d_out(pixels * 4);
   const dim3 block(mt::kConvGroup, mt::kConvGroup),
-      grid((side + mt::kConvGroup - 1) / mt::kConvGroup, (side + mt::kConvGroup - 1) / mt::kConvGroup);
+      grid((side + mt::kConvGroup - 1) / mt::kConvGroup,
+           (side + mt::kConvGroup - 1) / mt::kConvGroup);
   const double seconds = median_time(timed_samples(quick), [&] {
     for (unsigned r = 0; r < mt::kConvLaunches; ++r)
       conv2d_float4<<<grid, block>>>(reinterpret_cast<float4*>(d_out.data),
@@ -179,7 +182,8 @@ __global__ void fft_radix4(const float2* in, float2* out, unsigned p) {
   const float2 u1 = twiddled(in[i + t], angle);
   const float2 u2 = twiddled(in[i + 2 * t], 2.0f * angle);
   const float2 u3 = twiddled(in[i + 3 * t], 3.0f * angle);
-  const float2 v0 = make_float2(u0.x + u2.x, u0.y + u2.y), v1 = make_float2(u0.x - u2.x, u0.y - u2.y);
+  const float2 v0 = make_float2(u0.x + u2.x, u0.y + u2.y),
+               v1 = make_float2(u0.x - u2.x, u0.y - u2.y);
   const float2 v2 = make_float2(u1.x + u3.x, u1.y + u3.y);
   const float2 v3 = make_float2(u1.y - u3.y, u3.x - u1.x);  // -i * (u1 - u3)
   const unsigned j = ((i - k) << 2) + k;
@@ -235,8 +239,10 @@ void measure_fft(bool quick) {
   const double seconds = median_time(timed_samples(quick), [&] {
     for (unsigned r = 0; r < transforms; ++r) run.run();
   });
-  if (!ok(cudaDeviceSynchronize(), "fft_radix4")) return emit_failure(metric, "GFLOP/s", "launch failed");
-  if (!mt::fft_matches(data, run.result(), 8, &why)) return emit_failure(metric, "GFLOP/s", why.c_str());
+  if (!ok(cudaDeviceSynchronize(), "fft_radix4"))
+    return emit_failure(metric, "GFLOP/s", "launch failed");
+  if (!mt::fft_matches(data, run.result(), 8, &why))
+    return emit_failure(metric, "GFLOP/s", why.c_str());
   emit(metric, 5.0 * double(n) * std::log2(double(n)) * transforms / seconds / 1e9, "GFLOP/s");
 }
 
