@@ -8,7 +8,7 @@ namespace manifold_tool {
 
 namespace {
 
-// splitmix64: fast enough to fill hundreds of MiB of inputs before a GPU run.
+// splitmix64: cheap enough for the GPU sizes' inputs (mt19937 would dominate the run).
 struct Random {
   uint64_t state;
   explicit Random(uint64_t seed) : state(seed) {}
@@ -99,7 +99,7 @@ CsrMatrix spmv_matrix(unsigned rows) {
     a.row_start[r] = static_cast<uint32_t>(a.columns.size());
     const unsigned count = 16 + random.below(17);
     // One random column in each of `count` equal slices of the row: sorted, as CSR matrices
-    // store them, with no sort (seconds for 4M rows).
+    // store them, without sorting millions of rows.
     const uint32_t slice = rows / count;
     for (unsigned k = 0; k < count; ++k) {
       a.columns.push_back(static_cast<uint32_t>(uint64_t{k} * rows / count) + random.below(slice));
