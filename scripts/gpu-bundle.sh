@@ -52,7 +52,8 @@ if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
   nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
   "$nvcc" -O3 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 \
     -Itools -o "$stage/bin/manifold-cuda-native" bench/cuda_native/cuda_native.cu \
-    bench/cuda_native/app_kernels.cu tools/bench_app_kernels.cpp
+    bench/cuda_native/app_kernels.cu bench/cuda_native/app_kernels_more.cu \
+    tools/bench_app_kernels.cpp tools/bench_app_kernels_more.cpp
 fi
 # ocl-icd's loader (honours OCL_ICD_VENDORS; the GPU image's Khronos loader from CUDA does not).
 for lib in $(ldconfig -p | awk '/libOpenCL.so.1 / {print $NF; exit}'); do cp -L "$lib" "$stage/lib/"; done

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs on a GPU machine, in the repository root, with .carry/manifold-gpu.tar.xz made by
 # scripts/gpu-bundle.sh: the benchmark's compute kernels (old and the application-shaped ones of
-# tools/bench_app_kernels.h) on Manifold's CUDA device, on NVIDIA's OpenCL and as native CUDA
-# (bench/cuda_native), each run KERNEL_REPS times (default 2); prints one table of medians with
-# Manifold's ratio to each peer (>1: Manifold better), in at most about 7 minutes.
+# tools/bench_app_kernels.h and bench_app_kernels_more.h) on Manifold's CUDA device, on NVIDIA's
+# OpenCL and as native CUDA (bench/cuda_native), each run KERNEL_REPS times (default 2); prints
+# one table of medians with Manifold's ratio to each peer (>1: Manifold better), in at most about
+# 7 minutes.
 #   bash scripts/gpu-kernel-check.sh OUT_DIR
 # Output: OUT_DIR/kernels.md (the table), OUT_DIR/kernels-raw.txt (every run's lines), plus
 # gpu-run.sh's env.txt. KERNEL_QUICK=1 uses the benchmark's --quick sizes (a trial run).
@@ -18,7 +19,8 @@ export LD_LIBRARY_PATH=$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export MANIFOLD_CACHE_DIR=$root/cache
 head -4 "$out/env.txt"
 
-metrics=(lbm_d3q19_mlups stencil7_gbs triad_gbs reduce_gbs sgemm_naive_gflops sgemm_tiled_gflops
+metrics=(lbm_d3q19_mlups stencil7_gbs histogram_local_gbs spmv_csr_gflops conv2d_float4_gpixels
+  fft_radix4_gflops triad_gbs reduce_gbs sgemm_naive_gflops sgemm_tiled_gflops
   nbody_gflops read_float_gbs read_float4_gbs read_float16_gbs mad_float_gflops mad_float4_gflops
   mad_float16_gflops mad_uint_gops mad_uint4_gops mad_uint16_gops mad_double_gflops
   hash_uint_mlanes hash_uint4_mlanes hash_uint16_mlanes loop_uint16_local1_melems)

@@ -13,25 +13,6 @@
 namespace manifold_tool {
 namespace {
 
-bool is_gpu(const Device& device) {
-  cl_device_type type = 0;
-  clGetDeviceInfo(device.device, CL_DEVICE_TYPE, sizeof type, &type, nullptr);
-  return (type & CL_DEVICE_TYPE_GPU) != 0;
-}
-
-Program build_with_options(const Device& device, const char* source, const std::string& options) {
-  size_t length = std::strlen(source);
-  cl_int status = CL_SUCCESS;
-  Program program(clCreateProgramWithSource(device.context, 1, &source, &length, &status));
-  cl_check(status, "clCreateProgramWithSource");
-  status = clBuildProgram(program, 1, &device.device, options.c_str(), nullptr, nullptr);
-  if (status != CL_SUCCESS) {
-    std::fprintf(stderr, "build log:\n%s\n", build_log(program, device.device).c_str());
-    throw ClError("clBuildProgram", status);
-  }
-  return program;
-}
-
 // Runs steps [first, first + count) of the LBM kernel over `f`.
 void lbm_steps(const Device& device, cl_kernel kernel, size_t cells, uint64_t first,
                unsigned count) {

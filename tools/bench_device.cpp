@@ -121,6 +121,25 @@ Program build_program(const Device& device, const std::string& source) {
   return built(device, std::move(program));
 }
 
+Program build_with_options(const Device& device, const char* source, const std::string& options) {
+  size_t length = std::strlen(source);
+  cl_int status = CL_SUCCESS;
+  Program program(clCreateProgramWithSource(device.context, 1, &source, &length, &status));
+  cl_check(status, "clCreateProgramWithSource");
+  status = clBuildProgram(program, 1, &device.device, options.c_str(), nullptr, nullptr);
+  if (status != CL_SUCCESS) {
+    std::fprintf(stderr, "build log:\n%s\n", build_log(program, device.device).c_str());
+    throw ClError("clBuildProgram", status);
+  }
+  return program;
+}
+
+bool is_gpu(const Device& device) {
+  cl_device_type type = 0;
+  clGetDeviceInfo(device.device, CL_DEVICE_TYPE, sizeof type, &type, nullptr);
+  return (type & CL_DEVICE_TYPE_GPU) != 0;
+}
+
 bool has_spirv(const Device& device) {
   char versions[256] = {};
   return clGetDeviceInfo(device.device, CL_DEVICE_IL_VERSION, sizeof versions - 1, versions,

@@ -77,6 +77,10 @@ Device open_device(const std::string& platform_name, int device_index);
 Buffer make_buffer(const Device& device, cl_mem_flags flags, size_t bytes, void* host = nullptr);
 std::string build_log(cl_program program, cl_device_id device);
 Program build_program(const Device& device, const std::string& source);
+// The same from C source with build options.
+Program build_with_options(const Device& device, const char* source, const std::string& options);
+// Whether the device is a GPU (the application-shaped kernels size their problems by it).
+bool is_gpu(const Device& device);
 bool has_spirv(const Device& device);
 // The device's program from the SPIR-V module `words`, built.
 Program build_il_program(const Device& device, const std::vector<uint32_t>& words);

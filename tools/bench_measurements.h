@@ -1,6 +1,6 @@
 // The benchmark families of the per-device bench worker (tools/bench_worker.cpp runs them in
-// order), one file each: bench_launch.cpp, bench_compute.cpp, bench_applications.cpp,
-// bench_transfers.cpp, bench_vector.cpp.
+// order), one file each: bench_launch.cpp, bench_compute.cpp, bench_applications.cpp (and
+// bench_applications_more.cpp), bench_transfers.cpp, bench_vector.cpp.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +27,11 @@ Outcome measure_nbody(const Device& device, cl_program program, const BenchSizes
 // Shapes of real applications (bench_applications.cpp).
 Outcome measure_lbm(const Device& device, bool quick);
 Outcome measure_stencil(const Device& device, bool quick);
+// More of them (bench_applications_more.cpp).
+Outcome measure_histogram(const Device& device, bool quick);
+Outcome measure_spmv(const Device& device, bool quick);
+Outcome measure_conv2d(const Device& device, bool quick);
+Outcome measure_fft(const Device& device, bool quick);
 
 // Host<->device transfers (bench_transfers.cpp).
 struct TransferResults {

@@ -145,6 +145,10 @@ int run_bench_device_worker(const std::vector<std::string>& args) {
   measure("nbody_gflops", [&] { return measure_nbody(device, program, sizes); });
   measure("lbm_d3q19_mlups", [&] { return measure_lbm(device, quick); });
   measure("stencil7_gbs", [&] { return measure_stencil(device, quick); });
+  measure("histogram_local_gbs", [&] { return measure_histogram(device, quick); });
+  measure("spmv_csr_gflops", [&] { return measure_spmv(device, quick); });
+  measure("conv2d_float4_gpixels", [&] { return measure_conv2d(device, quick); });
+  measure("fft_radix4_gflops", [&] { return measure_fft(device, quick); });
 
   measure_vector_kernels(device, sizes);
 

@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "app_common.cuh"
 #include "bench_app_kernels.h"
 
 namespace {
@@ -104,30 +105,6 @@ __global__ void stencil7(float* out, const float* in, unsigned nx, unsigned ny, 
   out[i] = v;
 }
 
-bool ok(cudaError_t e, const char* what) {
-  if (e == cudaSuccess) return true;
-  std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-  return false;
-}
-
-// The median of `repeats` timed runs after a warm-up, each ended by a device synchronization
-// (host clock, as the OpenCL worker times a run ended by clFinish).
-template <class F>
-double median_time(int repeats, F&& run) {
-  run();
-  cudaDeviceSynchronize();
-  std::vector<double> times;
-  for (int r = 0; r < repeats; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    run();
-    cudaDeviceSynchronize();
-    times.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
-
 template <unsigned NX, unsigned NY, unsigned NZ>
 void lbm_steps(float* f, const unsigned char* flags, unsigned long long first, unsigned count) {
   constexpr size_t cells = size_t{NX} * NY * NZ, local = 64;
@@ -155,15 +132,6 @@ struct LbmRun {
     cudaMemcpy(host.data(), f, host.size() * sizeof(float), cudaMemcpyDeviceToHost);
   }
 };
-
-void emit(const char* metric, double value, const char* unit) {
-  std::printf("%s\t%.4g\t%s\n", metric, value, unit);
-  std::fflush(stdout);
-}
-void emit_failure(const char* metric, const char* unit, const char* why) {
-  std::printf("%s\tFAIL\t%s\t%s\n", metric, unit, why);
-  std::fflush(stdout);
-}
 
 template <unsigned SIDE>
 void measure_lbm(bool quick) {
@@ -235,6 +203,8 @@ void measure_stencil(bool quick) {
 
 }  // namespace
 
+void run_more_app_kernels(bool quick);  // app_kernels_more.cu
+
 // Called by cuda_native.cu's main.
 void run_app_kernels(bool quick) {
   if (quick)
@@ -242,4 +212,5 @@ void run_app_kernels(bool quick) {
   else
     measure_lbm<256>(quick);
   measure_stencil(quick);
+  run_more_app_kernels(quick);
 }

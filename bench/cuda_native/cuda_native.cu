@@ -3,7 +3,7 @@
 //   metric<TAB>value<TAB>unit
 // lines. Usage: manifold-cuda-native [--quick]. Build: bench/cuda_native/CMakeLists.txt (nvcc),
 // or by hand: nvcc -O3 -arch=sm_90 -Itools -o manifold-cuda-native cuda_native.cu app_kernels.cu
-// tools/bench_app_kernels.cpp
+// app_kernels_more.cu tools/bench_app_kernels.cpp tools/bench_app_kernels_more.cpp
 #include <cuda_runtime.h>
 
 #include <algorithm>

@@ -25,8 +25,9 @@ echo "$out"
 [ $rc = 0 ] || fail "'manifold bench --quick --devices manifold,host' exited with $rc"
 grep -qE "^metric +unit +Manifold CPU" <<<"$out" || fail "the table has no Manifold CPU column"
 for metric in roundtrip_us enqueue_us triad_gbs reduce_gbs sgemm_naive_gflops sgemm_tiled_gflops nbody_gflops \
-  h2d_pageable_gbs d2h_pageable_gbs h2d_pinned_gbs d2h_pinned_gbs build_cold_ms build_cached_ms \
-  build_il_cold_ms build_il_cached_ms; do
+  lbm_d3q19_mlups stencil7_gbs histogram_local_gbs spmv_csr_gflops conv2d_float4_gpixels \
+  fft_radix4_gflops h2d_pageable_gbs d2h_pageable_gbs h2d_pinned_gbs d2h_pinned_gbs build_cold_ms \
+  build_cached_ms build_il_cold_ms build_il_cached_ms; do
   grep -qE "^$metric +[^ ]+ [v^] +[0-9]" <<<"$out" || fail "no checked number for $metric"
 done
 if grep -qE "FAIL|ERROR|CRASH|TIMEOUT" <<<"$out"; then fail "a benchmark failed (see the table)"; fi
