@@ -20,8 +20,10 @@ set(CPACK_PACKAGE_DIRECTORY ${CMAKE_BINARY_DIR}/packages)
 set(CPACK_DEBIAN_ICD_PACKAGE_NAME manifold-opencl-icd)
 set(CPACK_DEBIAN_ICD_PACKAGE_SECTION libs)
 set(CPACK_DEBIAN_ICD_PACKAGE_PROVIDES opencl-icd)
-set(CPACK_DEBIAN_ICD_PACKAGE_DEPENDS "ocl-icd-libopencl1 | libopencl1")
-set(CPACK_DEBIAN_ICD_PACKAGE_GENERATE_SHLIBS ON)
+# libsleef3: the CPU device opens SLEEF at run time (vector math), so dpkg-shlibdeps cannot see it.
+set(CPACK_DEBIAN_ICD_PACKAGE_DEPENDS "ocl-icd-libopencl1 | libopencl1, libsleef3")
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 set(CPACK_COMPONENT_ICD_DESCRIPTION
     "Manifold OpenCL platform: CPU, CUDA, HIP and Level Zero devices in one platform\n"
     "Manifold is an OpenCL 3.0 implementation whose devices are the host CPU and the\n"
