@@ -10,6 +10,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libzstd-dev
   pocl-opencl-icd python3-pil
   piglit clblast-tests python3-pyopencl python3-numpy python3-pytest
+  lintian file dpkg-dev
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -27,8 +27,10 @@ run_suite() {
 
 mkdir -p build-logs
 echo "== normal build (RelWithDebInfo)"
-configure_and_build build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+configure_and_build build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr
 run_suite build -LE gpu
+echo "== Debian packages of the normal build: install, use, remove"
+bash scripts/package-check.sh build
 gpu_tests=$(cd build && ctest -N -L gpu | awk '/Total Tests:/ {print $3}')
 echo "GPU tests skipped on this machine (label gpu, no GPU here): ${gpu_tests:-0}"
 [ $quick = 1 ] && exit 0

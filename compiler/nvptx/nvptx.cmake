@@ -74,6 +74,9 @@ if(MANIFOLD_CUDA_ROOT AND EXISTS ${MANIFOLD_CUDA_ROOT}/nvvm/libdevice/libdevice.
 endif()
 option(MANIFOLD_EMBED_NVPTX_LIBRARIES
        "Embed libclc's nvptx library and CUDA's libdevice into the compiler" ON)
+# Packages leave libdevice out (NVIDIA's licence, not the project's): CUDA's own copy is found at
+# run time on every machine with the toolkit.
+option(MANIFOLD_EMBED_LIBDEVICE "Embed CUDA's libdevice (with MANIFOLD_EMBED_NVPTX_LIBRARIES)" ON)
 
 # One blob: `name` and `name_size` (0 and an empty blob when the file is absent). Pass GENERATED
 # for a file the build makes: it does not exist yet when a fresh build tree is configured.
@@ -99,7 +102,9 @@ set(embedded_libclc "")
 set(embedded_libdevice "")
 if(MANIFOLD_EMBED_NVPTX_LIBRARIES)
   set(embedded_libclc "${MANIFOLD_LIBCLC_NVPTX}")
-  set(embedded_libdevice "${MANIFOLD_LIBDEVICE_BC}")
+  if(MANIFOLD_EMBED_LIBDEVICE)
+    set(embedded_libdevice "${MANIFOLD_LIBDEVICE_BC}")
+  endif()
 endif()
 # An embedded libclc is split into parts with a symbol index, as the CPU builtin library is
 # (compiler/builtins/split_library.cmake): a build then parses only the parts it links, where
