@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages of a build tree on this machine, uses them the way any program
 # would (no environment set: the ICD loader finds /etc/OpenCL/vendors/manifold.icd), removes them
-# and checks that nothing is left; lintian must report no error. Needs root and dpkg.
+# and checks that nothing is left; lintian must report no error. Needs root and dpkg; pyopencl is
+# Debian's (/usr/bin/python3), whatever python3 comes first in PATH.
 #   scripts/package-check.sh BUILD_DIR   (its packages are made afresh with cpack)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +34,7 @@ env -u OCL_ICD_VENDORS -u OPENCL_VENDOR_PATH clinfo -l 2>&1 | grep -q "Manifold"
   fail "clinfo does not list the Manifold platform"
 env -u OCL_ICD_VENDORS -u OPENCL_VENDOR_PATH manifold devices | grep -q "Manifold" ||
   fail "'manifold devices' from PATH lists no Manifold device"
-env -u OCL_ICD_VENDORS -u OPENCL_VENDOR_PATH python3 - <<'PY' || fail "pyopencl could not run a kernel on Manifold"
+env -u OCL_ICD_VENDORS -u OPENCL_VENDOR_PATH /usr/bin/python3 - <<'PY' || fail "pyopencl could not run a kernel on Manifold"
 import numpy, pyopencl as cl
 platform = next(p for p in cl.get_platforms() if p.name == "Manifold")
 context = cl.Context(platform.get_devices())
