@@ -32,8 +32,8 @@ set(CPACK_COMPONENT_ICD_DESCRIPTION
     "they are installed. This package holds the ICD library and its .icd file.")
 set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME manifold-tools)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION utils)
-set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS
-    "manifold-opencl-icd (= ${PROJECT_VERSION}), ocl-icd-libopencl1 | libopencl1")
+# The OpenCL loader, which the tools link, comes from dpkg-shlibdeps.
+set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS "manifold-opencl-icd (= ${PROJECT_VERSION})")
 set(CPACK_COMPONENT_TOOLS_DESCRIPTION
     "Manifold OpenCL platform: command-line tools\n"
     "manifold lists the OpenCL devices of the machine, runs Manifold's benchmark against\n"
@@ -47,18 +47,14 @@ file(WRITE ${package_docs}/triggers "activate-noawait ldconfig\n")
 file(WRITE ${package_docs}/conffiles "/etc/OpenCL/vendors/manifold.icd\n")
 set(CPACK_DEBIAN_ICD_PACKAGE_CONTROL_EXTRA ${package_docs}/triggers ${package_docs}/conffiles)
 string(TIMESTAMP changelog_date "%a, %d %b %Y %H:%M:%S +0000" UTC)
-foreach(package manifold-opencl-icd manifold-tools)
+find_program(MANIFOLD_GZIP gzip)
+foreach(component ${CPACK_COMPONENTS_ALL})
+  string(TOUPPER ${component} upper)
+  set(package ${CPACK_DEBIAN_${upper}_PACKAGE_NAME})
   file(WRITE ${package_docs}/${package}/changelog.Debian
        "${package} (${PROJECT_VERSION}) unstable; urgency=low\n\n"
        "  * Built from the Manifold source tree.\n\n"
        " -- ${CPACK_PACKAGE_CONTACT}  ${changelog_date}\n")
-endforeach()
-find_program(MANIFOLD_GZIP gzip)
-foreach(component icd tools)
-  set(package manifold-tools)
-  if(component STREQUAL icd)
-    set(package manifold-opencl-icd)
-  endif()
   add_custom_command(
     OUTPUT ${package_docs}/${package}/changelog.Debian.gz
     COMMAND ${MANIFOLD_GZIP} -9nf -k ${package_docs}/${package}/changelog.Debian
