@@ -223,6 +223,11 @@ NATIVE2(native_divide, __nv_fast_fdividef)
 VECTOR_ISINF_WIDTHS(float, int)
 VECTOR_ISINF_WIDTHS(double, long)
 
+// A unary function as libdevice has it, and its vector forms lane by lane.
+#define FROM_LIBDEVICE(T, name, impl)             \
+  INLINE OVERLOAD T name(T x) { return impl(x); } \
+  VEC_UNARY(T, name, T)
+
 // ---- Math: libclc's generic forms that get special values wrong (CTS math_brute_force on
 // CUDA), replaced by libdevice's, which CUDA itself uses; vector forms lane by lane with the
 // builtin library's macros (compiler/builtins/common.h) ----
@@ -234,11 +239,9 @@ float __nv_ldexpf(float x, int n);
 double __nv_ldexp(double x, int n);
 
 // log1p(+inf) is +inf (libclc: 709.78).
-INLINE OVERLOAD double log1p(double x) { return __nv_log1p(x); }
-VEC_UNARY(double, log1p, double)
+FROM_LIBDEVICE(double, log1p, __nv_log1p)
 // Large negative arguments give +-0, not inf.
-INLINE OVERLOAD float tgamma(float x) { return __nv_tgammaf(x); }
-VEC_UNARY(float, tgamma, float)
+FROM_LIBDEVICE(float, tgamma, __nv_tgammaf)
 // Huge exponents overflow or underflow as IEEE says (libclc gave inf for 0).
 INLINE OVERLOAD double pow(double x, double y) { return __nv_pow(x, y); }
 VEC_BINARY(double, pow, double, double)
@@ -274,8 +277,7 @@ VEC_SPLAT_SECOND(double, ldexp, double, int)
 
 // tgamma(double) of large negative arguments is +-0 (libclc: inf).
 double __nv_tgamma(double x);
-INLINE OVERLOAD double tgamma(double x) { return __nv_tgamma(x); }
-VEC_UNARY(double, tgamma, double)
+FROM_LIBDEVICE(double, tgamma, __nv_tgamma)
 
 // cospi and tanpi with the signs of zero the spec gives (libclc's were wrong: CTS
 // math_edge_cases): cospi(n + 0.5) is +0; tanpi(n) is copysign(0, n) for even n and
@@ -341,9 +343,6 @@ float __nv_coshf(float x);
 float __nv_tanhf(float x);
 float __nv_sinf(float x);
 float __nv_cosf(float x);
-#define FROM_LIBDEVICE(T, name, impl)             \
-  INLINE OVERLOAD T name(T x) { return impl(x); } \
-  VEC_UNARY(T, name, T)
 FROM_LIBDEVICE(double, cosh, __nv_cosh)
 FROM_LIBDEVICE(float, exp, __nv_expf)
 FROM_LIBDEVICE(float, erfc, __nv_erfcf)
