@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/footprint.h"
+
 namespace manifold::compiler {
 
 enum class ArgKind {
@@ -58,6 +60,8 @@ struct KernelInfo {
   // False when the program was not compiled with -cl-kernel-arg-info: clGetKernelArgInfo then
   // answers CL_KERNEL_ARG_INFO_NOT_AVAILABLE. kind and size are always valid.
   bool arg_info_available = false;
+  // What ranges of work-groups read and write in each buffer argument (device groups).
+  KernelFootprint footprint;
 };
 
 // What one device supports; the compiler defines exactly these feature macros and extensions.
