@@ -9,6 +9,7 @@
 #include <CL/cl_gl.h>
 
 #include "core/cl_khr_command_buffer.h"
+#include "CL/cl_manifold.h"
 
 #include "api/entry_points.inc"
 

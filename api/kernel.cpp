@@ -15,6 +15,8 @@
 #include "core/info.h"
 #include "core/memory.h"
 #include "core/program.h"
+#include "scheduler/groups/balancer.h"
+#include "scheduler/groups/group_device.h"
 #include "svm/svm_space.h"
 
 namespace manifold::api::impl {
@@ -60,33 +62,65 @@ bool same_definition(const compiler::KernelInfo& a, const compiler::KernelInfo& 
 
 enum class Definition { Missing, Inconsistent, Found };
 
+// The launch data of one device's build of a kernel.
+KernelLaunchInfo launch_of(const Program& program, Device* device, const DeviceBuild& build,
+                           const compiler::KernelInfo& info) {
+  KernelLaunchInfo l;
+  l.device = device;
+  l.loaded = build.loaded;
+  l.info = info;
+  if (build.loaded) {
+    build.loaded->refine_kernel_info(l.info);
+    l.handle = build.loaded->kernel_handle(info.name);
+  }
+  // Non-uniform work-groups need the device's support and build options that allow them;
+  // a linked program also needs every input to allow them.
+  if (program.origin() == Program::Origin::Linked)
+    l.non_uniform_groups =
+        program.inputs_allow_non_uniform() && options_allow_non_uniform(build.options, true);
+  else
+    l.non_uniform_groups =
+        options_allow_non_uniform(build.options, program.origin() == Program::Origin::IL);
+  l.non_uniform_groups = l.non_uniform_groups && device->info().non_uniform_work_group_support;
+  return l;
+}
+
+const compiler::KernelInfo* find_kernel(const DeviceBuild& build, std::string_view name) {
+  auto it = std::find_if(build.kernels.begin(), build.kernels.end(),
+                         [&](const compiler::KernelInfo& k) { return k.name == name; });
+  return it == build.kernels.end() ? nullptr : &*it;
+}
+
+// A device group's launch data: each member's, and limits that hold on every member.
+bool add_member_launches(const Program& program, Device& group, const DeviceBuild& build,
+                         std::string_view name, KernelLaunchInfo& l) {
+  for (size_t m = 0; m < build.members.size() && m < group.members().size(); ++m) {
+    const compiler::KernelInfo* info = find_kernel(build.members[m], name);
+    if (!info || !same_definition(l.info, *info)) return false;
+    KernelLaunchInfo member = launch_of(program, group.members()[m].get(), build.members[m], *info);
+    const size_t limit = member.info.max_work_group_size;
+    if (limit && (!l.info.max_work_group_size || limit < l.info.max_work_group_size))
+      l.info.max_work_group_size = limit;
+    l.info.local_mem_size = std::max(l.info.local_mem_size, member.info.local_mem_size);
+    l.info.private_mem_size = std::max(l.info.private_mem_size, member.info.private_mem_size);
+    l.non_uniform_groups = l.non_uniform_groups && member.non_uniform_groups;
+    l.members.push_back(std::move(member));
+  }
+  return l.members.size() == group.members().size();
+}
+
 // Gathers the per-device launch data of kernel `name` from the program's executables.
 Definition collect_kernel(const Program& program, const Executables& exes, std::string_view name,
                           std::vector<KernelLaunchInfo>* launch) {
   size_t found = 0;
   for (const auto& [device, build] : exes) {
-    auto it = std::find_if(build.kernels.begin(), build.kernels.end(),
-                           [&](const compiler::KernelInfo& k) { return k.name == name; });
-    if (it == build.kernels.end()) continue;
-    if (!launch->empty() && !same_definition(launch->front().info, *it))
+    const compiler::KernelInfo* info = find_kernel(build, name);
+    if (!info) continue;
+    if (!launch->empty() && !same_definition(launch->front().info, *info))
       return Definition::Inconsistent;
-    KernelLaunchInfo l;
-    l.device = device;
-    l.loaded = build.loaded;
-    l.info = *it;
-    if (build.loaded) {
-      build.loaded->refine_kernel_info(l.info);
-      l.handle = build.loaded->kernel_handle(name);
-    }
-    // Non-uniform work-groups need the device's support and build options that allow them;
-    // a linked program also needs every input to allow them.
-    if (program.origin() == Program::Origin::Linked)
-      l.non_uniform_groups =
-          program.inputs_allow_non_uniform() && options_allow_non_uniform(build.options, true);
-    else
-      l.non_uniform_groups =
-          options_allow_non_uniform(build.options, program.origin() == Program::Origin::IL);
-    l.non_uniform_groups = l.non_uniform_groups && device->info().non_uniform_work_group_support;
+    KernelLaunchInfo l = launch_of(program, device, build, *info);
+    if (device->is_group() && !add_member_launches(program, *device, build, name, l))
+      return Definition::Inconsistent;
     launch->push_back(std::move(l));
     ++found;
   }
@@ -324,6 +358,13 @@ void clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device,
       return out.value(std::max<size_t>(dev.preferred_work_group_size_multiple, 1));
     case CL_KERNEL_PRIVATE_MEM_SIZE:
       return out.value<cl_ulong>(info.private_mem_size);
+    case CL_KERNEL_GROUP_SPLIT_MFLD: {
+      const auto* group = dynamic_cast<const GroupDevice*>(&d);
+      check(group != nullptr, CL_INVALID_VALUE, "CL_KERNEL_GROUP_SPLIT_MFLD needs a device group");
+      std::vector<cl_float> split;
+      for (double f : group->balancer().last_split(k.name())) split.push_back(cl_float(f));
+      return out.array(split);
+    }
     default:
       unknown_param("kernel work-group");
   }

@@ -221,12 +221,12 @@ void clCreateSubDevicesEXT(cl_device_id, const cl_device_partition_property_ext*
 
 void clRetainDevice(cl_device_id device) {
   Device* d = resolve<Device>(device);
-  if (!d->is_root()) d->retain_api();  // root devices are not reference counted
+  if (d->reference_counted()) d->retain_api();
 }
 
 void clReleaseDevice(cl_device_id device) {
   Device* d = resolve<Device>(device);
-  if (!d->is_root()) d->release_api();
+  if (d->reference_counted()) d->release_api();
 }
 
 void clRetainDeviceEXT(cl_device_id device) { impl::clRetainDevice(device); }

@@ -83,6 +83,9 @@ struct KernelFootprint {
   // atomics, printf, a pointer stored in memory, pipes, program-scope variables, a write through
   // a pointer of unknown origin, a call the analysis cannot see into).
   std::string whole_reason;
+  // The kernel's program has variables in the global address space: each device has its own
+  // copy, so the kernel runs on one member of a group whatever their memories.
+  bool program_variables = false;
   std::vector<ArgFootprint> args;  // parallel to KernelInfo::args (empty for non-buffer args)
   std::vector<BoundedVariable> bounded;
 };

@@ -166,4 +166,12 @@ struct PlatformSetupRegistration {
 };
 void run_platform_setups(std::span<Device* const> devices);
 
+// Devices a layer above core makes of the platform's devices once they are all found and set up
+// (scheduler/groups: the device groups of MANIFOLD_DEVICE_GROUPS), listed after them.
+using DeviceComposer = std::vector<Device*> (*)(std::span<Device* const> devices);
+struct DeviceComposerRegistration {
+  explicit DeviceComposerRegistration(DeviceComposer compose);
+};
+std::vector<Device*> run_device_composers(std::span<Device* const> devices);
+
 }  // namespace manifold

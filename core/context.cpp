@@ -12,6 +12,8 @@ Context::Context(std::vector<Device*> devices, std::vector<cl_context_properties
   for (Device* d : devices) {
     devices_.emplace_back(d);
     tracks_residency_ = tracks_residency_ || d->memory_place() != kHostPlace;
+    for (const Ref<Device>& member : d->members())
+      tracks_residency_ = tracks_residency_ || member->memory_place() != kHostPlace;
   }
 }
 

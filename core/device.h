@@ -120,6 +120,12 @@ class Device : public ApiObject<_cl_device_id, ObjectKind::Device, CL_INVALID_DE
 
   const DeviceInfo& info() const { return info_; }
   bool is_root() const { return parent_ == nullptr; }
+  // clRetainDevice and clReleaseDevice count references of sub-devices and of groups the
+  // application made; the platform's own devices live as long as the process.
+  bool reference_counted() const { return parent_ != nullptr || application_made_; }
+  // A device group's members (scheduler/groups), in their order; empty for any other device.
+  const std::vector<Ref<Device>>& members() const { return members_; }
+  bool is_group() const { return !members_.empty(); }
   Device* parent() const { return parent_.get(); }
   const std::vector<cl_device_partition_property>& partition_type() const {
     return partition_type_;
@@ -164,6 +170,10 @@ class Device : public ApiObject<_cl_device_id, ObjectKind::Device, CL_INVALID_DE
     fail(CL_DEVICE_PARTITION_FAILED, "this device cannot be partitioned by affinity domain");
   }
 
+  // Whether the device runs launches of a part of an NDRange's work-groups
+  // (NDRange::group_first/group_count): a device group gives parts only to such members.
+  virtual bool runs_partial_ranges() const { return true; }
+
   // Host memory is directly usable by the device (CPU): buffers need no device copy.
   virtual bool shares_host_memory() const { return false; }
 
@@ -198,6 +208,8 @@ class Device : public ApiObject<_cl_device_id, ObjectKind::Device, CL_INVALID_DE
   DeviceInfo info_;
   Ref<Device> parent_;
   std::vector<cl_device_partition_property> partition_type_;
+  std::vector<Ref<Device>> members_;
+  bool application_made_ = false;
 
  private:
   MemoryPlace memory_place_ = kHostPlace;

@@ -1,6 +1,7 @@
 // clGetDeviceInfo: every OpenCL 3.0 query, answered from DeviceInfo; and the part of
 // DeviceInfo that the compiler target decides.
 #include <CL/cl_ext.h>
+#include <CL/cl_manifold.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -285,6 +286,14 @@ constexpr DeviceQuery kDeviceQueries[] = {
      [](const Query& q) {
        q.out.value(q.device.parent() ? q.device.parent()->handle() : cl_device_id{});
      }},
+    // cl_mfld_device_group
+    {CL_DEVICE_GROUP_MEMBERS_MFLD,
+     [](const Query& q) {
+       std::vector<cl_device_id> members;
+       for (const Ref<Device>& m : q.device.members()) members.push_back(m->handle());
+       if (members.empty()) return q.out.bytes(nullptr, 0);
+       q.out.array(members);
+     }},
     {CL_DEVICE_PARTITION_MAX_SUB_DEVICES, field<&DeviceInfo::partition_max_sub_devices>},
     {CL_DEVICE_PARTITION_PROPERTIES,
      [](const Query& q) {
@@ -299,7 +308,7 @@ constexpr DeviceQuery kDeviceQueries[] = {
      }},
     {CL_DEVICE_REFERENCE_COUNT,
      [](const Query& q) {
-       q.out.value<cl_uint>(q.device.is_root() ? 1 : q.device.api_reference_count());
+       q.out.value<cl_uint>(q.device.reference_counted() ? q.device.api_reference_count() : 1);
      }},
     {CL_DEVICE_SVM_CAPABILITIES, field<&DeviceInfo::svm_capabilities>},
     {CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT,

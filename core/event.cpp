@@ -8,11 +8,11 @@
 
 namespace manifold {
 
-Event::Event(Ref<Context> context, Ref<CommandQueue> queue, cl_command_type type)
+Event::Event(Ref<Context> context, Ref<CommandQueue> queue, cl_command_type type, bool timed)
     : context_(std::move(context)),
       queue_(std::move(queue)),
       type_(type),
-      timed_(queue_ && queue_->profiling()),
+      timed_(timed || (queue_ && queue_->profiling())),
       status_(type == CL_COMMAND_USER ? CL_SUBMITTED : CL_QUEUED) {}
 
 Context& Event::context() const { return context_ ? *context_ : queue_->context(); }

@@ -40,7 +40,9 @@ class Event : public ApiObject<_cl_event, ObjectKind::Event, CL_INVALID_EVENT> {
  public:
   // A command's event (queue set; `context` may be null, the queue's is used) or a user event
   // (queue null).
-  Event(Ref<Context> context, Ref<CommandQueue> queue, cl_command_type type);
+  // `timed`: profiling times are recorded whatever the queue's properties (the parts of a
+  // device group's launch, whose times balance the group).
+  Event(Ref<Context> context, Ref<CommandQueue> queue, cl_command_type type, bool timed = false);
   ~Event() override;
 
   // One per command: recycled per thread (core/recycler.h).

@@ -35,6 +35,9 @@ struct KernelLaunchInfo {
   compiler::KernelInfo info;        // this device's metadata (work-group attributes, memory)
   bool non_uniform_groups = false;  // the build options and the device allow them
   const void* handle = nullptr;     // the backend's own handle of it (LoadedProgram::kernel_handle)
+  // A device group's: each member's launch data, in the group's order (the fields above are the
+  // first member's, with limits every member satisfies).
+  std::vector<KernelLaunchInfo> members;
 };
 
 // One argument as clSetKernelArg stored it. Buffers and samplers are plain pointers: the spec

@@ -58,6 +58,8 @@ Platform::Platform() {
       name_version("cl_khr_command_buffer", CL_MAKE_VERSION(0, 9, 8)),
       name_version("cl_khr_command_buffer_mutable_dispatch", CL_MAKE_VERSION(0, 9, 5)),
       name_version("cl_khr_command_buffer_multi_device", CL_MAKE_VERSION(0, 9, 2)),
+      // Device groups (include/CL/cl_manifold.h).
+      name_version("cl_mfld_device_group", CL_MAKE_VERSION(1, 0, 0)),
   };
   drivers_ = make_registered_drivers();
   std::vector<Device*> found;
@@ -92,6 +94,9 @@ Platform::Platform() {
   }
   // Before any device is handed out: a device that cannot take the SVM range reports no SVM.
   run_platform_setups(devices_);
+  // Device groups: made of the devices above, listed after them.
+  const std::vector<Device*> composed = run_device_composers(devices_);
+  devices_.insert(devices_.end(), composed.begin(), composed.end());
 }
 
 bool device_selected(const Device& device, size_t index, std::string_view selection) {

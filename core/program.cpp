@@ -94,6 +94,33 @@ BuildThreads& build_threads() {
 
 void run_build_thread(std::function<void()> work) { build_threads().start(std::move(work)); }
 
+bool same_target(const compiler::Target& a, const compiler::Target& b) {
+  return &a == &b ||
+         (a.triple == b.triple && a.cpu == b.cpu && a.features == b.features &&
+          a.opencl_c_version == b.opencl_c_version && a.opencl_version == b.opencl_version &&
+          a.opencl_c_features == b.opencl_c_features && a.extensions == b.extensions &&
+          a.fp64 == b.fp64 && a.fp16 == b.fp16 && a.images == b.images &&
+          a.sub_group_size == b.sub_group_size && a.spirv == b.spirv);
+}
+
+DeviceBuild combine_member_builds(const Device& group, std::vector<DeviceBuild> members) {
+  DeviceBuild out;
+  if (members.empty()) return out;
+  // The first member's result stands for the group (its binary, kernels and loaded form); the
+  // log names each member whose log differs from the first's.
+  out = members.front();
+  out.members.clear();
+  for (size_t m = 1; m < members.size(); ++m) {
+    if (members[m].status != CL_BUILD_SUCCESS) out.status = members[m].status;
+    if (members[m].log != members.front().log)
+      out.log += "\n" + group.members()[m]->info().name + ":\n" + members[m].log;
+  }
+  if (out.log.size() != members.front().log.size())
+    out.log = group.members()[0]->info().name + ":\n" + out.log;
+  out.members = std::move(members);
+  return out;
+}
+
 Program::Program(Ref<Context> context, Origin origin, std::string source)
     : context_(std::move(context)), origin_(origin), source_(std::move(source)) {
   devices_ = context_->devices();
@@ -131,6 +158,18 @@ DeviceBuild Program::build_of(const Device& device) const {
   for (const Device* d = device.parent(); d && (!found || found->status == CL_BUILD_NONE);
        d = d->parent())
     if (const DeviceBuild* b = own_build(d); b && b->status != CL_BUILD_NONE) found = b;
+  // A member of a group of the program's devices: its build within the group (the binary the
+  // group was given, for a program from binaries).
+  for (size_t i = 0; i < devices_.size() && (!found || found->status == CL_BUILD_NONE); ++i) {
+    const auto& members = devices_[i]->members();
+    for (size_t m = 0; m < members.size(); ++m) {
+      if (members[m].get() != &device) continue;
+      const DeviceBuild& group = builds_[i];
+      found = m < group.members.size() && group.members[m].status != CL_BUILD_NONE
+                  ? &group.members[m]
+                  : &group;
+    }
+  }
   return found ? *found : DeviceBuild{};
 }
 
@@ -177,6 +216,15 @@ std::vector<std::pair<Device*, DeviceBuild>> Program::executables() const {
     copy.type = b.type;
     copy.kernels = b.kernels;
     copy.loaded = b.loaded;
+    for (const DeviceBuild& m : b.members) {
+      DeviceBuild member;
+      member.status = m.status;
+      member.options = m.options;
+      member.type = m.type;
+      member.kernels = m.kernels;
+      member.loaded = m.loaded;
+      copy.members.push_back(std::move(member));
+    }
     out.emplace_back(devices_[i].get(), std::move(copy));
   }
   return out;
@@ -226,14 +274,14 @@ bool Program::run_step(const std::vector<Device*>& requested, const std::string&
     for (size_t i : indices) builds_[i].status = CL_BUILD_IN_PROGRESS;
   }
 
-  bool all_ok = true;
   std::vector<std::pair<const compiler::Target*, DeviceBuild>> done;  // per distinct target
-  std::vector<DeviceBuild> results;
-  for (size_t i : indices) {
-    Device& device = *devices_[i];
+  // One device's build: the step's result (shared with an earlier device of the same target
+  // where `shareable`), loaded on the device when it is an executable.
+  auto build_one = [&](Device& device) {
     const compiler::Target& target = device.compiler_target();
     DeviceBuild result;
-    auto same = std::find_if(done.begin(), done.end(), [&](auto& d) { return d.first == &target; });
+    auto same = std::find_if(done.begin(), done.end(),
+                             [&](auto& d) { return same_target(*d.first, target); });
     if (shareable && same != done.end()) {
       result = same->second;
     } else {
@@ -269,6 +317,22 @@ bool Program::run_step(const std::vector<Device*>& requested, const std::string&
         result.status = CL_BUILD_ERROR;
         result.log += "\nthe device could not load the program: " + error;
       }
+    }
+    return result;
+  };
+
+  bool all_ok = true;
+  std::vector<DeviceBuild> results;
+  for (size_t i : indices) {
+    Device& device = *devices_[i];
+    DeviceBuild result;
+    if (device.is_group()) {
+      // A group builds for each of its members; its own build is theirs together.
+      std::vector<DeviceBuild> members;
+      for (const Ref<Device>& member : device.members()) members.push_back(build_one(*member));
+      result = combine_member_builds(device, std::move(members));
+    } else {
+      result = build_one(device);
     }
     all_ok = all_ok && result.status == CL_BUILD_SUCCESS;
     results.push_back(std::move(result));

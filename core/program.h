@@ -26,7 +26,15 @@ struct DeviceBuild {
   std::vector<uint8_t> binary;
   std::vector<compiler::KernelInfo> kernels;
   std::shared_ptr<const LoadedProgram> loaded;  // the device's native form, once executable
+  // A device group's: each member's build, in the group's order (the fields above are the first
+  // member's, with every member's log).
+  std::vector<DeviceBuild> members;
 };
+
+// Whether two targets build the same programs (devices with equal targets share one build).
+bool same_target(const compiler::Target& a, const compiler::Target& b);
+// A device group's build made of its members' builds (DeviceBuild::members).
+DeviceBuild combine_member_builds(const Device& group, std::vector<DeviceBuild> members);
 
 // Whether build options allow non-uniform work-groups: OpenCL C 2.0 or later (-cl-std=CL2.0 or
 // CL3.0) and no -cl-uniform-work-group-size (the spec, clEnqueueNDRangeKernel). For programs from

@@ -22,6 +22,10 @@ std::vector<PlatformSetup>& platform_setups() {
   static std::vector<PlatformSetup> setups;
   return setups;
 }
+std::vector<DeviceComposer>& device_composers() {
+  static std::vector<DeviceComposer> composers;
+  return composers;
+}
 
 // MANIFOLD_DISABLE_<NAME>: the driver's name in capitals, '-' as '_'.
 std::string disable_variable(const char* driver_name) {
@@ -60,6 +64,19 @@ std::vector<std::unique_ptr<Driver>> make_registered_drivers() {
 
 void run_platform_setups(std::span<Device* const> devices) {
   for (PlatformSetup setup : platform_setups()) setup(devices);
+}
+
+DeviceComposerRegistration::DeviceComposerRegistration(DeviceComposer compose) {
+  device_composers().push_back(compose);
+}
+
+std::vector<Device*> run_device_composers(std::span<Device* const> devices) {
+  std::vector<Device*> made;
+  for (DeviceComposer compose : device_composers()) {
+    std::vector<Device*> more = compose(devices);
+    made.insert(made.end(), more.begin(), more.end());
+  }
+  return made;
 }
 
 }  // namespace manifold

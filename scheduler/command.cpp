@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "core/executor.h"
 #include "core/platform.h"
 
 namespace manifold {
@@ -45,7 +46,8 @@ void Command::resolve(cl_int status, NativeQueue* source, bool direct) {
 
 void Command::submit(bool direct) {
   NativeQueue* target = target_;
-  if (queue().context().tracks_residency()) {
+  // A device group's queue plans each part's migrations on its member (scheduler/groups).
+  if (queue().context().tracks_residency() && !queue().device().is_group()) {
     // The copies a command makes serve the later commands of its native queue before they land
     // only where that queue's commands are planned in the order they enter it: an in-order queue
     // submits a command once the one before it is in the native queue. Two unordered commands
@@ -73,42 +75,8 @@ void Command::submit(bool direct) {
   event_->mark_submitted(target);
 }
 
-namespace {
-// Each operation as the device operations that carry it out.
-struct Dispatch {
-  DeviceOps& ops;
-  void operator()(const NoOp&) {}
-  void operator()(const CopyOp& op) { ops.copy(op); }
-  void operator()(const CopyRectOp& op) { ops.copy_rect(op); }
-  void operator()(const FillOp& op) { ops.fill(op); }
-  void operator()(const MapOp& op) { ops.map(op); }
-  void operator()(const UnmapOp&) {}  // the mapping is the buffer's host memory: nothing moves
-  void operator()(const MigrateOp& op) {
-    // To host memory the transfers did it all; to the device its backing is made now.
-    if (!(op.flags & CL_MIGRATE_MEM_OBJECT_HOST))
-      for (auto& m : op.mems) ops.make_resident(*m);
-  }
-  void operator()(const KernelOp& op) { ops.launch(op); }
-  void operator()(const NativeKernelOp& op) { ops.native_kernel(op); }
-  void operator()(const HostFunctionOp& op) { ops.host_function(op); }
-  // Each into the stream after the one before: the stream orders them (DeviceOps).
-  void operator()(const SequenceOp& op) {
-    if (ops.run_recorded(*op.list)) return;
-    for (const Operation& o : op.list->ops) std::visit(*this, o);
-  }
-};
-}  // namespace
-
 cl_int Command::run(DeviceOps& ops) {
-  try {
-    // Buffer bytes current elsewhere come first (their writers have completed or precede this
-    // command in the stream: scheduler/migration.h).
-    for (const Transfer& t : transfers_) ops.transfer(t);
-    std::visit(Dispatch{ops}, op_);
-    return CL_SUCCESS;
-  } catch (...) {
-    return status_of_current_exception(queue().device().backend_name());
-  }
+  return execute(ops, transfers_, op_, queue().device().backend_name());
 }
 
 void Command::finish(cl_int status) {

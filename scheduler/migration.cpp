@@ -252,6 +252,13 @@ std::vector<Transfer> plan_migrations(Operation& op, const Device& device, const
   return std::move(planner.transfers);
 }
 
+std::vector<Transfer> plan_range_uses(std::span<const RangeUse> uses, const Device& device,
+                                      Event& event) {
+  Planner planner{device, nullptr, event, {}};
+  for (const RangeUse& u : uses) planner.use(*u.mem, u.offset, u.size, u.access, planner.here());
+  return std::move(planner.transfers);
+}
+
 void make_backings(Operation& op, Device& device, Event& event) {
   Planner planner{device, nullptr, event, {}, /*backings_only=*/true};
   std::visit(planner, op);

@@ -20,6 +20,7 @@
 // submitted, the residency already reflects all the writes it may see.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "core/memory.h"
@@ -43,6 +44,17 @@ enum class Access {
 // the copies it makes serve only later commands of that queue. Thread: whichever thread submits
 // the command.
 std::vector<Transfer> plan_migrations(Operation& op, const Device& device, const void* queue,
+                                      Event& event);
+
+// One byte range of a buffer that a part of a device group's launch uses (scheduler/groups).
+struct RangeUse {
+  MemObject* mem;
+  size_t offset, size;
+  Access access;
+};
+// The transfers `uses` need on `device`, and the residency after them, as plan_migrations does
+// for a whole operation; the copies serve only commands that follow `event`.
+std::vector<Transfer> plan_range_uses(std::span<const RangeUse> uses, const Device& device,
                                       Event& event);
 
 // Makes the memory of every buffer `op` uses on `device` (Device::make_backing), before

@@ -40,6 +40,7 @@ Settings settings_from_environment() {
       s.disabled_backends.emplace(entry.substr(0, equals));
   }
   if (const char* v = value_of("MANIFOLD_DEVICES")) s.devices = v;
+  if (const char* v = value_of("MANIFOLD_DEVICE_GROUPS")) s.device_groups = v;
   if (const char* v = value_of("MANIFOLD_CUDA_DRIVER")) s.cuda_driver = v;
   if (const char* v = value_of("MANIFOLD_HIP_RUNTIME")) s.hip_runtime = v;
   if (const char* v = value_of("MANIFOLD_GPU_COMPLETION"))

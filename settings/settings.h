@@ -32,6 +32,9 @@ struct Settings {
   // MANIFOLD_DEVICES: a comma-separated list of the devices to show (core/platform.cpp:
   // device_selected); empty: every device.
   std::string devices;
+  // MANIFOLD_DEVICE_GROUPS: `;`-separated groups of `,`-separated members (scheduler/groups:
+  // parse_group_list), each listed as one more device after the physical ones.
+  std::string device_groups;
   std::string cuda_driver = "libcuda.so.1";  // MANIFOLD_CUDA_DRIVER
   // MANIFOLD_HIP_RUNTIME: a HIP runtime library to load instead of libamdhip64.so.6/.5 (the
   // simulated one of the tests, HIP over CUDA on the GPU machines); empty: the installed one.

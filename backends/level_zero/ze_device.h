@@ -52,6 +52,8 @@ class LevelZeroDevice final : public Device {
   ~LevelZeroDevice() override;
 
   const char* backend_name() const override { return "level_zero"; }
+  // Its launches take whole NDRanges only (ze_program.cpp).
+  bool runs_partial_ranges() const override { return false; }
   const compiler::Target& compiler_target() const override { return target_; }
   std::shared_ptr<const LoadedProgram> load_program(std::span<const uint8_t> binary,
                                                     std::string* error) override;

@@ -1,0 +1,48 @@
+/* Manifold's own OpenCL extensions.
+ *
+ * cl_mfld_device_group: a device made of several devices of the platform. A kernel enqueued on
+ * it runs as parts of its work-groups on the members at once; the other commands run on one
+ * member. Devices listed in MANIFOLD_DEVICE_GROUPS are groups made at start-up; an application
+ * makes more with clCreateDeviceGroupMFLD (found with clGetExtensionFunctionAddressForPlatform)
+ * and releases them with clReleaseDevice. */
+#ifndef CL_MANIFOLD_H
+#define CL_MANIFOLD_H
+
+#include <CL/cl.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define cl_mfld_device_group 1
+#define CL_MFLD_DEVICE_GROUP_EXTENSION_NAME "cl_mfld_device_group"
+
+typedef cl_properties cl_device_group_properties_mfld;
+
+/* clCreateDeviceGroupMFLD property: fixed shares of every kernel's work-groups, followed by a
+ * pointer to num_devices cl_float values (relative: they need not add up to 1). Without it the
+ * group learns the shares per kernel and NDRange shape from the times its parts take. */
+#define CL_DEVICE_GROUP_SHARES_MFLD 0x4F40
+
+/* clGetDeviceInfo: the members of a group (cl_device_id[]); nothing for other devices. */
+#define CL_DEVICE_GROUP_MEMBERS_MFLD 0x4F41
+
+/* clGetKernelWorkGroupInfo on a group: the fraction of the work-groups of the kernel's last
+ * launch that each member ran (cl_float[], one per member). */
+#define CL_KERNEL_GROUP_SPLIT_MFLD 0x4F42
+
+typedef cl_device_id(CL_API_CALL* clCreateDeviceGroupMFLD_fn)(
+    cl_platform_id platform, const cl_device_group_properties_mfld* properties, cl_uint num_devices,
+    const cl_device_id* devices, cl_int* errcode_ret);
+
+#ifndef CL_NO_PROTOTYPES
+extern CL_API_ENTRY cl_device_id CL_API_CALL
+clCreateDeviceGroupMFLD(cl_platform_id platform, const cl_device_group_properties_mfld* properties,
+                        cl_uint num_devices, const cl_device_id* devices, cl_int* errcode_ret);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CL_MANIFOLD_H */

@@ -1,0 +1,76 @@
+#include "scheduler/groups/balancer.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace manifold {
+
+std::vector<double> Balancer::normalized(std::vector<double> v) {
+  for (double& x : v) x = x > 0 ? x : 0;
+  const double sum = std::accumulate(v.begin(), v.end(), 0.0);
+  if (sum <= 0) {
+    std::fill(v.begin(), v.end(), v.empty() ? 0.0 : 1.0 / double(v.size()));
+    return v;
+  }
+  for (double& x : v) x /= sum;
+  return v;
+}
+
+Balancer::Balancer(std::vector<double> weights, std::vector<double> pinned)
+    : initial_(normalized(pinned.empty() ? std::move(weights) : std::move(pinned))),
+      pinned_(!initial_.empty() && !pinned.empty()) {}
+
+std::vector<double> Balancer::shares(const std::string& key) const {
+  if (pinned_) return initial_;
+  std::lock_guard lock(mutex_);
+  auto it = learned_.find(key);
+  return it == learned_.end() ? initial_ : it->second.shares;
+}
+
+void Balancer::record(const std::string& key, std::span<const size_t> groups,
+                      std::span<const double> seconds) {
+  if (pinned_ || groups.size() != initial_.size() || seconds.size() != groups.size()) return;
+  std::lock_guard lock(mutex_);
+  auto [it, made] = learned_.try_emplace(key);
+  Learned& l = it->second;
+  if (made) {
+    l.rate.assign(initial_.size(), 0.0);
+    l.shares = initial_;
+  }
+  for (size_t m = 0; m < groups.size(); ++m) {
+    if (groups[m] == 0 || seconds[m] <= 0) continue;
+    const double rate = double(groups[m]) / seconds[m];
+    // Smoothed: one slow launch (a first use that moved every buffer) does not decide alone.
+    l.rate[m] = l.rate[m] > 0 ? 0.5 * l.rate[m] + 0.5 * rate : rate;
+  }
+  // Members without a measurement keep their share relative to the measured ones.
+  std::vector<double> next(initial_.size(), 0.0);
+  double measured_share = 0, measured_rate = 0;
+  for (size_t m = 0; m < next.size(); ++m)
+    if (l.rate[m] > 0) {
+      measured_share += l.shares[m];
+      measured_rate += l.rate[m];
+    }
+  if (measured_rate <= 0) return;
+  for (size_t m = 0; m < next.size(); ++m)
+    next[m] = l.rate[m] > 0 ? measured_share * l.rate[m] / measured_rate : l.shares[m];
+  next = normalized(std::move(next));
+  // Equal finish times need shares proportional to speed; a member left with a sliver only
+  // adds its launch and its copies.
+  for (double& s : next)
+    if (s < kDropShare) s = 0;
+  l.shares = normalized(std::move(next));
+}
+
+std::vector<double> Balancer::last_split(const std::string& name) const {
+  std::lock_guard lock(mutex_);
+  auto it = last_split_.find(name);
+  return it == last_split_.end() ? std::vector<double>(initial_.size(), 0.0) : it->second;
+}
+
+void Balancer::set_last_split(const std::string& name, std::vector<double> split) {
+  std::lock_guard lock(mutex_);
+  last_split_[name] = std::move(split);
+}
+
+}  // namespace manifold

@@ -1,0 +1,48 @@
+// How a device group divides each kernel's work-groups among its members: per kernel and NDRange
+// shape, shares that move toward equal finish times from the times the parts took. A member
+// whose share falls below a few percent gets no part of that kernel any more: the copies and
+// the launch it costs would only slow the kernel down.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace manifold {
+
+class Balancer {
+ public:
+  // `weights`: each member's expected speed, before anything was measured; `pinned`: fixed
+  // shares (empty: learned).
+  Balancer(std::vector<double> weights, std::vector<double> pinned);
+
+  // Fractions of the work-groups of a launch keyed by `key` (kernel and shape), one per member,
+  // summing to 1. Thread-safe.
+  std::vector<double> shares(const std::string& key) const;
+  // A launch keyed by `key` ran as parts: member m ran `groups[m]` work-groups in `seconds[m]`
+  // (0 groups: no part). Thread-safe.
+  void record(const std::string& key, std::span<const size_t> groups,
+              std::span<const double> seconds);
+  // What the last launch of kernel `name` gave each member (fractions of its work-groups).
+  std::vector<double> last_split(const std::string& name) const;
+  void set_last_split(const std::string& name, std::vector<double> split);
+
+  static constexpr double kDropShare = 0.04;
+
+ private:
+  static std::vector<double> normalized(std::vector<double> v);
+
+  const std::vector<double> initial_;
+  const bool pinned_;
+  mutable std::mutex mutex_;
+  struct Learned {
+    std::vector<double> rate;  // work-groups per second, per member (0: not measured)
+    std::vector<double> shares;
+  };
+  std::map<std::string, Learned> learned_;
+  std::map<std::string, std::vector<double>> last_split_;
+};
+
+}  // namespace manifold
