@@ -110,7 +110,7 @@ struct NamedFunction {
 // Extension functions: those of the core list whose names end in KHR/EXT, and the
 // extension-only list.
 constexpr bool is_extension_name(std::string_view n) {
-  return n.ends_with("KHR") || n.ends_with("EXT") || n.ends_with("ARM");
+  return n.ends_with("KHR") || n.ends_with("EXT") || n.ends_with("ARM") || n.ends_with("MFLD");
 }
 
 const NamedFunction kExtensionFunctions[] = {

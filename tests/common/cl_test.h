@@ -6,6 +6,8 @@
 //                               first platform the loader reports. A substring match is accepted
 //                               when no platform has exactly that name.
 //   MANIFOLD_TEST_DEVICE_TYPE   cpu (default) | gpu | all
+//   MANIFOLD_TEST_DEVICE_NAME   only devices whose CL_DEVICE_NAME contains it (e.g. "Manifold
+//                               group": the suites on the device groups of MANIFOLD_DEVICE_GROUPS)
 //   MANIFOLD_TEST_TIMEOUT       seconds one test may run before the watchdog aborts the process
 //                               (default 120); a hang in the runtime then fails visibly instead
 //                               of blocking the whole run.
@@ -599,6 +601,16 @@ inline const bool kWatchdogRegistered = [] {
   return true;
 }();
 
+// The devices of `devices` whose name contains MANIFOLD_TEST_DEVICE_NAME (all when unset).
+inline std::vector<cl_device_id> devicesNamed(std::vector<cl_device_id> devices) {
+  const std::string wanted = envOr("MANIFOLD_TEST_DEVICE_NAME", "");
+  if (wanted.empty()) return devices;
+  std::erase_if(devices, [&](cl_device_id d) {
+    return deviceString(d, CL_DEVICE_NAME).find(wanted) == std::string::npos;
+  });
+  return devices;
+}
+
 // ------------------------------------------------------------------------------------------
 // Fixtures
 // ------------------------------------------------------------------------------------------
@@ -623,6 +635,8 @@ class DeviceTest : public ::testing::Test {
     ASSERT_EQ(Err(CL_SUCCESS), Err(err)) << "clGetDeviceIDs";
     std::vector<cl_device_id> devs(n);
     ASSERT_EQ(Err(CL_SUCCESS), Err(clGetDeviceIDs(platform_, type, n, devs.data(), nullptr)));
+    devs = devicesNamed(devs);
+    if (devs.empty()) GTEST_SKIP() << "no device of the requested MANIFOLD_TEST_DEVICE_NAME";
     device_ = devs[0];
     caps_ = queryCaps(device_);
   }

@@ -33,7 +33,7 @@ inline std::vector<DeviceUnderTest> devices_under_test(cl_platform_id platform) 
   std::vector<cl_device_id> ids(count);
   clGetDeviceIDs(platform, wanted, count, ids.data(), nullptr);
   std::vector<DeviceUnderTest> out;
-  for (cl_device_id id : ids) out.push_back({id, deviceString(id, CL_DEVICE_NAME)});
+  for (cl_device_id id : devicesNamed(ids)) out.push_back({id, deviceString(id, CL_DEVICE_NAME)});
   return out;
 }
 
