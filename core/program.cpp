@@ -308,6 +308,10 @@ bool Program::run_step(const std::vector<Device*>& requested, const std::string&
       done.emplace_back(&target, result);
     }
     if (result.status == CL_BUILD_SUCCESS && result.type == compiler::BinaryType::Executable) {
+      // Each device has its own copy of program-scope variables: a device group keeps the
+      // program's kernels on one member.
+      if (compiler::global_variables_size(result.binary) > 0)
+        for (compiler::KernelInfo& k : result.kernels) k.footprint.program_variables = true;
       std::string error;
       const auto started = std::chrono::steady_clock::now();
       result.loaded = device.load_program(result.binary, &error);
