@@ -3,8 +3,8 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Transforms/IPO/AlwaysInliner.h>
-#include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/EarlyCSE.h>
+#include <llvm/Transforms/Scalar/InstSimplifyPass.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
@@ -31,10 +31,12 @@ void analyze_footprints(const llvm::Module& module, std::vector<KernelInfo>& ker
   run_module_passes(*copy, nullptr, [](llvm::PassBuilder&, llvm::ModulePassManager& passes) {
     passes.addPass(llvm::AlwaysInlinerPass(/*InsertLifetime=*/false));
     llvm::FunctionPassManager cleanup;
-    // No CFG changes: folding branches into selects would hide induction variables.
+    // No CFG changes (folding branches into selects would hide induction variables), and no
+    // instcombine: it widens 32-bit index arithmetic into 64-bit shifts and drops nsw flags,
+    // which is exactly what the analysis reads.
     cleanup.addPass(llvm::SROAPass(llvm::SROAOptions::PreserveCFG));
     cleanup.addPass(llvm::EarlyCSEPass(/*UseMemorySSA=*/false));
-    cleanup.addPass(llvm::InstCombinePass());
+    cleanup.addPass(llvm::InstSimplifyPass());
     passes.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(cleanup)));
   });
   for (KernelInfo& info : kernels) {

@@ -96,11 +96,11 @@ CallKind classify_call(std::string_view plain) {
     return CallKind::Enqueue;
   if (starts_with_any(plain, {"barrier", "work_group_barrier", "sub_group_barrier", "mem_fence",
                               "read_mem_fence", "write_mem_fence", "atomic_work_item_fence",
-                              "work_group_", "sub_group_", "get_"}))
+                              "work_group_", "sub_group_", "get_", "prefetch"}))
     return CallKind::Harmless;
   if (starts_with_any(plain, {"atomic_", "atom_", "__spirv_Atomic"})) return CallKind::Atomic;
   if (starts_with_any(plain, {"fract", "modf", "sincos", "frexp", "lgamma_r", "remquo",
-                              "async_work_group", "wait_group_events", "prefetch"}))
+                              "async_work_group", "wait_group_events"}))
     return CallKind::ArgMemory;
   return CallKind::Unknown;
 }

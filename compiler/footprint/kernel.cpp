@@ -90,7 +90,9 @@ class Walk {
   }
 
   KernelFootprint run() {
-    for (const llvm::Instruction& inst : llvm::instructions(kernel_)) instruction(inst);
+    for (const llvm::BasicBlock& block : kernel_)
+      if (dominators_.isReachableFromEntry(&block))
+        for (const llvm::Instruction& inst : block) instruction(inst);
     for (size_t i = 0; i < info_.args.size(); ++i) {
       ArgFootprint& arg = out_.args[i];
       if (info_.args[i].kind != ArgKind::Buffer) {

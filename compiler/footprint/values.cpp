@@ -77,7 +77,8 @@ Values::Values(const llvm::Function& kernel, const llvm::DominatorTree& dominato
   uniform_groups_ = kernel.getFnAttribute("uniform-work-group-size").getValueAsString() == "true";
 }
 
-std::optional<Values::ArgBytes> Values::arg_bytes(const llvm::Value* value) const {
+std::optional<Values::ArgBytes> Values::arg_bytes(const llvm::Value* value, int depth) const {
+  if (depth > 16) return std::nullopt;
   auto* type = llvm::dyn_cast<llvm::IntegerType>(value->getType());
   if (!type || type->getBitWidth() % 8 || type->getBitWidth() > 64) return std::nullopt;
   const unsigned width = type->getBitWidth() / 8;
@@ -111,7 +112,7 @@ std::optional<Values::ArgBytes> Values::arg_bytes(const llvm::Value* value) cons
   const auto* inst = llvm::dyn_cast<llvm::Instruction>(value);
   if (!inst) return std::nullopt;
   if (llvm::isa<llvm::TruncInst>(inst)) {
-    std::optional<ArgBytes> from = arg_bytes(inst->getOperand(0));
+    std::optional<ArgBytes> from = arg_bytes(inst->getOperand(0), depth + 1);
     if (!from) return std::nullopt;
     return ArgBytes{from->arg, from->offset, std::min(from->bytes, width), width};
   }
@@ -121,14 +122,14 @@ std::optional<Values::ArgBytes> Values::arg_bytes(const llvm::Value* value) cons
   if (!amount) return std::nullopt;
   const uint64_t c = amount->getZExtValue();
   if (inst->getOpcode() == llvm::Instruction::LShr && c % 8 == 0 && c < 8 * width) {
-    std::optional<ArgBytes> from = arg_bytes(inst->getOperand(0));
+    std::optional<ArgBytes> from = arg_bytes(inst->getOperand(0), depth + 1);
     if (!from || from->bytes <= c / 8) return std::nullopt;
     return ArgBytes{from->arg, from->offset + uint32_t(c / 8), from->bytes - unsigned(c / 8),
                     width};
   }
   if (inst->getOpcode() == llvm::Instruction::And && c != 0 && (c & (c + 1)) == 0) {
     const unsigned bits = 64 - __builtin_clzll(c);
-    std::optional<ArgBytes> from = arg_bytes(inst->getOperand(0));
+    std::optional<ArgBytes> from = arg_bytes(inst->getOperand(0), depth + 1);
     if (!from || bits % 8) return std::nullopt;
     return ArgBytes{from->arg, from->offset, std::min(from->bytes, bits / 8), width};
   }
@@ -138,7 +139,12 @@ std::optional<Values::ArgBytes> Values::arg_bytes(const llvm::Value* value) cons
 std::optional<Expr> Values::of(const llvm::Value* value, bool is_signed) {
   const auto key = std::make_pair(value, unsigned(is_signed));
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  // Deep enough for any index expression; a value defined through itself (possible in
+  // unreachable code) stops here.
+  if (depth_ > 256) return std::nullopt;
+  ++depth_;
   std::optional<Expr> result = compute(value, is_signed);
+  --depth_;
   memo_[key] = result;
   return result;
 }

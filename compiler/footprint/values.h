@@ -37,7 +37,7 @@ class Values {
 
  private:
   struct ArgBytes;
-  std::optional<ArgBytes> arg_bytes(const llvm::Value* value) const;
+  std::optional<ArgBytes> arg_bytes(const llvm::Value* value, int depth = 0) const;
   std::optional<Expr> compute(const llvm::Value* value, bool is_signed);
   std::optional<Expr> binary(const llvm::Instruction* inst, bool is_signed);
   std::optional<Expr> cast(const llvm::Instruction* inst, bool is_signed);
@@ -61,6 +61,7 @@ class Values {
   const llvm::LoopInfo& loops_;
   std::vector<BoundedVariable>* bounded_;
   bool uniform_groups_ = false;
+  int depth_ = 0;
   llvm::DenseMap<const llvm::PHINode*, Guard> guards_;
   llvm::DenseMap<const llvm::PHINode*, Induction> inductions_;  // invalid while in progress
   llvm::DenseMap<std::pair<const llvm::Value*, unsigned>, std::optional<Expr>> memo_;

@@ -269,6 +269,19 @@ TEST(FootprintAnalysis, LocalMemoryAndBarriersStaySplittable) {
   expect_range(part(k, 0, r, args).reads, 512, 1024, k);
 }
 
+TEST(FootprintAnalysis, MathBuiltinsKeepKernelsSplittable) {
+  KernelInfo k = kernel(R"(
+    kernel void math(global const float* a, global float* out) {
+      size_t i = get_global_id(0);
+      float whole_part;
+      out[i] = sin(a[i]) + native_exp(a[i]) + fmax(a[i], 1.0f) + fract(a[i], &whole_part) +
+               whole_part;
+    })");
+  EXPECT_EQ(k.footprint.whole_reason, "") << describe(k.footprint);
+  expect_range(part(k, 1, range_1d(1024, 64, 2, 2), ArgValues().buffer().buffer()).writes, 512,
+               1024, k);
+}
+
 TEST(FootprintAnalysis, HelperFunctionsAreInlinedAndStructsCopied) {
   KernelInfo k = kernel(R"(
     typedef struct { float v[8]; } Block;
