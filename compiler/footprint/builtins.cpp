@@ -88,8 +88,14 @@ std::optional<VectorAccess> vector_access(std::string_view plain) {
   return out;
 }
 
+bool address_space_conversion(std::string_view plain) {
+  if (plain.starts_with("__")) plain.remove_prefix(2);
+  return plain == "to_global" || plain == "to_local" || plain == "to_private";
+}
+
 CallKind classify_call(std::string_view plain) {
   if (plain == "printf") return CallKind::Printf;
+  if (address_space_conversion(plain)) return CallKind::Harmless;
   if (plain.find("pipe") != std::string_view::npos) return CallKind::Pipe;
   if (starts_with_any(plain, {"read_image", "write_image", "get_image"})) return CallKind::Image;
   if (starts_with_any(plain, {"__enqueue_kernel", "enqueue_kernel", "enqueue_marker"}))

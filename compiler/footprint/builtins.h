@@ -27,6 +27,9 @@ struct VectorAccess {
 };
 std::optional<VectorAccess> vector_access(std::string_view plain);
 
+// to_global, to_local, to_private: the same address in another address space, or null.
+bool address_space_conversion(std::string_view plain);
+
 // What a call to a builtin that remains after inlining means for splitting a kernel.
 enum class CallKind {
   Harmless,   // no memory effects the footprint must know (queries, math, barriers, fences)

@@ -136,6 +136,13 @@ class Walk {
       if (info_.args[i].kind != ArgKind::Buffer) return {};
       return {Memory::Buffer, i, Expr{}};
     }
+    if (const auto* call = llvm::dyn_cast<llvm::CallBase>(p)) {
+      const llvm::Function* callee = call->getCalledFunction();
+      if (callee && call->arg_size() == 1 &&
+          address_space_conversion(plain_name(callee->getName())))
+        return place(call->getArgOperand(0), visiting);
+      return {};
+    }
     if (llvm::isa<llvm::AllocaInst>(p)) return only(Memory::Scratch);
     if (const auto* g = llvm::dyn_cast<llvm::GlobalVariable>(p))
       return only(is_mutable_global(*g) ? Memory::Mutable : Memory::Scratch);
@@ -182,6 +189,10 @@ class Walk {
       if (stride.isScalable() || !index->getType()->isIntegerTy()) return std::nullopt;
       std::optional<Expr> i = values_.of(index, true);
       if (!i) return std::nullopt;
+      // An index wider than the pointer's index type is truncated to it.
+      const unsigned index_bits = layout_.getIndexSizeInBits(gep.getPointerAddressSpace());
+      if (index->getType()->getIntegerBitWidth() > index_bits)
+        *i = with_check(*i, index_bits, true);
       std::optional<Poly> scaled = scale(i->poly, int64_t(stride.getFixedValue()));
       std::optional<Poly> sum = scaled ? add(out.poly, *scaled) : std::nullopt;
       if (!sum) return std::nullopt;

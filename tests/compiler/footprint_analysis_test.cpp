@@ -137,6 +137,39 @@ TEST(FootprintAnalysis, MatrixRowLoopIsBounded) {
   EXPECT_FALSE(part(k, 0, r, none).reads.has_value());
 }
 
+TEST(FootprintAnalysis, LoopShapes) {
+  KernelInfo k = kernel(R"(
+    kernel void loops(global float* down, global float* tri, global float* after, int n) {
+      int i = get_global_id(0);
+      for (int k = n - 1; k >= 0; --k) down[k] = 0.0f;
+      for (int j = 0; j < i; ++j) tri[i * n + j] = 1.0f;
+      int k;
+      for (k = 0; k < n; ++k) after[k] = 2.0f;
+      after[k] = 3.0f;
+    })");
+  ASSERT_EQ(k.footprint.whole_reason, "");
+  const NDRange r = range_1d(64, 16, 1, 1);  // work-items 16 to 31
+  const ArgValues args = ArgValues().buffer().buffer().buffer().add<int32_t>(64);
+  expect_range(part(k, 0, r, args).writes, 0, 64 * 4, k);
+  // Row i, columns [0, i): rows 16 to 31 without the diagonal and beyond.
+  expect_range(part(k, 1, r, args).writes, 16 * 64 * 4, (31 * 64 + 30 + 1) * 4, k);
+  // The value the induction variable leaves the loop with is not one the loop bounds.
+  EXPECT_FALSE(part(k, 2, r, args).writes.has_value()) << describe(k.footprint);
+}
+
+TEST(FootprintAnalysis, LocalSizeOnlyWhereGroupsAreUniform) {
+  const char* source = R"(
+    kernel void blocks(global int* out) {
+      out[get_group_id(0) * get_local_size(0) + get_local_id(0)] = 1;
+    })";
+  const NDRange r = range_1d(1024, 64, 2, 2);
+  // OpenCL C 3.0 allows a smaller last group, whose get_local_size the enqueued size is not.
+  KernelInfo free_groups = kernel(source, "-cl-std=CL3.0");
+  EXPECT_FALSE(free_groups.footprint.args[0].writes_known) << describe(free_groups.footprint);
+  KernelInfo uniform = kernel(source, "-cl-std=CL3.0 -cl-uniform-work-group-size");
+  expect_range(part(uniform, 0, r, ArgValues().buffer()).writes, 512, 1024, uniform);
+}
+
 TEST(FootprintAnalysis, StrideTwo) {
   KernelInfo k = kernel(R"(
     kernel void odd(global const float* in, global float* out) {
