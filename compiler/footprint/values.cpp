@@ -366,13 +366,13 @@ std::optional<Expr> Values::bound(const llvm::PHINode* phi) {
       is_signed = llvm::ICmpInst::isSigned(pred);
       strict = strict_predicate(pred);
     }
-    // The step cannot wrap: the test bounds it (steps of one past a strict test that dominates
-    // the step), or the step says so.
+    // The step cannot wrap: the step says so, or it starts from a value the test let through
+    // (a step of one past a strict test stays in range; a longer one is checked below).
     const bool flagged = is_signed ? next->hasNoSignedWrap() : next->hasNoUnsignedWrap();
     const bool unit = (step == 1 || step == -1) && strict;
     const bool test_dominates_step =
         !before || dominators_.dominates(llvm::BasicBlockEdge(block, stay), latch);
-    if (!flagged && !(unit && test_dominates_step)) continue;
+    if (!flagged && !test_dominates_step) continue;
     std::optional<Expr> first = of(start, is_signed), end = of(limit, is_signed);
     if (!first || !end) return std::nullopt;
     std::optional<Poly> edge = strict ? add(end->poly, Poly::constant(up ? -1 : 1)) : end->poly;
@@ -387,6 +387,14 @@ std::optional<Expr> Values::bound(const llvm::PHINode* phi) {
     Expr value{Poly::symbol({SymbolKind::Bounded, index}), {}, {}};
     merge_conditions(value, *first);
     merge_conditions(value, bound_expr);
+    if (!flagged && !unit) {
+      // One step past the last value the test lets through still fits the type.
+      std::optional<Poly> beyond = add(*edge, Poly::constant(step));
+      if (!beyond) return std::nullopt;
+      Expr past = bound_expr;
+      past.poly = *beyond;
+      merge_conditions(value, with_check(past, phi->getType()->getIntegerBitWidth(), is_signed));
+    }
     if (before) {
       guards_[phi] = Guard{block, stay};
       value.guards.push_back(phi);

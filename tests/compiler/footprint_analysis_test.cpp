@@ -153,6 +153,14 @@ TEST(FootprintAnalysis, LoopShapes) {
   expect_range(part(k, 0, r, args).writes, 0, 64 * 4, k);
   // Row i, columns [0, i): rows 16 to 31 without the diagonal and beyond.
   expect_range(part(k, 1, r, args).writes, 16 * 64 * 4, (31 * 64 + 30 + 1) * 4, k);
+  // Steps of four in unsigned arithmetic: bounded where the last step cannot wrap.
+  KernelInfo quads = kernel(R"(
+    kernel void quads(global float* out, uint n) {
+      for (uint k = 0; k < n; k += 4) out[k] = 0.0f;
+    })");
+  expect_range(part(quads, 0, r, ArgValues().buffer().add<uint32_t>(64)).writes, 0, 63 * 4 + 4,
+               quads);
+  EXPECT_FALSE(part(quads, 0, r, ArgValues().buffer().add<uint32_t>(0xFFFFFFFEu)).writes);
   // The value the induction variable leaves the loop with is not one the loop bounds.
   EXPECT_FALSE(part(k, 2, r, args).writes.has_value()) << describe(k.footprint);
 }
@@ -313,6 +321,20 @@ TEST(FootprintAnalysis, MathBuiltinsKeepKernelsSplittable) {
   EXPECT_EQ(k.footprint.whole_reason, "") << describe(k.footprint);
   expect_range(part(k, 1, range_1d(1024, 64, 2, 2), ArgValues().buffer().buffer()).writes, 512,
                1024, k);
+}
+
+TEST(FootprintAnalysis, MemsetOfLengthFromArgument) {
+  KernelInfo k = kernel(R"(
+    kernel void clear(global int* out, global const int* in, int n) {
+      int i = get_global_id(0);
+      __builtin_memset(out + i * n, 0, n * 4);
+      __builtin_memcpy(out + 4096, in + 2 * i, 64);
+    })");
+  ASSERT_EQ(k.footprint.whole_reason, "");
+  const NDRange r = range_1d(64, 16, 1, 1);  // rows 16 to 31 of n ints
+  const ArgValues args = ArgValues().buffer().buffer().add<int32_t>(8);
+  expect_range(part(k, 0, r, args).writes, 16 * 8 * 4, 4096 * 4 + 64, k);
+  expect_range(part(k, 1, r, args).reads, 16 * 8, 31 * 8 + 64, k);
 }
 
 TEST(FootprintAnalysis, HelperFunctionsAreInlinedAndStructsCopied) {
