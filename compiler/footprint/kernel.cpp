@@ -24,6 +24,9 @@ namespace {
 
 // __local variables live in address space 3 on every target Manifold compiles for.
 constexpr unsigned kLocalAddressSpace = 3;
+// Distinct accesses kept per argument: more (fully unrolled code) count as unknown, which keeps
+// the analysis, the binary and each launch's evaluation small.
+constexpr size_t kMaxAccesses = 256;
 
 // Where a pointer points: into a buffer argument (at a provable offset or not), memory no other
 // work-group sees (private, __local, program-scope constants), program-scope variables other
@@ -219,6 +222,7 @@ class Walk {
         break;
     }
     ArgFootprint& arg = out_.args[where.arg];
+    if (!(write ? arg.writes_known : arg.reads_known)) return;
     std::optional<Expr> offset = where.offset;
     if (offset && extra) {
       std::optional<Poly> sum = add(offset->poly, extra->poly);
@@ -234,6 +238,10 @@ class Walk {
           have.checks.size() == a.checks.size() &&
           std::equal(have.checks.begin(), have.checks.end(), a.checks.begin(), same_check))
         return;
+    if (arg.accesses.size() >= kMaxAccesses) {
+      (write ? arg.writes_known : arg.reads_known) = false;
+      return;
+    }
     arg.accesses.push_back(std::move(a));
   }
 

@@ -226,7 +226,7 @@ std::optional<Expr> Values::binary(const llvm::Instruction* inst, bool is_signed
       const auto* left = shl && shl->getOpcode() == llvm::Instruction::Shl
                              ? llvm::dyn_cast<llvm::ConstantInt>(shl->getOperand(1))
                              : nullptr;
-      if (!constant || !left || left->getZExtValue() >= bits ||
+      if (!constant || !left || left->getZExtValue() >= bits || constant->isZero() ||
           constant->getZExtValue() > left->getZExtValue() ||
           left->getZExtValue() - constant->getZExtValue() >= 62)
         return std::nullopt;

@@ -337,6 +337,18 @@ TEST(FootprintAnalysis, MemsetOfLengthFromArgument) {
   expect_range(part(k, 1, r, args).reads, 16 * 8, 31 * 8 + 64, k);
 }
 
+TEST(FootprintAnalysis, ManyDistinctAccessesCountAsUnknown) {
+  std::string source =
+      "kernel void many(global int* out, global int* few) {\n"
+      "  size_t i = get_global_id(0);\n  few[i] = 1;\n";
+  for (int k = 0; k < 300; ++k) source += "  out[i * 300 + " + std::to_string(k) + "] = 0;\n";
+  KernelInfo k = kernel(source + "}\n");
+  ASSERT_EQ(k.footprint.whole_reason, "");
+  EXPECT_FALSE(k.footprint.args[0].writes_known);
+  EXPECT_TRUE(k.footprint.args[0].accesses.empty());
+  EXPECT_TRUE(k.footprint.args[1].writes_known);
+}
+
 TEST(FootprintAnalysis, HelperFunctionsAreInlinedAndStructsCopied) {
   KernelInfo k = kernel(R"(
     typedef struct { float v[8]; } Block;
