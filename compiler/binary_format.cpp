@@ -9,7 +9,7 @@ namespace manifold::compiler {
 namespace {
 
 constexpr char kMagic[8] = {'M', 'N', 'F', 'D', 'C', 'L', 'B', '1'};
-constexpr uint32_t kFormatVersion = 5;  // 5: global_variable_bytes
+constexpr uint32_t kFormatVersion = 6;  // 6: kernel footprints
 constexpr size_t kHeaderSize = 8 + 4 + 4 + 8 + 8;
 // Sanity bound for any single count or length: rejects absurd values from corrupt input before
 // they turn into huge allocations.
@@ -86,6 +86,111 @@ class Reader {
   bool ok_ = true;
 };
 
+void write_polynomial(Writer& w, const Polynomial& p) {
+  w.u64(p.terms.size());
+  for (const Term& t : p.terms) {
+    w.u64(uint64_t(t.coefficient));
+    w.u64(t.factors.size());
+    for (const Symbol& s : t.factors) {
+      w.u32(uint32_t(s.kind));
+      w.u32(s.index);
+      w.u32(s.byte_offset);
+      w.u32(uint32_t(s.bytes) | (s.is_signed ? 0x100u : 0u));
+    }
+  }
+}
+
+void write_footprint(Writer& w, const KernelFootprint& f) {
+  w.u32(f.analyzed ? 1 : 0);
+  w.str(f.whole_reason);
+  w.u64(f.args.size());
+  for (const ArgFootprint& a : f.args) {
+    w.u32((a.reads_known ? 1u : 0u) | (a.writes_known ? 2u : 0u));
+    w.u64(a.accesses.size());
+    for (const Access& access : a.accesses) {
+      w.u32(access.write ? 1 : 0);
+      write_polynomial(w, access.offset);
+      w.u64(access.size);
+      w.u64(access.checks.size());
+      for (const RangeCheck& c : access.checks) {
+        write_polynomial(w, c.value);
+        w.u32(uint32_t(c.bits) | (c.is_signed ? 0x100u : 0u));
+      }
+    }
+  }
+  w.u64(f.bounded.size());
+  for (const BoundedVariable& b : f.bounded) {
+    write_polynomial(w, b.first);
+    write_polynomial(w, b.last);
+  }
+}
+
+// `*valid` turns false on a symbol kind this reader does not know.
+Polynomial read_polynomial(Reader& r, bool* valid) {
+  Polynomial p;
+  const uint64_t terms = r.count();
+  for (uint64_t i = 0; i < terms && r.ok(); ++i) {
+    Term t;
+    t.coefficient = int64_t(r.u64());
+    const uint64_t factors = r.count();
+    for (uint64_t j = 0; j < factors && r.ok(); ++j) {
+      Symbol s;
+      const uint32_t kind = r.u32();
+      if (kind > uint32_t(SymbolKind::Bounded)) *valid = false;
+      s.kind = SymbolKind(kind);
+      s.index = r.u32();
+      s.byte_offset = r.u32();
+      const uint32_t bytes = r.u32();
+      s.bytes = uint8_t(bytes);
+      s.is_signed = bytes & 0x100u;
+      t.factors.push_back(s);
+    }
+    p.terms.push_back(std::move(t));
+  }
+  return p;
+}
+
+KernelFootprint read_footprint(Reader& r) {
+  KernelFootprint f;
+  bool valid = true;
+  f.analyzed = r.u32() != 0;
+  f.whole_reason = r.str();
+  const uint64_t args = r.count();
+  for (uint64_t i = 0; i < args && r.ok(); ++i) {
+    ArgFootprint a;
+    const uint32_t known = r.u32();
+    a.reads_known = known & 1u;
+    a.writes_known = known & 2u;
+    const uint64_t accesses = r.count();
+    for (uint64_t j = 0; j < accesses && r.ok(); ++j) {
+      Access access;
+      access.write = r.u32() != 0;
+      access.offset = read_polynomial(r, &valid);
+      access.size = r.u64();
+      const uint64_t checks = r.count();
+      for (uint64_t k = 0; k < checks && r.ok(); ++k) {
+        RangeCheck c;
+        c.value = read_polynomial(r, &valid);
+        const uint32_t bits = r.u32();
+        c.bits = uint8_t(bits);
+        c.is_signed = bits & 0x100u;
+        access.checks.push_back(std::move(c));
+      }
+      a.accesses.push_back(std::move(access));
+    }
+    f.args.push_back(std::move(a));
+  }
+  const uint64_t bounded = r.count();
+  for (uint64_t i = 0; i < bounded && r.ok(); ++i) {
+    BoundedVariable b;
+    b.first = read_polynomial(r, &valid);
+    b.last = read_polynomial(r, &valid);
+    f.bounded.push_back(std::move(b));
+  }
+  // Nothing proven is always a safe answer.
+  return valid ? f : KernelFootprint{};
+}
+
 void write_kernel(Writer& w, const KernelInfo& k) {
   w.str(k.name);
   w.u64(k.args.size());
@@ -106,6 +211,7 @@ void write_kernel(Writer& w, const KernelInfo& k) {
   w.u64(k.private_mem_size);
   w.u64(k.max_work_group_size);
   w.u32(k.arg_info_available ? 1 : 0);
+  write_footprint(w, k.footprint);
 }
 
 KernelInfo read_kernel(Reader& r) {
@@ -133,6 +239,7 @@ KernelInfo read_kernel(Reader& r) {
   k.private_mem_size = r.u64();
   k.max_work_group_size = r.u64();
   k.arg_info_available = r.u32() != 0;
+  k.footprint = read_footprint(r);
   return k;
 }
 

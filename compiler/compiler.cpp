@@ -15,6 +15,7 @@
 #include <algorithm>
 
 #include "compiler/binary_format.h"
+#include "compiler/footprint/analysis.h"
 #include "compiler/frontend.h"
 #include "compiler/kernel_info.h"
 #include "compiler/options.h"
@@ -98,6 +99,11 @@ BuildOutput finish_executable(std::unique_ptr<llvm::Module> module, const Parsed
   program.options = std::string(option_text);
   program.producer = producer_id();
   program.kernels = read_kernel_infos(*module);
+  {
+    StageClock clock(&times);
+    analyze_footprints(*module, program.kernels);
+    clock.lap("footprint analysis");
+  }
   if (!pipeline_for(target)->finalize(*module, program, options, &log, &times))
     return failure(std::move(log));
   if (std::string why; !driver_il.empty() && check_emitted_spirv(driver_il, target, &why))

@@ -147,9 +147,10 @@ PartFootprint evaluate_part(const KernelFootprint& footprint, size_t arg, const 
     bool exact = true;
     for (const RangeCheck& c : access.checks) exact = exact && eval.check(c);
     std::optional<Interval> offset = exact ? eval.polynomial(access.offset) : std::nullopt;
-    // A byte before the buffer's start is outside it (undefined behaviour of the kernel): the
-    // footprint then says nothing.
-    if (!offset || offset->lo < 0 || !in_limit(offset->hi + Wide(access.size))) {
+    // A byte before the buffer's start, or past what 64-bit addresses reach, is outside it
+    // (undefined behaviour of the kernel): the footprint then says nothing.
+    if (!offset || offset->lo < 0 || !in_limit(offset->hi + Wide(access.size)) ||
+        offset->hi + Wide(access.size) > Wide(UINT64_MAX)) {
       into.reset();
       continue;
     }

@@ -73,6 +73,36 @@ TEST(SpirvReader, BuildsForTheCpuWithKernelInfo) {
             static_cast<cl_kernel_arg_address_qualifier>(CL_KERNEL_ARG_ADDRESS_CONSTANT));
 }
 
+// Programs from SPIR-V get the footprints of device groups as programs from OpenCL C do.
+TEST(SpirvReader, FootprintsOfReadModules) {
+  BuildOutput out = build_il(corpus_module(), "", host_cpu_target(), {});
+  ASSERT_TRUE(out.success) << out.log;
+  ASSERT_EQ(out.kernels.size(), 3u);
+  const KernelFootprint& vadd = out.kernels[0].footprint;
+  ASSERT_TRUE(vadd.analyzed);
+  EXPECT_EQ(vadd.whole_reason, "");
+  ASSERT_EQ(vadd.args.size(), 4u);
+  EXPECT_TRUE(vadd.args[2].writes_known);
+  ASSERT_EQ(vadd.args[2].accesses.size(), 1u);
+  EXPECT_EQ(vadd.args[2].accesses[0].size, 4u);
+  // Groups [1, 2) of 64 work-items write c[64] to c[127].
+  NDRange range;
+  range.global_size[0] = 256;
+  range.local_size[0] = 64;
+  range.group_first[0] = 1;
+  range.group_count[0] = 1;
+  const uint64_t pointer = 0;
+  const int32_t n = 256;
+  const std::span<const uint8_t> p(reinterpret_cast<const uint8_t*>(&pointer), sizeof pointer);
+  const std::span<const uint8_t> v(reinterpret_cast<const uint8_t*>(&n), sizeof n);
+  const std::vector<std::span<const uint8_t>> args = {p, p, p, v};
+  PartFootprint written = evaluate_part(vadd, 2, range, args);
+  ASSERT_TRUE(written.writes);
+  EXPECT_EQ(written.writes->first, 256u);
+  EXPECT_EQ(written.writes->end, 512u);
+  EXPECT_EQ(out.kernels[1].footprint.whole_reason, "global atomics");
+}
+
 TEST(SpirvReader, BuildsForNvptx) {
   BuildOutput out = build_il(corpus_module(), "", nvptx_target(9, 0), {});
   ASSERT_TRUE(out.success) << out.log;
