@@ -258,6 +258,9 @@ Cell measure_build(const DeviceRef& device, const Environment& environment,
   return cell;
 }
 
+void run_kernel_worker(const DeviceRef& device, const BenchOptions& options, Subject& subject,
+                       Progress& progress, const std::string& cache_dir);
+
 void run_opencl_subject(const DeviceRef& device, const BenchOptions& options, Subject& subject,
                         Progress& progress) {
   BenchSizes sizes = bench_sizes(options.quick);
@@ -270,6 +273,13 @@ void run_opencl_subject(const DeviceRef& device, const BenchOptions& options, Su
   // and compiler's files from disk: one discarded child first brings those into the OS's file
   // cache, which on a freshly started machine costs any platform's first child several times its
   // build.
+  if (device.group_member >= 0) {
+    run_kernel_worker(device, options, subject, progress, cache_dir);
+    std::error_code error;
+    fs::remove_all(cache_dir, error);
+    fs::remove_all(empty_dir, error);
+    return;
+  }
   progress.step("reading the platform's files once");
   measure_build(device, cold_environment(vendors, empty_dir), "", 1, progress, "build_cold_ms");
   subject.cells["build_cold_ms"] = measure_build(device, cold_environment(vendors, empty_dir), "",
@@ -294,10 +304,20 @@ void run_opencl_subject(const DeviceRef& device, const BenchOptions& options, Su
                       sizes.build_samples, progress, "build_il_cached_ms", true);
   }
 
-  // The kernels: caches in a private folder so that the user's caches stay untouched.
+  run_kernel_worker(device, options, subject, progress, cache_dir);
+  std::error_code error;
+  fs::remove_all(cache_dir, error);
+  fs::remove_all(empty_dir, error);
+}
+
+// The kernels: caches in a private folder so that the user's caches stay untouched.
+void run_kernel_worker(const DeviceRef& device, const BenchOptions& options, Subject& subject,
+                       Progress& progress, const std::string& cache_dir) {
+  const std::string vendors = device.vendors_dir;
   std::vector<std::string> argv = {self_executable(), "_bench-device", device.platform_name,
                                    std::to_string(device.device_index)};
   if (options.quick) argv.push_back("--quick");
+  if (device.group_member >= 0) argv.push_back("--member=" + std::to_string(device.group_member));
   std::string running;
   ChildOutcome outcome = run_child(argv, cached_environment(vendors, cache_dir),
                                    options.quick ? 300 : 900, [&](const std::string& line) {
@@ -317,9 +337,6 @@ void run_opencl_subject(const DeviceRef& device, const BenchOptions& options, Su
               .c_str());
     mark_unreported(subject, kernel_metric_names(), outcome, running);
   }
-  std::error_code error;
-  fs::remove_all(cache_dir, error);
-  fs::remove_all(empty_dir, error);
 }
 
 std::string find_peer_program(const BenchOptions& options) {
@@ -449,6 +466,24 @@ int run_bench_command(const std::vector<std::string>& args) {
                      : "manifold bench: the selection holds no OpenCL device: nothing to run\n");
     return 1;
   }
+
+  // A device group is measured beside each of its members alone (its split against theirs).
+  std::vector<DeviceRef> members;
+  for (const DeviceRef* device : chosen) {
+    const std::vector<cl_device_id> ids = group_members(device->device);
+    for (size_t m = 0; m < ids.size(); ++m) {
+      DeviceRef member = *device;
+      member.device = ids[m];
+      member.group_member = int(m);
+      member.device_name = device_string(ids[m], CL_DEVICE_NAME);
+      member.label = device->label + " member " + std::to_string(m);
+      cl_device_type type = 0;
+      clGetDeviceInfo(ids[m], CL_DEVICE_TYPE, sizeof type, &type, nullptr);
+      member.type = type;
+      members.push_back(std::move(member));
+    }
+  }
+  for (const DeviceRef& member : members) chosen.push_back(&member);
 
   Report report;
   report.quick = options.quick;

@@ -53,7 +53,7 @@ void measure(const char* metric, const std::function<Outcome()>& body) {
   }
 }
 
-Device open_device(const std::string& platform_name, int device_index) {
+Device open_device(const std::string& platform_name, int device_index, int member) {
   Device result;
   cl_uint count = 0;
   cl_check(clGetPlatformIDs(0, nullptr, &count), "clGetPlatformIDs");
@@ -71,6 +71,11 @@ Device open_device(const std::string& platform_name, int device_index) {
   cl_check(clGetDeviceIDs(result.platform, CL_DEVICE_TYPE_ALL, device_count, ids.data(), nullptr),
            "clGetDeviceIDs");
   result.device = ids[static_cast<size_t>(device_index)];
+  if (member >= 0) {
+    const std::vector<cl_device_id> members = group_members(result.device);
+    if (size_t(member) >= members.size()) throw std::runtime_error("no such group member");
+    result.device = members[size_t(member)];
+  }
   cl_int status = CL_SUCCESS;
   cl_context_properties properties[] = {
       CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(result.platform), 0};

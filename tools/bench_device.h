@@ -72,7 +72,8 @@ struct Device {
 };
 
 // Finds the device the parent named (platform name + index) and opens a context and queue.
-Device open_device(const std::string& platform_name, int device_index);
+// `member` >= 0: that member of the device (a device group) instead.
+Device open_device(const std::string& platform_name, int device_index, int member = -1);
 
 Buffer make_buffer(const Device& device, cl_mem_flags flags, size_t bytes, void* host = nullptr);
 std::string build_log(cl_program program, cl_device_id device);

@@ -7,6 +7,7 @@
 // The measurements live in one file per family (bench_measurements.h); this file runs them.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -95,14 +96,17 @@ void emit_all_kernel_metrics_as(const std::string& value, const std::string& not
 
 }  // namespace
 
-// manifold _bench-device PLATFORM_NAME DEVICE_INDEX [--quick]
+// manifold _bench-device PLATFORM_NAME DEVICE_INDEX [--quick] [--member=K]
 int run_bench_device_worker(const std::vector<std::string>& args) {
   if (args.size() < 2) return 2;
   bool quick = std::find(args.begin(), args.end(), "--quick") != args.end();
+  int member = -1;
+  for (const std::string& a : args)
+    if (a.rfind("--member=", 0) == 0) member = std::atoi(a.c_str() + 9);
   BenchSizes sizes = bench_sizes(quick);
   Device device;
   try {
-    device = open_device(args[0], std::stoi(args[1]));
+    device = open_device(args[0], std::stoi(args[1]), member);
   } catch (const std::exception& error) {
     emit_all_kernel_metrics_as("ERROR", error.what());
     return 0;

@@ -401,4 +401,15 @@ bool selector_matches(const std::string& selector, const DeviceRef& device, size
   return haystack.find(lower(selector)) != std::string::npos;
 }
 
+std::vector<cl_device_id> group_members(cl_device_id device) {
+  constexpr cl_device_info kGroupMembers = 0x4F41;  // CL_DEVICE_GROUP_MEMBERS_MFLD
+  size_t size = 0;
+  if (clGetDeviceInfo(device, kGroupMembers, 0, nullptr, &size) != CL_SUCCESS || size == 0)
+    return {};
+  std::vector<cl_device_id> members(size / sizeof(cl_device_id));
+  if (clGetDeviceInfo(device, kGroupMembers, size, members.data(), nullptr) != CL_SUCCESS)
+    return {};
+  return members;
+}
+
 }  // namespace manifold_tool

@@ -55,6 +55,10 @@ struct IcdSetup {
 IcdSetup& prepare_icd_vendors(const std::vector<std::string>& extra_libraries);
 void remove_icd_setup();
 
+// The members of a Manifold device group (CL_DEVICE_GROUP_MEMBERS_MFLD); empty for any other
+// device or platform.
+std::vector<cl_device_id> group_members(cl_device_id device);
+
 struct DeviceRef {
   cl_platform_id platform = nullptr;
   cl_device_id device = nullptr;
@@ -66,6 +70,9 @@ struct DeviceRef {
   cl_device_type type = 0;
   std::string label;        // unique short column label, e.g. "Manifold CPU"
   std::string vendors_dir;  // a vendors folder with only this device's platform, or all_dir
+  // A member of a Manifold device group (cl_mfld_device_group), measured alone beside its group:
+  // its index among the group's members; -1 for a device of the platform's list.
+  int group_member = -1;
   bool is_manifold() const { return platform_short == "Manifold"; }
 };
 
