@@ -88,6 +88,48 @@ std::optional<VectorAccess> vector_access(std::string_view plain) {
   return out;
 }
 
+std::optional<unsigned> pointee_bytes(std::string_view mangled) {
+  const size_t pointer = mangled.rfind('P');
+  if (pointer == std::string_view::npos) return std::nullopt;
+  std::string_view rest = mangled.substr(pointer + 1);
+  // The address space, a vendor qualifier (U3AS1, U8CLglobal), and cv-qualifiers before the type.
+  if (rest.starts_with("U")) {
+    rest.remove_prefix(1);
+    size_t length = 0;
+    while (!rest.empty() && rest.front() >= '0' && rest.front() <= '9') {
+      length = length * 10 + size_t(rest.front() - '0');
+      rest.remove_prefix(1);
+    }
+    if (length > rest.size()) return std::nullopt;
+    rest.remove_prefix(length);
+    while (!rest.empty() && rest.front() >= '0' && rest.front() <= '9') rest.remove_prefix(1);
+  }
+  while (!rest.empty() && (rest.front() == 'K' || rest.front() == 'V')) rest.remove_prefix(1);
+  if (rest == "Dh") return 2u;
+  if (rest.size() != 1) return std::nullopt;
+  switch (rest.front()) {
+    case 'c':
+    case 'a':
+    case 'h':
+      return 1u;
+    case 's':
+    case 't':
+      return 2u;
+    case 'i':
+    case 'j':
+    case 'f':
+      return 4u;
+    case 'l':
+    case 'm':
+    case 'd':
+    case 'x':
+    case 'y':
+      return 8u;
+    default:
+      return std::nullopt;
+  }
+}
+
 bool address_space_conversion(std::string_view plain) {
   if (plain.starts_with("__")) plain.remove_prefix(2);
   return plain == "to_global" || plain == "to_local" || plain == "to_private";

@@ -26,6 +26,10 @@ struct VectorAccess {
   unsigned offset_operand = 0, pointer_operand = 1;
 };
 std::optional<VectorAccess> vector_access(std::string_view plain);
+// The bytes of the scalar a vload/vstore's pointer points to, read from the mangled name
+// (`_Z7vstore3Dv3_tmPU3AS1t`: ushort): the value's IR type may be coerced by the calling
+// convention (a ushort3 passed as one i64). nullopt for a name it cannot read.
+std::optional<unsigned> pointee_bytes(std::string_view mangled);
 
 // to_global, to_local, to_private: the same address in another address space, or null.
 bool address_space_conversion(std::string_view plain);

@@ -321,7 +321,12 @@ class Walk {
         if (arg->getType()->isPointerTy()) opaque(arg.get(), !v.write, v.write);
       return;
     }
-    const uint64_t element = v.element_bytes ? v.element_bytes : store_size(data->getScalarType());
+    const std::optional<unsigned> pointee = pointee_bytes(call.getCalledFunction()->getName());
+    if (!v.element_bytes && !pointee) {
+      opaque(pointer, !v.write, v.write);
+      return;
+    }
+    const uint64_t element = v.element_bytes ? v.element_bytes : *pointee;
     std::optional<Expr> index = values_.of(offset, false);
     std::optional<Poly> bytes =
         index ? scale(index->poly, int64_t(element * v.stride_elements)) : std::nullopt;

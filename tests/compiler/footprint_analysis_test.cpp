@@ -100,6 +100,20 @@ TEST(FootprintAnalysis, ThreeDimensionsFromGlobalSizes) {
   expect_range(part(k, 0, r, ArgValues().buffer()).writes, 1 * 32 * 4, 3 * 32 * 4, k);
 }
 
+// The calling convention may pass a small vector as one integer (a ushort3 as i64): the element
+// size comes from the builtin's pointer type, not from the value's IR type.
+TEST(FootprintAnalysis, Vstore3OfShortsStepsBySixBytes) {
+  KernelInfo k = kernel(
+      "kernel void v(global const ushort* in, global ushort* out) {\n"
+      "  size_t i = get_global_id(0);\n"
+      "  vstore3(vload3(i, in), i, out);\n}");
+  ASSERT_EQ(k.footprint.whole_reason, "");
+  expect_range(part(k, 1, range_1d(1024, 64, 1, 1), ArgValues().buffer().buffer()).writes,
+               64 * 6, 128 * 6, k);
+  expect_range(part(k, 0, range_1d(1024, 64, 1, 1), ArgValues().buffer().buffer()).reads,
+               64 * 6, 128 * 6, k);
+}
+
 TEST(FootprintAnalysis, VectorStoresAndVstore) {
   for (const char* body :
        {"((global float4*)out)[i] = (float4)(1.0f);", "vstore4((float4)(1.0f), i, out);"}) {
