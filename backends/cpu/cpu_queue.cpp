@@ -1,5 +1,7 @@
 #include "backends/cpu/cpu_queue.h"
 
+#include "backends/cpu/cpu_device.h"
+
 // oneTBB is not built with ThreadSanitizer: the hand-off of a task from the enqueueing thread to
 // a worker is invisible to it. These annotations state that everything the enqueueing thread
 // wrote before arena_.enqueue (the command, its operands) happens before the task runs. The
@@ -45,6 +47,9 @@ void InOrderQueue::submit(Ref<Job> job) {
 }
 
 void InOrderQueue::help_until_idle() {
+  // A sub-device runs on its own cores only: a thread joining its arena would add one more
+  // (the halves of a CPU in a device group would each take the whole machine).
+  if (!device_.is_root()) return;
   {
     std::lock_guard lock(mutex_);
     if (executing_ || fifo_.empty()) return;

@@ -17,8 +17,8 @@ std::vector<double> Balancer::normalized(std::vector<double> v) {
 }
 
 Balancer::Balancer(std::vector<double> weights, std::vector<double> pinned)
-    : initial_(normalized(pinned.empty() ? std::move(weights) : std::move(pinned))),
-      pinned_(!initial_.empty() && !pinned.empty()) {}
+    : pinned_(!pinned.empty()),
+      initial_(normalized(pinned.empty() ? std::move(weights) : std::move(pinned))) {}
 
 std::vector<double> Balancer::shares(const std::string& key) const {
   if (pinned_) return initial_;
@@ -56,9 +56,11 @@ void Balancer::record(const std::string& key, std::span<const size_t> groups,
     next[m] = l.rate[m] > 0 ? measured_share * l.rate[m] / measured_rate : l.shares[m];
   next = normalized(std::move(next));
   // Equal finish times need shares proportional to speed; a member left with a sliver only
-  // adds its launch and its copies.
-  for (double& s : next)
-    if (s < kDropShare) s = 0;
+  // adds its launch and its copies (judged after a few launches: the first ones also pay for
+  // first uses).
+  if (++l.launches >= kLaunchesBeforeDropping)
+    for (double& s : next)
+      if (s < kDropShare) s = 0;
   l.shares = normalized(std::move(next));
 }
 

@@ -30,16 +30,18 @@ class Balancer {
   void set_last_split(const std::string& name, std::vector<double> split);
 
   static constexpr double kDropShare = 0.04;
+  static constexpr unsigned kLaunchesBeforeDropping = 3;
 
  private:
   static std::vector<double> normalized(std::vector<double> v);
 
-  const std::vector<double> initial_;
   const bool pinned_;
+  const std::vector<double> initial_;
   mutable std::mutex mutex_;
   struct Learned {
     std::vector<double> rate;  // work-groups per second, per member (0: not measured)
     std::vector<double> shares;
+    unsigned launches = 0;
   };
   std::map<std::string, Learned> learned_;
   std::map<std::string, std::vector<double>> last_split_;
