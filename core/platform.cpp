@@ -73,30 +73,41 @@ Platform::Platform() {
     log_debug("driver %s: %zu device(s)", driver->name(), listed.size());
     found.insert(found.end(), listed.begin(), listed.end());
   }
-  MemoryPlace next_place = kHostPlace + 1;
-  for (size_t index = 0; index < found.size(); ++index) {
-    Device* d = found[index];
+  // Device groups are made of every device found (MANIFOLD_DEVICE_GROUPS names them by their
+  // index in that list) and listed after them; MANIFOLD_DEVICES then picks from the whole list.
+  std::vector<Device*> listed = found;
+  const std::vector<Device*> composed = run_device_composers(found);
+  listed.insert(listed.end(), composed.begin(), composed.end());
+  std::vector<Device*> working;  // the devices shown, and the members of the groups shown
+  const auto add_working = [&](Device* d) {
+    if (std::find(working.begin(), working.end(), d) == working.end()) working.push_back(d);
+  };
+  for (size_t index = 0; index < listed.size(); ++index) {
+    Device* d = listed[index];
     if (!device_selected(*d, index, settings().devices)) {
       log_debug("device %zu (%s) hidden by MANIFOLD_DEVICES", index, d->info().name.c_str());
       continue;
     }
-    if (!d->shares_host_memory()) {
-      // A device beyond the places a residency mask can name could not hold buffers.
-      if (next_place == kMaxMemoryPlaces) {
-        log_debug("device %s skipped: more than %u GPUs", d->info().name.c_str(),
-                  kMaxMemoryPlaces - 1);
-        continue;
-      }
-      device_at_place_[next_place] = d;
-      d->set_memory_place(next_place++);
-    }
     devices_.push_back(d);
+    for (const Ref<Device>& member : d->members())
+      add_working(member->parent() ? member->parent() : member.get());
+    if (!d->is_group()) add_working(d);
+  }
+  MemoryPlace next_place = kHostPlace + 1;
+  for (Device* d : working) {
+    if (d->shares_host_memory()) continue;
+    // A device beyond the places a residency mask can name could not hold buffers.
+    if (next_place == kMaxMemoryPlaces) {
+      log_debug("device %s left out: more than %u GPUs", d->info().name.c_str(),
+                kMaxMemoryPlaces - 1);
+      std::erase(devices_, d);
+      continue;
+    }
+    device_at_place_[next_place] = d;
+    d->set_memory_place(next_place++);
   }
   // Before any device is handed out: a device that cannot take the SVM range reports no SVM.
-  run_platform_setups(devices_);
-  // Device groups: made of the devices above, listed after them.
-  const std::vector<Device*> composed = run_device_composers(devices_);
-  devices_.insert(devices_.end(), composed.begin(), composed.end());
+  run_platform_setups(working);
 }
 
 bool device_selected(const Device& device, size_t index, std::string_view selection) {

@@ -150,7 +150,7 @@ compiler::Target group_target(const std::vector<Ref<Device>>& members, const Dev
 // Expected speed before any measurement: lanes x clock.
 double expected_speed(const Device& device) {
   const DeviceInfo& i = device.info();
-  const double lanes = (i.type & CL_DEVICE_TYPE_GPU) && device.memory_place() != kHostPlace
+  const double lanes = (i.type & CL_DEVICE_TYPE_GPU) && !device.shares_host_memory()
                            ? 128.0
                            : double(std::max<cl_uint>(1, i.native_vector_width[4]));
   return double(std::max<cl_uint>(1, i.max_compute_units)) *
