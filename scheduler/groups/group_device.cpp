@@ -112,7 +112,7 @@ DeviceInfo group_info(const std::vector<Ref<Device>>& members) {
   d.partition_properties.clear();
   d.partition_affinity_domain = 0;
   std::erase_if(d.extensions, [](const cl_name_version& e) {
-    return std::string_view(e.name) == "cl_arm_import_memory" ||
+    return std::string_view(e.name).starts_with("cl_arm_import_memory") ||
            std::string_view(e.name) == "cl_khr_pci_bus_info";
   });
   if (d.sub_group_size == 0) {
