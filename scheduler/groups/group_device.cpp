@@ -192,7 +192,7 @@ size_t GroupDevice::member_for_host_work() const {
 std::shared_ptr<NativeQueue> GroupDevice::create_native_queue_impl(bool out_of_order) {
   std::vector<std::shared_ptr<NativeQueue>> queues;
   for (const Ref<Device>& m : members_) queues.push_back(m->create_native_queue(out_of_order));
-  return std::make_shared<GroupQueue>(*this, std::move(queues));
+  return std::make_shared<GroupQueue>(*this, std::move(queues), !out_of_order);
 }
 
 GroupDevice* make_application_group(std::vector<Device*> members, std::vector<double> shares) {

@@ -20,6 +20,9 @@ PartJob::PartJob(std::shared_ptr<GroupLaunch> launch, size_t index, const char* 
 
 cl_int PartJob::run(DeviceOps& ops) { return execute(ops, transfers_, op_, backend_); }
 
+bool PartJob::profiling() const { return launch_->timed(); }
+bool PartJob::submitted_directly() const { return launch_->started_directly(); }
+
 const std::vector<std::shared_ptr<NativeQueue>>& PartJob::native_waits() const {
   static const std::vector<std::shared_ptr<NativeQueue>> none;
   return none;
@@ -38,8 +41,25 @@ GroupLaunch::GroupLaunch(Ref<Command> command, GroupDevice& group,
                          std::vector<std::shared_ptr<NativeQueue>> queues)
     : command_(std::move(command)), group_(group), queues_(std::move(queues)) {}
 
-void GroupLaunch::start() {
+void GroupLaunch::fix_members() {
+  members_.clear();
+  for (const Part& p : parts_) members_.push_back(p.member);
+}
+
+bool GroupLaunch::then(std::shared_ptr<GroupLaunch> next) {
+  std::lock_guard lock(chain_mutex_);
+  if (ended_) return false;
+  next_ = std::move(next);
+  return true;
+}
+
+void GroupLaunch::start(bool direct) {
   seconds_.assign(parts_.size(), 0.0);
+  // Times are taken where the balancer learns from them (a split) or the queue profiles; a
+  // GPU records two events per timed command.
+  timed_ = !key_.empty() || command_->event().timed();
+  direct_ = direct && !prologue_;
+  started_.store(true, std::memory_order_release);
   if (prologue_) {
     remaining_.store(1, std::memory_order_relaxed);
     queues_[parts_.front().member]->submit(prologue_);
@@ -77,7 +97,14 @@ void GroupLaunch::part_done(size_t index, cl_int status, const Event& event) {
       return;
     }
     parts_.clear();
+    std::shared_ptr<GroupLaunch> next;
+    {
+      std::lock_guard lock(chain_mutex_);
+      ended_ = true;
+      next = std::move(next_);
+    }
     command_->finish(status_.load());
+    if (next) next->start(/*direct=*/false);
     return;
   }
   const cl_int final_status = status_.load();
@@ -99,7 +126,14 @@ void GroupLaunch::part_done(size_t index, cl_int status, const Event& event) {
   std::vector<Part> parts = std::move(parts_);
   parts_.clear();
   Ref<Command> command = command_;
+  std::shared_ptr<GroupLaunch> next;
+  {
+    std::lock_guard lock(chain_mutex_);
+    ended_ = true;
+    next = std::move(next_);
+  }
   command->finish(final_status);
+  if (next) next->start(/*direct=*/false);
 }
 
 }  // namespace manifold

@@ -33,8 +33,8 @@ class PartJob final : public Job {
     return transfers_.empty() ? std::get_if<KernelOp>(&op_) : nullptr;
   }
   Event& event() const override { return *event_; }
-  bool profiling() const override { return true; }  // the balancer learns from the times
-  bool submitted_directly() const override { return false; }
+  bool profiling() const override;
+  bool submitted_directly() const override;
   const std::vector<std::shared_ptr<NativeQueue>>& native_waits() const override;
   void finish(cl_int status) override;
 
@@ -72,8 +72,20 @@ class GroupLaunch : public std::enable_shared_from_this<GroupLaunch> {
   void set_prologue(Ref<PartJob> prologue) { prologue_ = std::move(prologue); }
   PartJob* prologue() const { return prologue_.get(); }
 
-  // Submits the prologue, or the parts when there is none. Thread: the submitting thread.
-  void start();
+  // Submits the prologue, or the parts when there is none. `direct`: from the enqueueing thread,
+  // inside the enqueue. Thread: any.
+  void start(bool direct);
+  // The members the launch runs on, fixed once its parts are made (before it is shared).
+  void fix_members();
+  const std::vector<size_t>& members() const { return members_; }
+  // start() has run (the parts or the prologue went to their queues).
+  bool started() const { return started_.load(std::memory_order_acquire); }
+  // Runs `next` once this launch's parts have all ended (an in-order queue's next command), or
+  // returns false when they already have. Thread: any.
+  bool then(std::shared_ptr<GroupLaunch> next);
+  // Whether the parts record times (for the balancer, or the queue's profiling).
+  bool timed() const { return timed_; }
+  bool started_directly() const { return direct_; }
   // A part (or the prologue: index == parts().size()) ended. Thread: any.
   void part_done(size_t index, cl_int status, const Event& event);
 
@@ -86,6 +98,12 @@ class GroupLaunch : public std::enable_shared_from_this<GroupLaunch> {
   std::vector<Part> parts_;
   Ref<PartJob> prologue_;
   std::string key_;
+  bool timed_ = false, direct_ = false;
+  std::vector<size_t> members_;
+  std::atomic<bool> started_{false};
+  std::mutex chain_mutex_;
+  bool ended_ = false;
+  std::shared_ptr<GroupLaunch> next_;
   std::atomic<size_t> remaining_{0};
   std::atomic<cl_int> status_{CL_COMPLETE};
   std::mutex times_mutex_;

@@ -28,8 +28,9 @@ void log_whole(const std::string& kernel, const std::string& why) {
 
 }  // namespace
 
-GroupQueue::GroupQueue(GroupDevice& group, std::vector<std::shared_ptr<NativeQueue>> members)
-    : group_(group), members_(std::move(members)) {}
+GroupQueue::GroupQueue(GroupDevice& group, std::vector<std::shared_ptr<NativeQueue>> members,
+                       bool in_order)
+    : group_(group), members_(std::move(members)), in_order_(in_order) {}
 
 void GroupQueue::flush() {
   for (auto& q : members_) q->flush();
@@ -59,7 +60,23 @@ void GroupQueue::submit(Ref<Job> job) {
     command.finish(status_of_current_exception("device group"));
     return;
   }
-  launch->start();
+  launch->fix_members();
+  const bool direct = command.submitted_directly();
+  if (!in_order_) {
+    launch->start(direct);
+    return;
+  }
+  std::shared_ptr<GroupLaunch> before;
+  {
+    std::lock_guard lock(tail_mutex_);
+    before = std::exchange(tail_, launch);
+  }
+  // One member alone after the same one alone: its in-order queue keeps them in order.
+  const std::vector<size_t> mine = launch->members();
+  const bool same_single_member = before && before->started() && mine.size() == 1 &&
+                                  before->members() == mine && !launch->prologue();
+  if (before && !same_single_member && before->then(launch)) return;
+  launch->start(direct);
 }
 
 void GroupQueue::plan_kernel(GroupLaunch& launch, const KernelOp& op, bool track) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "core/backend.h"
@@ -18,11 +19,14 @@ struct KernelOp;
 
 class GroupQueue final : public NativeQueue {
  public:
-  GroupQueue(GroupDevice& group, std::vector<std::shared_ptr<NativeQueue>> members);
+  // `in_order`: commands arrive in queue order, each once the one before it has been submitted
+  // here; the queue starts each after the one before it has ended (or at once where both run on
+  // one member alone, whose own queue orders them).
+  GroupQueue(GroupDevice& group, std::vector<std::shared_ptr<NativeQueue>> members, bool in_order);
 
   // `job`: a command of the group's queue (scheduler/command.h).
   void submit(Ref<Job> job) override;
-  bool orders_submissions() const override { return false; }
+  bool orders_submissions() const override { return in_order_; }
   void flush() override;
   void help_until_idle() override;
 
@@ -32,6 +36,9 @@ class GroupQueue final : public NativeQueue {
 
   GroupDevice& group_;
   std::vector<std::shared_ptr<NativeQueue>> members_;
+  const bool in_order_;
+  std::mutex tail_mutex_;
+  std::shared_ptr<GroupLaunch> tail_;  // the last command submitted (in-order queues)
 };
 
 }  // namespace manifold
