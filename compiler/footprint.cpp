@@ -155,7 +155,24 @@ PartFootprint evaluate_part(const KernelFootprint& footprint, size_t arg, const 
       continue;
     }
     widen(into, offset->lo, offset->hi + Wide(access.size));
+    if (access.write)
+      out.write_pieces.push_back({uint64_t(offset->lo), uint64_t(offset->hi + Wide(access.size))});
   }
+  if (!out.writes) {
+    out.write_pieces.clear();
+    return out;
+  }
+  std::sort(out.write_pieces.begin(), out.write_pieces.end(),
+            [](const ByteRange& a, const ByteRange& b) { return a.first < b.first; });
+  std::vector<ByteRange> merged;
+  for (const ByteRange& r : out.write_pieces) {
+    if (!merged.empty() && r.first <= merged.back().end)
+      merged.back().end = std::max(merged.back().end, r.end);
+    else
+      merged.push_back(r);
+  }
+  out.write_pieces =
+      merged.size() <= PartFootprint::kMaxPieces ? std::move(merged) : std::vector<ByteRange>{};
   return out;
 }
 

@@ -101,6 +101,11 @@ struct PartFootprint {
   // Empty optional: unknown (the whole buffer). Otherwise the smallest range holding every access
   // of that kind (empty range: none).
   std::optional<ByteRange> reads, writes;
+  // The same writes as separate ranges, one per access (overlapping ones merged), in address
+  // order: parts whose union ranges interleave (a kernel writing several strided outputs) may
+  // still write disjoint bytes. Empty where `writes` is unknown or more than kMaxPieces remain.
+  std::vector<ByteRange> write_pieces;
+  static constexpr size_t kMaxPieces = 64;
 };
 
 // Evaluates `footprint` of argument `arg` for the part of `range` that its group_first/group_count

@@ -54,8 +54,18 @@ struct Planner {
     at &= ~Residency::bit(place);  // copy from elsewhere, never onto itself
     std::optional<MemoryPlace> from = source(root, at, offset, size);
     if (!from) {
-      // Every copy is still on its way (a program whose readers race): take the one a writer
-      // left, which is current. (The write that made it has completed or precedes this command.)
+      // Every copy is still on its way (a program whose readers race, or commands planned ahead
+      // of the ones they follow): take the one a writer left, which is current (the write that
+      // made it has completed or precedes this command): a place no copy is on its way to. Only
+      // where there is none, any place that holds them.
+      const auto& pending = root.pending_copies();
+      const auto no_copy_to = [&](MemoryPlace p) {
+        return std::none_of(pending.begin(), pending.end(), [&](const PendingCopy& c) {
+          return c.place == p && overlaps(c, offset, size);
+        });
+      };
+      for (MemoryPlace p = kHostPlace; p < kMaxMemoryPlaces && !from; ++p)
+        if ((at & Residency::bit(p)) && no_copy_to(p)) from = p;
       for (MemoryPlace p = kHostPlace + 1; p < kMaxMemoryPlaces && !from; ++p)
         if (at & Residency::bit(p)) from = p;
       if (!from && (at & Residency::bit(kHostPlace))) from = kHostPlace;
@@ -138,10 +148,12 @@ struct Planner {
       return;
     }
     residency.set(offset, size, place);
-    // Written: no other place holds these bytes any more, and this command's own copy is its.
+    // Written: no other place holds these bytes any more. This command's own copies elsewhere
+    // stay; its copy into the place it writes is its own input, which later commands (ordered
+    // after it) never wait for.
     std::vector<PendingCopy> kept;
     for (PendingCopy& p : pending) {
-      if (!overlaps(p, offset, size) || &*p.done == &event) {
+      if (!overlaps(p, offset, size) || (&*p.done == &event && p.place != place)) {
         kept.push_back(std::move(p));
         continue;
       }

@@ -82,8 +82,11 @@ std::string add_footprint_uses(const KernelOp& op, const GroupDevice& group,
       };
       if (!read_only) {
         if (!f.writes) return "what it writes to argument " + std::to_string(a) + " is not proven";
-        const compiler::ByteRange w = clip(*f.writes);
-        if (!w.empty()) {
+        std::vector<compiler::ByteRange> pieces = f.write_pieces;
+        if (pieces.empty()) pieces.push_back(*f.writes);
+        for (const compiler::ByteRange& piece : pieces) {
+          const compiler::ByteRange w = clip(piece);
+          if (w.empty()) continue;
           // Bytes of the range the part does not write stay as they were: they come along.
           part.reads.push_back({&mem, w.first, w.end - w.first, Access::Read});
           part.writes.push_back({&mem, w.first, w.end - w.first, Access::Overwrite});

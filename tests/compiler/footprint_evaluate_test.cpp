@@ -43,6 +43,27 @@ TEST(FootprintEvaluate, DenseOneDimensional) {
   EXPECT_TRUE(p.reads->empty());
 }
 
+// Two strided outputs (out[i] and out[i + 1024]): the union of a part's writes spans both, the
+// pieces keep them apart.
+TEST(FootprintEvaluate, WritePiecesKeepStridedOutputsApart) {
+  KernelFootprint f = single({{{4, {sym(SymbolKind::GlobalId)}}}}, 4, true);
+  f.args[0].accesses.push_back({true, {{{4, {sym(SymbolKind::GlobalId)}}, {4096, {}}}}, 4, {}});
+  PartFootprint p = eval(f, range_1d(1024, 64, 2, 2), ArgValues().buffer().add<int32_t>(0));
+  ASSERT_TRUE(p.writes);
+  EXPECT_EQ(p.writes->first, 512u);
+  EXPECT_EQ(p.writes->end, 4096u + 1024u);
+  ASSERT_EQ(p.write_pieces.size(), 2u);
+  EXPECT_EQ(p.write_pieces[0].first, 512u);
+  EXPECT_EQ(p.write_pieces[0].end, 1024u);
+  EXPECT_EQ(p.write_pieces[1].first, 4096u + 512u);
+  EXPECT_EQ(p.write_pieces[1].end, 4096u + 1024u);
+  // Touching pieces merge.
+  f.args[0].accesses.push_back({true, {{{4, {sym(SymbolKind::GlobalId)}}, {256, {}}}}, 4, {}});
+  p = eval(f, range_1d(1024, 64, 2, 2), ArgValues().buffer().add<int32_t>(0));
+  ASSERT_EQ(p.write_pieces.size(), 2u);
+  EXPECT_EQ(p.write_pieces[0].end, 1024u + 256u);
+}
+
 TEST(FootprintEvaluate, LastGroupOfNonUniformRangeStopsAtGlobalSize) {
   KernelFootprint f = single({{{4, {sym(SymbolKind::GlobalId)}}}}, 4, false);
   PartFootprint p = eval(f, range_1d(1000, 64, 15, 0), ArgValues().buffer().add<int32_t>(0));
