@@ -16,9 +16,23 @@ std::vector<double> Balancer::normalized(std::vector<double> v) {
   return v;
 }
 
+namespace {
+// Expected speeds as shares: a member expected to get a sliver gets nothing from the start (a
+// CPU beside a GPU many times its speed would only add its copies and its finish time).
+std::vector<double> initial_shares(std::vector<double> weights, double drop) {
+  double sum = 0;
+  for (double w : weights) sum += w > 0 ? w : 0;
+  if (sum <= 0) return weights;
+  for (double& w : weights)
+    if (w / sum < drop) w = 0;
+  return weights;
+}
+}  // namespace
+
 Balancer::Balancer(std::vector<double> weights, std::vector<double> pinned)
     : pinned_(!pinned.empty()),
-      initial_(normalized(pinned.empty() ? std::move(weights) : std::move(pinned))) {}
+      initial_(normalized(pinned.empty() ? initial_shares(std::move(weights), kDropShare)
+                                         : std::move(pinned))) {}
 
 std::vector<double> Balancer::shares(const std::string& key) const {
   if (pinned_) return initial_;

@@ -46,6 +46,14 @@ TEST(Balancer, AMemberFarSlowerIsDroppedOnlyAfterAFewLaunches) {
   EXPECT_DOUBLE_EQ(b.shares("k")[1], 1.0);
 }
 
+TEST(Balancer, AMemberExpectedFarSlowerGetsNothingFromTheStart) {
+  Balancer b({1.0, 99.0}, {});
+  EXPECT_EQ(b.shares("k")[0], 0.0);
+  EXPECT_DOUBLE_EQ(b.shares("k")[1], 1.0);
+  Balancer pinned({1.0, 99.0}, {1.0, 99.0});
+  EXPECT_DOUBLE_EQ(pinned.shares("k")[0], 0.01);  // fixed shares are the application's
+}
+
 TEST(Balancer, TheLastSplitIsKeptPerKernel) {
   Balancer b({1.0, 2.0}, {});
   EXPECT_EQ(b.last_split("k"), (std::vector<double>{0.0, 0.0}));
