@@ -88,6 +88,8 @@ DeviceInfo group_info(const std::vector<Ref<Device>>& members) {
     d.atomic_memory_capabilities &= m.atomic_memory_capabilities;
     d.atomic_fence_capabilities &= m.atomic_fence_capabilities;
     if (d.sub_group_size != m.sub_group_size) d.sub_group_size = 0;
+    d.sub_group_independent_forward_progress =
+        d.sub_group_independent_forward_progress && m.sub_group_independent_forward_progress;
     d.max_num_sub_groups = std::min(d.max_num_sub_groups, m.max_num_sub_groups);
     d.non_uniform_work_group_support =
         d.non_uniform_work_group_support && m.non_uniform_work_group_support;
@@ -123,6 +125,7 @@ DeviceInfo group_info(const std::vector<Ref<Device>>& members) {
       return std::string_view(e.name).find("subgroup") != std::string_view::npos;
     });
     d.max_num_sub_groups = 0;
+    d.sub_group_independent_forward_progress = false;
   }
   d.has_pci_bus_info = false;
   d.device_uuid = {};
