@@ -203,6 +203,20 @@ bool Program::any_executable() const {
   });
 }
 
+namespace {
+// A build as kernel creation needs it: everything but the binaries (and the log).
+DeviceBuild without_binaries(const DeviceBuild& b) {
+  DeviceBuild copy;
+  copy.status = b.status;
+  copy.options = b.options;
+  copy.type = b.type;
+  copy.kernels = b.kernels;
+  copy.loaded = b.loaded;
+  for (const DeviceBuild& m : b.members) copy.members.push_back(without_binaries(m));
+  return copy;
+}
+}  // namespace
+
 std::vector<std::pair<Device*, DeviceBuild>> Program::executables() const {
   std::lock_guard lock(mutex_);
   std::vector<std::pair<Device*, DeviceBuild>> out;
@@ -210,22 +224,7 @@ std::vector<std::pair<Device*, DeviceBuild>> Program::executables() const {
     const DeviceBuild& b = builds_[i];
     if (b.status != CL_BUILD_SUCCESS || b.type != compiler::BinaryType::Executable || !b.loaded)
       continue;
-    DeviceBuild copy;
-    copy.status = b.status;
-    copy.options = b.options;
-    copy.type = b.type;
-    copy.kernels = b.kernels;
-    copy.loaded = b.loaded;
-    for (const DeviceBuild& m : b.members) {
-      DeviceBuild member;
-      member.status = m.status;
-      member.options = m.options;
-      member.type = m.type;
-      member.kernels = m.kernels;
-      member.loaded = m.loaded;
-      copy.members.push_back(std::move(member));
-    }
-    out.emplace_back(devices_[i].get(), std::move(copy));
+    out.emplace_back(devices_[i].get(), without_binaries(b));
   }
   return out;
 }
