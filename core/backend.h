@@ -116,12 +116,6 @@ class NativeQueue : public std::enable_shared_from_this<NativeQueue> {
   // the wait in front of the job (Job::native_waits()).
   virtual bool waits_natively_for(const NativeQueue& source) const { return false; }
 
-  // Whether a job's failure is known once submit() has returned (the vendor refuses the work at
-  // once). Where it is not (a launch the Level Zero driver refuses fails later), a command whose
-  // wait list names a job of this queue is released only by that job's end: released at its
-  // submission, it would run on the device after a failure it must report.
-  virtual bool fails_at_submission() const { return true; }
-
   // Thread: application (clFlush, and before any blocking wait). Makes submitted work start.
   virtual void flush() {}
 

@@ -94,14 +94,9 @@ void Event::take_observers(cl_int new_status, std::vector<Callback>& fire,
 
 namespace {
 // `listener_queue` runs its work after everything already submitted to `queue`.
-// Whether a listener waiting through `listener_queue` may go once the event's command entered
-// `queue`: that queue runs it first, and a failure of it (`propagate_failure`: a wait list) is
-// known by then.
-bool orders_after(const NativeQueue* listener_queue, const NativeQueue* queue,
-                  bool propagate_failure) {
+bool orders_after(const NativeQueue* listener_queue, const NativeQueue* queue) {
   return listener_queue && queue &&
-         (listener_queue == queue || listener_queue->waits_natively_for(*queue)) &&
-         (!propagate_failure || queue->fails_at_submission());
+         (listener_queue == queue || listener_queue->waits_natively_for(*queue));
 }
 }  // namespace
 
@@ -132,7 +127,7 @@ void Event::mark_submitted(NativeQueue* queue) {
       });
     if (!listeners_.empty())
       std::erase_if(listeners_, [&](const Listener& l) {
-        if (!orders_after(l.ordering_queue, queue, l.propagate_failure)) return false;
+        if (!orders_after(l.ordering_queue, queue)) return false;
         ordered.push_back(l);
         return true;
       });
@@ -166,7 +161,7 @@ bool Event::add_listener(EventListener* listener, NativeQueue* ordering_queue,
     observed_.store(true, std::memory_order_seq_cst);  // before reading the state: see advance()
     if (status_.load(std::memory_order_seq_cst) <= CL_COMPLETE) return false;
     NativeQueue* const in = submitted_to_.load(std::memory_order_seq_cst);
-    if (orders_after(ordering_queue, in, propagate_failure)) {
+    if (orders_after(ordering_queue, in)) {
       *submitted_to = in;
       return false;
     }

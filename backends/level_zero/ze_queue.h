@@ -67,8 +67,6 @@ class ZeQueue final : public NativeQueue {
   void submit(Ref<Job> job) override;
   // Another queue of the same device: its events can be waited for on this list.
   bool waits_natively_for(const NativeQueue& source) const override;
-  // The driver may refuse a launch when the device runs it, after submit() returned.
-  bool fails_at_submission() const override { return false; }
 
  private:
   struct State;
