@@ -53,6 +53,12 @@ bool GroupLaunch::then(std::shared_ptr<GroupLaunch> next) {
   return true;
 }
 
+std::shared_ptr<GroupLaunch> GroupLaunch::end_chain() {
+  std::lock_guard lock(chain_mutex_);
+  ended_ = true;
+  return std::move(next_);
+}
+
 void GroupLaunch::start(bool direct) {
   seconds_.assign(parts_.size(), 0.0);
   // Times are taken where the balancer learns from them (a split) or the queue profiles; a
@@ -97,12 +103,7 @@ void GroupLaunch::part_done(size_t index, cl_int status, const Event& event) {
       return;
     }
     parts_.clear();
-    std::shared_ptr<GroupLaunch> next;
-    {
-      std::lock_guard lock(chain_mutex_);
-      ended_ = true;
-      next = std::move(next_);
-    }
+    std::shared_ptr<GroupLaunch> next = end_chain();
     command_->finish(status_.load());
     if (next) next->start(/*direct=*/false);
     return;
@@ -126,12 +127,7 @@ void GroupLaunch::part_done(size_t index, cl_int status, const Event& event) {
   std::vector<Part> parts = std::move(parts_);
   parts_.clear();
   Ref<Command> command = command_;
-  std::shared_ptr<GroupLaunch> next;
-  {
-    std::lock_guard lock(chain_mutex_);
-    ended_ = true;
-    next = std::move(next_);
-  }
+  std::shared_ptr<GroupLaunch> next = end_chain();
   command->finish(final_status);
   if (next) next->start(/*direct=*/false);
 }

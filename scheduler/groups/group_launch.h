@@ -91,6 +91,8 @@ class GroupLaunch : public std::enable_shared_from_this<GroupLaunch> {
 
  private:
   void submit_parts();
+  // Marks the launch ended; the launch chained after it (to start now), if any.
+  std::shared_ptr<GroupLaunch> end_chain();
 
   Ref<Command> command_;
   GroupDevice& group_;
