@@ -16,6 +16,7 @@
 #include "api/common.h"
 #include "api/impl.h"
 #include "compiler/compiler.h"
+#include "core/group_binary.h"
 #include "core/info.h"
 #include "core/log.h"
 
@@ -105,6 +106,43 @@ cl_program_binary_type binary_type_code(compiler::BinaryType t) {
 
 bool device_has_il(const DeviceInfo& info) { return !info.ils.empty(); }
 
+// Whether binary `index` is a Manifold binary `device` can load: one for its target, or for a
+// device group one that suits every member (a container of the members' binaries where their
+// targets differ).
+bool binary_fits(const Device& device, std::span<const uint8_t> binary, cl_uint index) {
+  if (device.is_group()) {
+    const auto& members = device.members();
+    if (!is_group_binary(binary))
+      return std::all_of(members.begin(), members.end(),
+                         [&](const Ref<Device>& m) { return binary_fits(*m, binary, index); });
+    std::string error;
+    auto parts = unbundle_member_binaries(binary, &error);
+    if (parts && parts->size() != members.size())
+      error = "a device group's binary for " + std::to_string(parts->size()) + " members";
+    if (!parts || parts->size() != members.size()) {
+      log_debug("clCreateProgramWithBinary: binary %u rejected: %s", index, error.c_str());
+      return false;
+    }
+    for (size_t m = 0; m < members.size(); ++m)
+      if (!binary_fits(*members[m], (*parts)[m], index)) return false;
+    return true;
+  }
+  std::string error;
+  auto info = compiler::inspect_binary(binary, &error);
+  const std::string& triple = device.compiler_target().triple;
+  if (!info) {
+    log_debug("clCreateProgramWithBinary: binary %u rejected: %s", index, error.c_str());
+    return false;
+  }
+  if (info->type == compiler::BinaryType::None ||
+      (!info->triple.empty() && info->triple != triple)) {
+    log_debug("clCreateProgramWithBinary: binary %u is for %s, the device is %s", index,
+              info->triple.c_str(), triple.c_str());
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 // ---- Creation ----
@@ -180,18 +218,7 @@ cl_program clCreateProgramWithBinary(cl_context context, cl_uint num_devices,
       status = CL_INVALID_VALUE;
     } else {
       copies[i].assign(binaries[i], binaries[i] + lengths[i]);
-      std::string error;
-      auto info = compiler::inspect_binary(copies[i], &error);
-      const std::string& triple = devices[i]->compiler_target().triple;
-      if (!info) {
-        log_debug("clCreateProgramWithBinary: binary %u rejected: %s", i, error.c_str());
-        status = CL_INVALID_BINARY;
-      } else if (info->type == compiler::BinaryType::None ||
-                 (!info->triple.empty() && info->triple != triple)) {
-        log_debug("clCreateProgramWithBinary: binary %u is for %s, the device is %s", i,
-                  info->triple.c_str(), triple.c_str());
-        status = CL_INVALID_BINARY;
-      }
+      if (!binary_fits(*devices[i], copies[i], i)) status = CL_INVALID_BINARY;
     }
     if (binary_status) binary_status[i] = status;
     // CL_INVALID_VALUE outranks CL_INVALID_BINARY: it is an argument error.

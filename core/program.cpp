@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/device.h"
+#include "core/group_binary.h"
 #include "core/log.h"
 
 namespace manifold {
@@ -117,6 +118,10 @@ DeviceBuild combine_member_builds(const Device& group, std::vector<DeviceBuild> 
   }
   if (out.log.size() != members.front().log.size())
     out.log = group.members()[0]->info().name + ":\n" + out.log;
+  // Its binary holds every member's, so that it builds the same group again.
+  std::vector<std::vector<uint8_t>> binaries;
+  for (const DeviceBuild& m : members) binaries.push_back(m.binary);
+  out.binary = bundle_member_binaries(binaries);
   out.members = std::move(members);
   return out;
 }
@@ -130,17 +135,34 @@ Program::Program(Ref<Context> context, Origin origin, std::string source)
 Program::Program(Ref<Context> context, const std::vector<Device*>& devices,
                  const std::vector<std::vector<uint8_t>>& binaries)
     : context_(std::move(context)), origin_(Origin::Binary) {
-  for (size_t i = 0; i < devices.size(); ++i) {
-    devices_.emplace_back(devices[i]);
+  auto from_binary = [](std::vector<uint8_t> binary) {
     DeviceBuild b;
-    b.binary = binaries[i];
+    b.binary = std::move(binary);
     std::string error;
     if (auto info = compiler::inspect_binary(b.binary, &error)) {
       b.type = info->type;
       b.kernels = std::move(info->kernels);
       b.options = std::move(info->options);
     }
-    builds_.push_back(std::move(b));
+    return b;
+  };
+  for (size_t i = 0; i < devices.size(); ++i) {
+    devices_.emplace_back(devices[i]);
+    auto members = devices[i]->is_group() && is_group_binary(binaries[i])
+                       ? unbundle_member_binaries(binaries[i], nullptr)
+                       : std::nullopt;
+    if (!members) {
+      builds_.push_back(from_binary(binaries[i]));
+      continue;
+    }
+    // A group's container: each member starts from its own binary; the first stands for all.
+    DeviceBuild group;
+    for (std::vector<uint8_t>& m : *members) group.members.push_back(from_binary(std::move(m)));
+    group.type = group.members.front().type;
+    group.kernels = group.members.front().kernels;
+    group.options = group.members.front().options;
+    group.binary = binaries[i];
+    builds_.push_back(std::move(group));
   }
 }
 
@@ -165,9 +187,7 @@ DeviceBuild Program::build_of(const Device& device) const {
     for (size_t m = 0; m < members.size(); ++m) {
       if (members[m].get() != &device) continue;
       const DeviceBuild& group = builds_[i];
-      found = m < group.members.size() && group.members[m].status != CL_BUILD_NONE
-                  ? &group.members[m]
-                  : &group;
+      found = m < group.members.size() ? &group.members[m] : &group;
     }
   }
   return found ? *found : DeviceBuild{};

@@ -91,6 +91,9 @@ class DeviceGroups : public ::testing::Test {
       const std::string name = deviceString(d, CL_DEVICE_NAME);
       if (name.find("emulated GPU") != std::string::npos) emulated_.push_back(d);
       if (isCpuDevice(d) && !cpu_ && name.find("Manifold group") == std::string::npos) cpu_ = d;
+      if (!isCpuDevice(d) && !native_gpu_ && name.find("emulated GPU") == std::string::npos &&
+          name.find("Manifold group") == std::string::npos)
+        native_gpu_ = d;
     }
     ASSERT_NE(cpu_, nullptr);
   }
@@ -175,6 +178,7 @@ class DeviceGroups : public ::testing::Test {
   cl_platform_id platform_ = nullptr;
   clCreateDeviceGroupMFLD_fn create_ = nullptr;
   cl_device_id cpu_ = nullptr;
+  cl_device_id native_gpu_ = nullptr;  // a GPU of a driver (CUDA, HIP, Level Zero), not emulated
   std::vector<cl_device_id> emulated_;
 };
 
@@ -473,6 +477,78 @@ TEST_F(DeviceGroups, LearnedSharesCoverTheLaunch) {
   ASSERT_EQ(split.size(), 2u);
   EXPECT_NEAR(split[0] + split[1], 1.0f, 1e-5f);
   for (cl_device_id h : halves) clReleaseDevice(h);
+  clReleaseDevice(group);
+}
+
+// A group of the CPU and a GPU needs a binary per target: its CL_PROGRAM_BINARIES holds both,
+// builds that same group again (the CPU runs its own part from it), and suits no other device.
+TEST_F(DeviceGroups, MixedTargetBinariesBuildTheSameGroupAgain) {
+  if (!native_gpu_) GTEST_SKIP() << "needs a GPU of a driver beside the CPU";
+  // The whole launch on the CPU: the simulated CUDA driver computes nothing.
+  cl_device_id group = make_group({cpu_, native_gpu_}, {1.0f, 0.0f});
+  Session built = open(group);
+  size_t size = 0;
+  ASSERT_CL(CL_SUCCESS,
+            clGetProgramInfo(built.program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr));
+  ASSERT_GT(size, 0u);
+  std::vector<unsigned char> bundle(size);
+  unsigned char* target = bundle.data();
+  ASSERT_CL(CL_SUCCESS,
+            clGetProgramInfo(built.program, CL_PROGRAM_BINARIES, sizeof target, &target, nullptr));
+
+  // The CPU's own binary is not the group's, and neither device alone takes the group's.
+  auto binary_of = [](cl_program program) {
+    size_t n = 0;
+    EXPECT_CL(CL_SUCCESS,
+              clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, nullptr));
+    std::vector<unsigned char> out(n);
+    unsigned char* p = out.data();
+    EXPECT_CL(CL_SUCCESS, clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof p, &p, nullptr));
+    return out;
+  };
+  Session cpu_only = open(cpu_);
+  const std::vector<unsigned char> cpu_binary = binary_of(cpu_only.program);
+  EXPECT_NE(cpu_binary, bundle);
+  auto create = [](cl_context context, cl_device_id device, const std::vector<unsigned char>& b,
+                   cl_int* status, cl_int* err) {
+    const unsigned char* p = b.data();
+    const size_t n = b.size();
+    return Program(clCreateProgramWithBinary(context, 1, &device, &n, &p, status, err));
+  };
+  cl_int status = 0, err = 0;
+  Program rejected = create(cpu_only.context, cpu_, bundle, &status, &err);
+  EXPECT_ERR(CL_INVALID_BINARY, err);
+  EXPECT_ERR(CL_INVALID_BINARY, status);
+  rejected = create(built.context, group, cpu_binary, &status, &err);
+  EXPECT_ERR(CL_INVALID_BINARY, err) << "a CPU binary for a group with a GPU";
+  std::vector<unsigned char> truncated(bundle.begin(), bundle.end() - 16);
+  rejected = create(built.context, group, truncated, &status, &err);
+  EXPECT_ERR(CL_INVALID_BINARY, err);
+
+  Program again = create(built.context, group, bundle, &status, &err);
+  ASSERT_ERR(CL_SUCCESS, err);
+  ASSERT_ERR(CL_SUCCESS, status);
+  ASSERT_CL(CL_SUCCESS, clBuildProgram(again, 1, &group, "", nullptr, nullptr));
+  EXPECT_EQ(binary_of(again), bundle);
+  Kernel k(clCreateKernel(again, "add", &err));
+  ASSERT_ERR(CL_SUCCESS, err);
+  const int n = 4096;
+  std::vector<float> a(n), b(n, 0.5f);
+  std::iota(a.begin(), a.end(), 0.0f);
+  Mem ma(clCreateBuffer(built.context, CL_MEM_COPY_HOST_PTR, n * 4, a.data(), &err));
+  Mem mb(clCreateBuffer(built.context, CL_MEM_COPY_HOST_PTR, n * 4, b.data(), &err));
+  Mem mo(clCreateBuffer(built.context, 0, n * 4, nullptr, &err));
+  ASSERT_CL(CL_SUCCESS, set_mem(k, 0, ma));
+  ASSERT_CL(CL_SUCCESS, set_mem(k, 1, mb));
+  ASSERT_CL(CL_SUCCESS, set_mem(k, 2, mo));
+  ASSERT_CL(CL_SUCCESS, clSetKernelArg(k, 3, sizeof n, &n));
+  const size_t global = n, local = 64;
+  ASSERT_CL(CL_SUCCESS, clEnqueueNDRangeKernel(built.queue, k, 1, nullptr, &global, &local, 0,
+                                               nullptr, nullptr));
+  std::vector<float> got(n);
+  ASSERT_CL(CL_SUCCESS, clEnqueueReadBuffer(built.queue, mo, CL_TRUE, 0, n * 4, got.data(), 0,
+                                            nullptr, nullptr));
+  for (int i = 0; i < n; ++i) ASSERT_EQ(got[i], float(i) + 0.5f) << "at " << i;
   clReleaseDevice(group);
 }
 
