@@ -116,6 +116,12 @@ class NativeQueue : public std::enable_shared_from_this<NativeQueue> {
   // the wait in front of the job (Job::native_waits()).
   virtual bool waits_natively_for(const NativeQueue& source) const { return false; }
 
+  // Whether a job's failure is known once submit() has returned (the vendor refuses the work at
+  // once). Where it is not (Level Zero appends on a worker, after submit()), the queue calls
+  // Event::mark_accepted() once the job is on its way to the device: commands whose wait list
+  // names the job go then, not at its submission, so that a refusal still fails them.
+  virtual bool fails_at_submission() const { return true; }
+
   // Thread: application (clFlush, and before any blocking wait). Makes submitted work start.
   virtual void flush() {}
 

@@ -100,6 +100,14 @@ bool orders_after(const NativeQueue* listener_queue, const NativeQueue* queue) {
 }
 }  // namespace
 
+// A wait-list entry (failure propagates) also needs the command's failure to be known: at its
+// submission, or where the queue learns it later, once it accepted the command.
+bool Event::ordered_before(const Listener& l, const NativeQueue* queue) const {
+  return orders_after(l.ordering_queue, queue) &&
+         (!l.propagate_failure || queue->fails_at_submission() ||
+          accepted_.load(std::memory_order_seq_cst));
+}
+
 void Event::mark_submitted(NativeQueue* queue) {
   std::vector<Listener> ordered;
   std::vector<Callback> fire;
@@ -127,12 +135,35 @@ void Event::mark_submitted(NativeQueue* queue) {
       });
     if (!listeners_.empty())
       std::erase_if(listeners_, [&](const Listener& l) {
-        if (!orders_after(l.ordering_queue, queue)) return false;
+        if (!ordered_before(l, queue)) return false;
         ordered.push_back(l);
         return true;
       });
   }
   for (const Callback& c : fire) c.fn(handle(), CL_SUBMITTED, c.user_data);
+  for (const Listener& l : ordered) {
+    l.listener->dependency_resolved(CL_SUBMITTED, queue);
+    l.listener->release();
+  }
+}
+
+void Event::mark_accepted() {
+  accepted_.store(true, std::memory_order_seq_cst);
+  // As in mark_submitted: a listener registers after setting observed_ and then reads accepted_.
+  if (!observed_.load(std::memory_order_seq_cst)) return;
+  std::vector<Listener> ordered;
+  NativeQueue* queue;
+  {
+    std::lock_guard lock(mutex_);
+    // Not submitted yet (the backend was faster than mark_submitted): that releases them.
+    queue = submitted_to_.load(std::memory_order_seq_cst);
+    if (!queue || listeners_.empty()) return;
+    std::erase_if(listeners_, [&](const Listener& l) {
+      if (!ordered_before(l, queue)) return false;
+      ordered.push_back(l);
+      return true;
+    });
+  }
   for (const Listener& l : ordered) {
     l.listener->dependency_resolved(CL_SUBMITTED, queue);
     l.listener->release();
@@ -161,7 +192,7 @@ bool Event::add_listener(EventListener* listener, NativeQueue* ordering_queue,
     observed_.store(true, std::memory_order_seq_cst);  // before reading the state: see advance()
     if (status_.load(std::memory_order_seq_cst) <= CL_COMPLETE) return false;
     NativeQueue* const in = submitted_to_.load(std::memory_order_seq_cst);
-    if (orders_after(ordering_queue, in)) {
+    if (ordered_before({listener, ordering_queue, propagate_failure}, in)) {
       *submitted_to = in;
       return false;
     }

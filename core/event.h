@@ -67,6 +67,10 @@ class Event : public ApiObject<_cl_event, ObjectKind::Event, CL_INVALID_EVENT> {
   // and dependents that only need ordering on that queue go now. One lock for both: this runs
   // once per enqueued command.
   void mark_submitted(NativeQueue* queue);
+  // The command's native queue (one that does not fail at submission) has put it on its way to
+  // the device: dependents that list it in their wait lists and need only ordering go now.
+  // Thread: the backend's, once per command, before or after mark_submitted().
+  void mark_accepted();
   // Whether the command went into `queue` already (a later command there needs no wait for it).
   bool submitted_to(const NativeQueue* queue) const {
     return submitted_to_.load(std::memory_order_acquire) == queue;
@@ -125,6 +129,9 @@ class Event : public ApiObject<_cl_event, ObjectKind::Event, CL_INVALID_EVENT> {
   std::mutex mutex_;  // guards the lists below (and, on timed events, changes of the state)
   std::atomic<bool> observed_{false};  // a listener or callback was registered (never unset)
   std::atomic<NativeQueue*> submitted_to_{nullptr};
+  std::atomic<bool> accepted_{false};  // mark_accepted() was called
+  // Whether a listener waiting through `listener_queue` may go once the command entered `queue`.
+  bool ordered_before(const Listener& l, const NativeQueue* queue) const;
   std::vector<Listener> listeners_;
   std::vector<Callback> callbacks_;
 };

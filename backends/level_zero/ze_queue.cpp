@@ -306,6 +306,9 @@ void ZeQueue::work(const std::shared_ptr<State>& state) {
         if (status == CL_SUCCESS) status = e.code();
       }
     }
+    // The device has the job: commands that list it may follow it there now (a refused one
+    // fails them at its end instead).
+    if (status == CL_SUCCESS) p.job->event().mark_accepted();
     {
       std::lock_guard lock(state->mutex);
       state->in_flight.push_back(

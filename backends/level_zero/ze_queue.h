@@ -67,6 +67,8 @@ class ZeQueue final : public NativeQueue {
   void submit(Ref<Job> job) override;
   // Another queue of the same device: its events can be waited for on this list.
   bool waits_natively_for(const NativeQueue& source) const override;
+  // Jobs are appended on the queue's worker, after submit() returned.
+  bool fails_at_submission() const override { return false; }
 
  private:
   struct State;

@@ -1,6 +1,7 @@
 // The Level Zero backend's error paths and device-side waits, over the test driver
 // (ze_test_driver_controls.h): a module the driver rejects, device memory running out, a device
-// lost while a kernel runs, and waits between queues made on the device.
+// lost while a kernel runs, waits between queues made on the device, and a refused launch failing
+// the commands of other queues that wait for it there.
 #include <CL/cl.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -242,6 +243,67 @@ TEST_F(LevelZeroFaults, WaitsBetweenQueuesAreMadeOnTheDevice) {
   EXPECT_GT(waits_appended(), before) << "the dependency was resolved on the host";
   clReleaseEvent(gate);
   clReleaseEvent(filled);
+  clReleaseMemObject(a);
+  clReleaseMemObject(b);
+  clReleaseKernel(fill);
+  clReleaseKernel(add);
+  clReleaseProgram(program);
+  clReleaseCommandQueue(other);
+}
+
+// A launch the driver refuses fails on its queue's worker, after the command entered its queue;
+// a command of another queue that lists it was released then (its wait is made on the device)
+// and must fail too, leaving its output as it was, not run after the failure.
+TEST_F(LevelZeroFaults, RefusedLaunchFailsTheCommandsWaitingForItOnTheDevice) {
+  cl_int error = CL_SUCCESS;
+  cl_command_queue other = clCreateCommandQueueWithProperties(context, device, nullptr, &error);
+  ASSERT_EQ(error, CL_SUCCESS);
+  cl_int status = CL_SUCCESS;
+  cl_program program = build(R"(
+      kernel void fill(global int* p, int v) { p[get_global_id(0)] = v; }
+      kernel void add_one(global const int* in, global int* out) {
+        out[get_global_id(0)] = in[get_global_id(0)] + 1;
+      })",
+                             &status);
+  ASSERT_EQ(status, CL_SUCCESS) << log(program);
+  cl_kernel fill = clCreateKernel(program, "fill", &error);
+  cl_kernel add = clCreateKernel(program, "add_one", &error);
+  const size_t n = 64;
+  cl_mem a = clCreateBuffer(context, CL_MEM_READ_WRITE, n * sizeof(int), nullptr, &error);
+  cl_mem b = clCreateBuffer(context, CL_MEM_READ_WRITE, n * sizeof(int), nullptr, &error);
+  const int zero = 0, value = 41;
+  clEnqueueFillBuffer(queue, a, &zero, sizeof zero, 0, n * sizeof(int), 0, nullptr, nullptr);
+  clEnqueueFillBuffer(other, b, &zero, sizeof zero, 0, n * sizeof(int), 0, nullptr, nullptr);
+  clFinish(queue);
+  clFinish(other);
+  clSetKernelArg(fill, 0, sizeof a, &a);
+  clSetKernelArg(fill, 1, sizeof value, &value);
+  clSetKernelArg(add, 0, sizeof a, &a);
+  clSetKernelArg(add, 1, sizeof b, &b);
+  cl_event gate = clCreateUserEvent(context, &error);
+  cl_event filled = nullptr, added = nullptr;
+  ASSERT_EQ(clEnqueueNDRangeKernel(queue, fill, 1, nullptr, &n, nullptr, 1, &gate, &filled),
+            CL_SUCCESS);
+  ASSERT_EQ(clEnqueueNDRangeKernel(other, add, 1, nullptr, &n, nullptr, 1, &filled, &added),
+            CL_SUCCESS);
+  clFlush(other);
+  inject(ze_test::kFaultRefuseLaunches, 1);
+  ASSERT_EQ(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
+  clWaitForEvents(1, &added);
+  clWaitForEvents(1, &filled);
+  inject(ze_test::kFaultRefuseLaunches, 0);
+  clGetEventInfo(filled, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+  EXPECT_LT(status, 0) << "the refused launch";
+  clGetEventInfo(added, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+  EXPECT_EQ(status, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+  std::vector<int> out(n, -1);
+  ASSERT_EQ(
+      clEnqueueReadBuffer(other, b, CL_TRUE, 0, n * sizeof(int), out.data(), 0, nullptr, nullptr),
+      CL_SUCCESS);
+  EXPECT_EQ(out, std::vector<int>(n, 0)) << "the dependent ran after the failure";
+  clReleaseEvent(gate);
+  clReleaseEvent(filled);
+  clReleaseEvent(added);
   clReleaseMemObject(a);
   clReleaseMemObject(b);
   clReleaseKernel(fill);

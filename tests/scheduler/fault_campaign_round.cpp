@@ -78,18 +78,14 @@ void Round::handUser(size_t k) {
 // A launch the simulated CUDA driver refuses, an allocation a driver refuses: each on a buffer of
 // its own (nothing else touches it on that device this round, so that the armed fault meets
 // exactly this command), behind a gate the setter opens later.
-// Launches the Level Zero test driver refuses (kFaultRefuseLaunches) stay out for now: a command
-// of that device whose wait list holds the refused launch, resolved when the launch entered its
-// native queue (a wait made on the device), still runs and completes with CL_COMPLETE, and its
-// writes land (--seed=1 --round=6 over the Level Zero test driver, with this set to true).
-constexpr bool kLevelZeroLaunchFaults = false;
+// Launches the Level Zero test driver refuses (kFaultRefuseLaunches) fail on the queue's worker,
+// after their submission: a command whose wait list holds one must still fail, not run after it.
 
 void Round::armFaults() {
   for (size_t d = 0; d < env_.devices.size(); ++d) {
     const CampaignDevice& dev = env_.devices[d];
-    const bool launch =
-        chance(0.3) && ((dev.null_cuda && env_.hooks.cuda_fail_launches) ||
-                        (kLevelZeroLaunchFaults && dev.level_zero && env_.hooks.ze_inject));
+    const bool launch = chance(0.3) && ((dev.null_cuda && env_.hooks.cuda_fail_launches) ||
+                                        (dev.level_zero && env_.hooks.ze_inject));
     const bool alloc = !launch && chance(0.3) &&
                        ((dev.null_cuda && env_.hooks.cuda_fail_allocations) ||
                         (dev.level_zero && env_.hooks.ze_inject));
