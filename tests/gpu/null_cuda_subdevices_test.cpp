@@ -355,8 +355,10 @@ TEST_F(CudaSubDevicesGreen, ProgramBuiltForParent) {
   ASSERT_CL(CL_SUCCESS, err);
   ASSERT_CL(CL_SUCCESS, clBuildProgram(program, 1, &gpu_, "", nullptr, nullptr));
   for (cl_device_id d : {subs[0].get(), subs[3].get()}) {
-    EXPECT_EQ(info<cl_build_status>(clGetProgramBuildInfo, program, d, CL_PROGRAM_BUILD_STATUS),
-              CL_BUILD_SUCCESS);
+    cl_build_status status = CL_BUILD_NONE;
+    EXPECT_CL(CL_SUCCESS, clGetProgramBuildInfo(program, d, CL_PROGRAM_BUILD_STATUS, sizeof status,
+                                                &status, nullptr));
+    EXPECT_EQ(status, CL_BUILD_SUCCESS);
   }
   Kernel kernel(clCreateKernel(program, "scale", &err));
   ASSERT_CL(CL_SUCCESS, err);
