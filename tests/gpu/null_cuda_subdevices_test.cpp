@@ -341,6 +341,40 @@ TEST_F(CudaSubDevicesGreen, ContextOfSubDevicesOnly) {
   EXPECT_LE(start, end);
 }
 
+// Coarse-grain SVM in a context of the GPU and two sub-devices: one mapping of the GPU's memory at
+// the SVM address serves all three (svm/ maps it once, on the GPU).
+TEST_F(CudaSubDevicesGreen, SvmSharedWithTheGpu) {
+  if (!(info<cl_device_svm_capabilities>(clGetDeviceInfo, gpu_, CL_DEVICE_SVM_CAPABILITIES) &
+        CL_DEVICE_SVM_COARSE_GRAIN_BUFFER))
+    GTEST_SKIP() << "no SVM on the simulated GPU";
+  std::vector<Device> subs = partition(gpu_, {CL_DEVICE_PARTITION_EQUALLY, 64, 0});
+  ASSERT_EQ(subs.size(), 2u);
+  cl_device_id devices[] = {gpu_, subs[0], subs[1]};
+  cl_int err = CL_SUCCESS;
+  Context context(clCreateContext(nullptr, 3, devices, nullptr, nullptr, &err));
+  ASSERT_CL(CL_SUCCESS, err);
+  Queue q0(clCreateCommandQueueWithProperties(context, subs[0], nullptr, &err));
+  ASSERT_CL(CL_SUCCESS, err);
+  Queue q1(clCreateCommandQueueWithProperties(context, subs[1], nullptr, &err));
+  ASSERT_CL(CL_SUCCESS, err);
+  constexpr size_t kBytes = 1 << 20;
+  void* a = clSVMAlloc(context, CL_MEM_READ_WRITE, kBytes, 0);
+  void* b = clSVMAlloc(context, CL_MEM_READ_WRITE, kBytes, 0);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  const cl_uint pattern = 0x0badcafe;
+  Event filled;
+  ASSERT_CL(CL_SUCCESS, clEnqueueSVMMemFill(q0, a, &pattern, 4, kBytes, 0, nullptr, filled.out()));
+  cl_event wait = filled;
+  ASSERT_CL(CL_SUCCESS, clEnqueueSVMMemcpy(q1, CL_TRUE, b, a, kBytes, 1, &wait, nullptr));
+  std::vector<cl_uint> out(kBytes / 4);
+  ASSERT_CL(CL_SUCCESS,
+            clEnqueueSVMMemcpy(q0, CL_TRUE, out.data(), b, kBytes, 0, nullptr, nullptr));
+  EXPECT_EQ(std::count(out.begin(), out.end(), pattern), std::ptrdiff_t(out.size()));
+  clSVMFree(context, a);
+  clSVMFree(context, b);
+}
+
 // A program built for the parent serves its sub-devices: build status from the parent's build,
 // kernels enqueued on a sub-device's queue without a build of its own.
 TEST_F(CudaSubDevicesGreen, ProgramBuiltForParent) {
