@@ -173,7 +173,7 @@ void clCreateSubDevices(cl_device_id in_device, const cl_device_partition_proper
         "the device has one compute unit: it cannot be partitioned further");
   if (kind == CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN)
     return partition_by_affinity(device, properties, num_devices, out_devices, num_devices_ret);
-  std::vector<cl_uint> units;
+  std::vector<cl_uint> requested;
   std::vector<cl_device_partition_property> partition_type{kind};
   if (kind == CL_DEVICE_PARTITION_EQUALLY) {
     const auto n = static_cast<cl_uint>(properties[1]);
@@ -184,33 +184,41 @@ void clCreateSubDevices(cl_device_id in_device, const cl_device_partition_proper
           "CL_DEVICE_PARTITION_EQUALLY asks for more compute units than the device has");
     check(n < info.max_compute_units, CL_DEVICE_PARTITION_FAILED,
           "CL_DEVICE_PARTITION_EQUALLY by every compute unit would give the device itself");
-    const cl_uint count = std::min(info.max_compute_units / n, info.partition_max_sub_devices);
-    check(count > 0, CL_DEVICE_PARTITION_FAILED, "not enough compute units for one sub-device");
-    units.assign(count, n);
+    requested.push_back(n);
     partition_type.push_back(properties[1]);
   } else {
     const cl_device_partition_property* p = properties + 1;
     for (; *p != CL_DEVICE_PARTITION_BY_COUNTS_LIST_END; ++p) {
       check(*p > 0, CL_INVALID_DEVICE_PARTITION_COUNT, "a partition count is zero or negative");
-      units.push_back(static_cast<cl_uint>(*p));
+      requested.push_back(static_cast<cl_uint>(*p));
       partition_type.push_back(*p);
     }
     partition_type.push_back(CL_DEVICE_PARTITION_BY_COUNTS_LIST_END);
-    check(!units.empty(), CL_INVALID_DEVICE_PARTITION_COUNT, "no partition counts given");
-    check(units.size() <= info.partition_max_sub_devices, CL_INVALID_DEVICE_PARTITION_COUNT,
+    check(!requested.empty(), CL_INVALID_DEVICE_PARTITION_COUNT, "no partition counts given");
+    check(requested.size() <= info.partition_max_sub_devices, CL_INVALID_DEVICE_PARTITION_COUNT,
           "more sub-devices than CL_DEVICE_PARTITION_MAX_SUB_DEVICES");
-    check(std::accumulate(units.begin(), units.end(), 0ull) <= info.max_compute_units,
+    check(std::accumulate(requested.begin(), requested.end(), 0ull) <= info.max_compute_units,
           CL_INVALID_DEVICE_PARTITION_COUNT,
           "the counts add up to more compute units than the device has");
   }
   partition_type.push_back(0);
+  // What the device makes of the request: a GPU rounds counts up to its SM granule, so that a
+  // valid request may still not fit (CL_DEVICE_PARTITION_FAILED: the device cannot be
+  // partitioned so).
+  const std::vector<cl_uint> units = device.partition_units(kind, requested);
+  check(!units.empty(), CL_DEVICE_PARTITION_FAILED,
+        "the device cannot be partitioned so (counts rounded up to its granularity do not fit)");
   // The spec: CL_INVALID_VALUE if out_devices is not NULL and num_devices is less than the
   // number of sub-devices created by the partition scheme.
   check(!out_devices || num_devices >= units.size(), CL_INVALID_VALUE, "out_devices is too small");
-  if (out_devices)
-    create_sub_devices(units.size(), out_devices, [&](size_t i) {
-      return device.create_sub_device(units[i], kind, partition_type);
-    });
+  if (out_devices) {
+    const std::vector<Device*> made = device.create_sub_devices(kind, requested, partition_type);
+    if (made.size() != units.size()) {  // the device's resources changed in between
+      for (Device* d : made) d->release_api();
+      fail(CL_DEVICE_PARTITION_FAILED, "the device could not make the partition it planned");
+    }
+    for (size_t i = 0; i < made.size(); ++i) out_devices[i] = made[i]->handle();
+  }
   if (num_devices_ret) *num_devices_ret = static_cast<cl_uint>(units.size());
 }
 

@@ -5,6 +5,7 @@
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <span>
@@ -152,6 +153,36 @@ class Device : public ApiObject<_cl_device_id, ObjectKind::Device, CL_INVALID_DE
   virtual Device* create_sub_device(cl_uint compute_units, cl_device_partition_property kind,
                                     std::vector<cl_device_partition_property> partition_type) {
     fail(CL_DEVICE_PARTITION_FAILED, "this device cannot be partitioned");
+  }
+
+  // CL_DEVICE_PARTITION_EQUALLY (`requested` holds the one count) and BY_COUNTS: the compute
+  // units each sub-device would get, for a request the caller checked against DeviceInfo's
+  // limits; empty where the device cannot make that partition (CL_DEVICE_PARTITION_FAILED). A
+  // device whose units go in granules (GPU SM groups) rounds each count up. By default: the
+  // counts as given; EQUALLY as many as fit, at most partition_max_sub_devices.
+  virtual std::vector<cl_uint> partition_units(cl_device_partition_property kind,
+                                               const std::vector<cl_uint>& requested) const {
+    if (kind != CL_DEVICE_PARTITION_EQUALLY) return requested;
+    const cl_uint n = requested.at(0);
+    return std::vector<cl_uint>(
+        std::min(info_.max_compute_units / n, info_.partition_max_sub_devices), n);
+  }
+  // The sub-devices of one such partition, made at once (a GPU makes disjoint SM groups only
+  // knowing the whole partition); partition_units() gave a non-empty answer for the request.
+  // A failure leaves none made. By default one create_sub_device() per unit count.
+  // Thread: application.
+  virtual std::vector<Device*> create_sub_devices(
+      cl_device_partition_property kind, const std::vector<cl_uint>& requested,
+      const std::vector<cl_device_partition_property>& partition_type) {
+    std::vector<Device*> made;
+    try {
+      for (cl_uint units : partition_units(kind, requested))
+        made.push_back(create_sub_device(units, kind, partition_type));
+    } catch (...) {
+      for (Device* d : made) d->release_api();
+      throw;
+    }
+    return made;
   }
 
   // CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN: the domain that `requested` (one bit of

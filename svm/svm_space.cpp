@@ -229,10 +229,16 @@ Ref<MemObject> SvmSpace::allocate(Context& context, cl_svm_mem_flags flags, size
   std::byte* host = static_cast<std::byte*>(at(base_ + offset));
   if (!fine_grain) {
     // Each device of the context with memory of its own gets its copy at the same addresses.
-    for (const Ref<Device>& d : context.devices()) {
+    // Sub-devices use their root device's memory: one mapping for the root and all of them.
+    for (const Ref<Device>& member : context.devices()) {
+      Device* d = member.get();
+      while (d->parent()) d = d->parent();
       if (d->addresses_are_host_addresses() || !d->info().svm_capabilities) continue;
+      if (std::any_of(range->devices.begin(), range->devices.end(),
+                      [&](const Ref<Device>& mapped) { return mapped.get() == d; }))
+        continue;
       map_on(*d, offset, size);
-      range->devices.push_back(d);
+      range->devices.emplace_back(d);
     }
   }
   auto mem = Ref<MemObject>::adopt(new MemObject(

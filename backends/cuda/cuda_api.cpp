@@ -44,12 +44,16 @@ void load_once() {
 #define MANIFOLD_CUDA_RESOLVE_OPTIONAL(member, symbol, ret, params) \
   a.member = reinterpret_cast<decltype(a.member)>(dlsym(library, symbol));
   MANIFOLD_GPU_DRIVER_OPTIONAL_FUNCTIONS(MANIFOLD_CUDA_RESOLVE_OPTIONAL)
+  MANIFOLD_GPU_DRIVER_GREEN_FUNCTIONS(MANIFOLD_CUDA_RESOLVE_OPTIONAL)
 #undef MANIFOLD_CUDA_RESOLVE_OPTIONAL
   a.has_graphs = a.cuGraphCreate && a.cuGraphAddKernelNode && a.cuGraphInstantiate &&
                  a.cuGraphExecKernelNodeSetParams && a.cuGraphLaunch && a.cuGraphExecDestroy &&
                  a.cuGraphDestroy;
   a.has_vmm = a.cuMemAddressReserve && a.cuMemAddressFree && a.cuMemCreate && a.cuMemRelease &&
               a.cuMemMap && a.cuMemUnmap && a.cuMemSetAccess && a.cuMemGetAllocationGranularity;
+  a.has_green_contexts = a.cuDeviceGetDevResource && a.cuDevSmResourceSplitByCount &&
+                         a.cuDevResourceGenerateDesc && a.cuGreenCtxCreate && a.cuGreenCtxDestroy &&
+                         a.cuCtxFromGreenCtx && a.cuGreenCtxStreamCreate;
   // CUDA 12.8 added a _v2 with the same signature; prefer it where present.
   if (void* v2 = dlsym(library, "cuEventElapsedTime_v2"))
     a.cuEventElapsedTime = reinterpret_cast<decltype(a.cuEventElapsedTime)>(v2);

@@ -96,6 +96,27 @@ constexpr int CU_MEM_ALLOCATION_TYPE_PINNED = 1;
 constexpr int CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 3;
 constexpr int CU_MEM_ALLOC_GRANULARITY_MINIMUM = 0;
 
+// Green contexts (CUDA 12.4 on): a context restricted to a group of the device's SMs, made from a
+// split of the device's SM resource. cuda.h's CUdevResource layout (RESOURCE_ABI_VERSION 1): the
+// driver keeps what identifies the resource in the padding.
+using CUgreenCtx = struct CUgreenCtx_st*;
+using CUdevResourceDesc = struct CUdevResourceDesc_st*;
+struct CUdevSmResource {
+  unsigned smCount, minSmPartitionSize, smCoscheduledAlignment;
+};
+struct CUdevResource {
+  int type;  // CU_DEV_RESOURCE_TYPE_SM, or CU_DEV_RESOURCE_TYPE_INVALID (an empty remainder)
+  unsigned char _internal_padding[92];
+  union {
+    CUdevSmResource sm;
+    unsigned char _oversize[48];
+  };
+};
+static_assert(sizeof(CUdevResource) == 144, "cuda.h's CUdevResource");
+constexpr int CU_DEV_RESOURCE_TYPE_INVALID = 0;
+constexpr int CU_DEV_RESOURCE_TYPE_SM = 1;
+constexpr unsigned CU_GREEN_CTX_DEFAULT_STREAM = 0x1;  // required by cuGreenCtxCreate (CUDA 13.0)
+
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
 constexpr CUresult CUDA_ERROR_NOT_READY = 600;
@@ -258,14 +279,35 @@ constexpr int CU_MEMORYTYPE_DEVICE = 2;
   X(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2", CUresult,                     \
     (CUdeviceptr*, void*, unsigned))
 
+// Green contexts, for sub-devices (null where the driver lacks them, and on HIP, whose loader
+// fills none of them: a vendor without them reports no partition scheme).
+#define MANIFOLD_GPU_DRIVER_GREEN_FUNCTIONS(X)                                                   \
+  X(cuDeviceGetDevResource, "cuDeviceGetDevResource", CUresult, (CUdevice, CUdevResource*, int)) \
+  X(cuDevSmResourceSplitByCount, "cuDevSmResourceSplitByCount", CUresult,                        \
+    (CUdevResource*, unsigned*, const CUdevResource*, CUdevResource*, unsigned, unsigned))       \
+  X(cuDevResourceGenerateDesc, "cuDevResourceGenerateDesc", CUresult,                            \
+    (CUdevResourceDesc*, CUdevResource*, unsigned))                                              \
+  X(cuGreenCtxCreate, "cuGreenCtxCreate", CUresult,                                              \
+    (CUgreenCtx*, CUdevResourceDesc, CUdevice, unsigned))                                        \
+  X(cuGreenCtxDestroy, "cuGreenCtxDestroy", CUresult, (CUgreenCtx))                              \
+  X(cuCtxFromGreenCtx, "cuCtxFromGreenCtx", CUresult, (CUcontext*, CUgreenCtx))                  \
+  X(cuGreenCtxStreamCreate, "cuGreenCtxStreamCreate", CUresult,                                  \
+    (CUstream*, CUgreenCtx, unsigned, int))                                                      \
+  X(cuGreenCtxGetDevResource, "cuGreenCtxGetDevResource", CUresult,                              \
+    (CUgreenCtx, CUdevResource*, int))
+
 struct Api {
 #define MANIFOLD_GPU_DRIVER_MEMBER(member, symbol, ret, params) ret(*member) params = nullptr;
   MANIFOLD_GPU_DRIVER_FUNCTIONS(MANIFOLD_GPU_DRIVER_MEMBER)
   MANIFOLD_GPU_DRIVER_OPTIONAL_FUNCTIONS(MANIFOLD_GPU_DRIVER_MEMBER)
+  MANIFOLD_GPU_DRIVER_GREEN_FUNCTIONS(MANIFOLD_GPU_DRIVER_MEMBER)
 #undef MANIFOLD_GPU_DRIVER_MEMBER
   bool has_graphs = false;  // every optional graph function is there
   bool has_vmm = false;     // every virtual memory management function is there
-  int driver_version = 0;   // e.g. 13000 for CUDA 13.0, 50221153 for HIP 5.2.21153
+  // Every green-context function but cuGreenCtxGetDevResource (without it, sub-devices are not
+  // partitioned again) is there.
+  bool has_green_contexts = false;
+  int driver_version = 0;  // e.g. 13000 for CUDA 13.0, 50221153 for HIP 5.2.21153
 };
 
 }  // namespace manifold::gpu

@@ -35,6 +35,8 @@ template <class V>
 class DriverDevice;
 template <class V>
 struct DriverStreamApi;
+template <class V>
+struct GreenPartition;
 
 // What the vendor knows of a device before the shared code reads its attributes.
 struct DeviceFacts {
@@ -122,11 +124,32 @@ class DriverProgram final : public LoadedProgram {
 template <class V>
 CUresult launch_record(const LaunchRecord& record, CUstream stream);
 
+// A GPU, or a sub-device of one: the same GPU restricted to a group of its SMs (a green context
+// of its own, its streams in it), sharing its root device's memory, programs and staging
+// (driver_partition_impl.h).
 template <class V>
 class DriverDevice final : public Device {
  public:
   DriverDevice(CUdevice device, int ordinal, DeviceFacts facts);
+  // A sub-device of `parent`: the green context of `desc`'s `sms` SMs. `partition` holds what
+  // the partition's SM groups came from, for as long as one of its sub-devices lives.
+  DriverDevice(DriverDevice& parent, CUdevResourceDesc desc, cl_uint sms,
+               std::vector<cl_device_partition_property> partition_type,
+               std::shared_ptr<GreenPartition<V>> partition);
   ~DriverDevice() override;
+
+  // clCreateSubDevices by SM groups of green contexts: counts in SMs, rounded up as the driver
+  // splits (on sm_90 groups of 8).
+  std::vector<cl_uint> partition_units(cl_device_partition_property kind,
+                                       const std::vector<cl_uint>& requested) const override;
+  std::vector<Device*> create_sub_devices(
+      cl_device_partition_property kind, const std::vector<cl_uint>& requested,
+      const std::vector<cl_device_partition_property>& partition_type) override;
+  // The device whose memory, programs and staging this one uses: itself, or the GPU it was
+  // partitioned from.
+  DriverDevice& root() const { return *root_; }
+  // A non-blocking stream of this device: in its green context where it has one.
+  CUstream create_stream();
 
   static const Api& api() { return V::api(); }
   const char* backend_name() const override { return V::kName; }
@@ -231,6 +254,18 @@ class DriverDevice final : public Device {
   std::mutex peer_mutex_;
   std::vector<const DriverDevice*> peers_;
   void enable_peer_access(const DriverDevice& peer);
+
+  // Partitions (driver_partition_impl.h).
+  struct Plan;
+  bool sm_resource(CUdevResource& resource) const;
+  // The SM groups of a partition: their SM counts, and with `descriptors` what makes each
+  // group's green context. False where the driver cannot split so.
+  bool plan(cl_device_partition_property kind, const std::vector<cl_uint>& requested,
+            bool descriptors, Plan& out) const;
+  void set_partition_limits();
+  DriverDevice* root_ = this;
+  CUgreenCtx green_ = nullptr;  // a sub-device's
+  std::shared_ptr<GreenPartition<V>> partition_;
 };
 
 }  // namespace manifold::gpu

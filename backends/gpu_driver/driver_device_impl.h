@@ -169,6 +169,8 @@ DriverDevice<V>::DriverDevice(CUdevice device, int ordinal, DeviceFacts facts)
   d.pci_bus_info.pci_function = 0;
   d.has_pci_bus_info = true;
   staging_ = std::make_unique<gpu::Staging<DriverStreamApi<V>>>(*this);
+  // clCreateSubDevices by green contexts, where the driver has them (driver_partition_impl.h).
+  set_partition_limits();
   log_debug("%s: device %d '%s' %s, %u compute units, %zu MB, target %s %s %s", V::kName, ordinal,
             d.name.c_str(), facts.arch.c_str(), d.max_compute_units, total >> 20,
             target_.triple.c_str(), target_.cpu.c_str(), target_.features.c_str());
@@ -177,6 +179,11 @@ DriverDevice<V>::DriverDevice(CUdevice device, int ordinal, DeviceFacts facts)
 template <class V>
 DriverDevice<V>::~DriverDevice() {
   // Root devices live for the process; the driver may already be gone at exit: leave it be.
+  // A sub-device goes when the application releases it: its streams first (the driver does not
+  // destroy a green context's streams with it), then its green context.
+  if (!green_) return;
+  if (copy_stream_) api().cuStreamDestroy(copy_stream_);
+  api().cuGreenCtxDestroy(green_);
 }
 
 template <class V>
@@ -229,7 +236,9 @@ std::shared_ptr<const LoadedProgram> DriverDevice<V>::load_program(std::span<con
                " module: " + V::error_text(r) + "\n" + error_log + info_log;
     return nullptr;
   }
-  auto program = std::make_shared<DriverProgram<V>>(*this, module);
+  // The driver loads a module for the whole GPU, whichever of its green contexts is current:
+  // the root device owns it (and outlives the sub-devices).
+  auto program = std::make_shared<DriverProgram<V>>(root(), module);
   // NVPTX printf is CUDA's vprintf (compiler/nvptx_pipeline.cpp).
   program->uses_printf_ = image->find("vprintf") != std::string::npos;
   for (const compiler::KernelInfo& k : info->kernels) {
@@ -278,6 +287,7 @@ DriverBacking<V>::~DriverBacking() {
 
 template <class V>
 void DriverDevice<V>::pin(void* host, size_t size) {
+  if (root_ != this) return root_->pin(host, size);
   if (!host || !size) return;
   make_current();
   if (api().cuMemHostRegister(host, size, CU_MEMHOSTREGISTER_PORTABLE) != CUDA_SUCCESS) return;
@@ -287,6 +297,7 @@ void DriverDevice<V>::pin(void* host, size_t size) {
 
 template <class V>
 void DriverDevice<V>::unpin(void* host) {
+  if (root_ != this) return root_->unpin(host);
   {
     std::unique_lock lock(pinned_mutex_);
     if (!pinned_.erase(reinterpret_cast<uintptr_t>(host))) return;
@@ -296,6 +307,7 @@ void DriverDevice<V>::unpin(void* host) {
 
 template <class V>
 bool DriverDevice<V>::is_pinned(const void* host, size_t size) const {
+  if (root_ != this) return root_->is_pinned(host, size);
   const auto p = reinterpret_cast<uintptr_t>(host);
   std::shared_lock lock(pinned_mutex_);
   auto it = pinned_.upper_bound(p);
@@ -306,6 +318,8 @@ bool DriverDevice<V>::is_pinned(const void* host, size_t size) const {
 
 template <class V>
 CUdeviceptr DriverDevice<V>::address(MemObject& mem) {
+  // A sub-device's memory is its GPU's: the root device makes and owns every backing.
+  if (root_ != this) return root_->address(mem);
   // Imported memory: the GPU's mapping of the application's pages, made at the import.
   if (mem.imported()) return mem.imported_address(*this) + mem.root_offset();
   DeviceBacking& b = mem.backing(memory_place(), [&]() -> std::unique_ptr<DeviceBacking> {
@@ -342,6 +356,7 @@ CUdeviceptr DriverDevice<V>::address(MemObject& mem) {
 
 template <class V>
 CUdeviceptr DriverDevice<V>::image_descriptor_address(MemObject& image) {
+  if (root_ != this) return root_->image_descriptor_address(image);
   DeviceObjectState& state = image.device_state(this, [&] {
     const ManifoldImage descriptor = image_descriptor(*image.image(), address(image));
     make_current();
@@ -366,6 +381,7 @@ CUdeviceptr DriverDevice<V>::image_descriptor_address(MemObject& image) {
 template <class V>
 void DriverDevice<V>::copy_to_device(CUdeviceptr dst, const void* src, size_t size,
                                      CUstream stream) {
+  if (root_ != this) return root_->copy_to_device(dst, src, size, stream);
   cl_int status;
   if (!staging_->wants(size) || is_pinned(src, size))
     status = DriverStreamApi<V>::copy_to_device_async(dst, src, size, stream);
@@ -376,6 +392,7 @@ void DriverDevice<V>::copy_to_device(CUdeviceptr dst, const void* src, size_t si
 
 template <class V>
 void DriverDevice<V>::copy_to_host(void* dst, CUdeviceptr src, size_t size, CUstream stream) {
+  if (root_ != this) return root_->copy_to_host(dst, src, size, stream);
   cl_int status;
   if (!staging_->wants(size) || is_pinned(dst, size))
     status = DriverStreamApi<V>::copy_to_host_async(dst, src, size, stream);
@@ -388,14 +405,28 @@ template <class V>
 CUstream DriverDevice<V>::copy_stream() {
   std::call_once(copy_stream_once_, [this] {
     make_current();
-    if (CUresult r = api().cuStreamCreate(&copy_stream_, CU_STREAM_NON_BLOCKING); r != CUDA_SUCCESS)
-      fail(CL_OUT_OF_RESOURCES, "cuStreamCreate: " + V::error_text(r));
+    copy_stream_ = create_stream();
   });
   return copy_stream_;
 }
 
 template <class V>
+CUstream DriverDevice<V>::create_stream() {
+  CUstream s = nullptr;
+  // Non-blocking: never implicitly ordered after the legacy default stream (and the only kind
+  // a green context makes).
+  const CUresult r = green_ ? api().cuGreenCtxStreamCreate(&s, green_, CU_STREAM_NON_BLOCKING, 0)
+                            : api().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
+  if (r != CUDA_SUCCESS)
+    fail(CL_OUT_OF_RESOURCES,
+         std::string(green_ ? "cuGreenCtxStreamCreate: " : "cuStreamCreate: ") + V::error_text(r));
+  return s;
+}
+
+template <class V>
 void DriverDevice<V>::enable_peer_access(const DriverDevice<V>& peer) {
+  // Peer access is the GPUs' (their primary contexts'), whichever sub-devices ask.
+  if (root_ != this || peer.root_ != &peer) return root_->enable_peer_access(peer.root());
   std::lock_guard lock(peer_mutex_);
   if (std::find(peers_.begin(), peers_.end(), &peer) != peers_.end()) return;
   peers_.push_back(&peer);  // tried once: without access the driver stages through the host
@@ -413,9 +444,12 @@ void DriverDevice<V>::copy_from_peer(CUdeviceptr dst, DriverDevice<V>& peer, CUd
   peer.enable_peer_access(*this);
   enable_peer_access(peer);
   make_current();
-  if (CUresult r = api().cuMemcpyPeerAsync(dst, context_, src, peer.context(), size, stream);
+  if (CUresult r =
+          api().cuMemcpyPeerAsync(dst, root().context_, src, peer.root().context_, size, stream);
       r != CUDA_SUCCESS)
     fail(CL_OUT_OF_RESOURCES, "peer copy between GPUs: " + V::error_text(r));
 }
 
 }  // namespace manifold::gpu
+
+#include "backends/gpu_driver/driver_partition_impl.h"

@@ -29,6 +29,7 @@ inline CUmemAllocationProp pinned_on(CUdevice device) {
 
 template <class V>
 uint64_t DriverDevice<V>::allocate(size_t size) {
+  if (root_ != this) return root_->allocate(size);  // the GPU's memory
   make_current();
   CUdeviceptr p = 0;
   const CUresult r = api().cuMemAlloc(&p, std::max<size_t>(size, 1));
@@ -40,12 +41,14 @@ uint64_t DriverDevice<V>::allocate(size_t size) {
 
 template <class V>
 void DriverDevice<V>::deallocate(uint64_t address) {
+  if (root_ != this) return root_->deallocate(address);  // the GPU's memory
   make_current();
   api().cuMemFree(address);
 }
 
 template <class V>
 size_t DriverDevice<V>::mapping_granularity() const {
+  if (root_ != this) return root_->mapping_granularity();  // the GPU's memory
   if (!api().has_vmm) return 0;
   const CUmemAllocationProp prop = detail::pinned_on(device_);
   size_t granularity = 0;
@@ -57,6 +60,7 @@ size_t DriverDevice<V>::mapping_granularity() const {
 
 template <class V>
 bool DriverDevice<V>::reserve_range(uint64_t address, size_t size) {
+  if (root_ != this) return root_->reserve_range(address, size);  // the GPU's memory
   if (!api().has_vmm) return false;
   make_current();
   CUdeviceptr got = 0;
@@ -68,6 +72,7 @@ bool DriverDevice<V>::reserve_range(uint64_t address, size_t size) {
 
 template <class V>
 uint64_t DriverDevice<V>::reserve_any_range(size_t size, size_t alignment) {
+  if (root_ != this) return root_->reserve_any_range(size, alignment);  // the GPU's memory
   if (!api().has_vmm) return 0;
   make_current();
   CUdeviceptr got = 0;
@@ -76,6 +81,7 @@ uint64_t DriverDevice<V>::reserve_any_range(size_t size, size_t alignment) {
 
 template <class V>
 void DriverDevice<V>::release_range(uint64_t address, size_t size) {
+  if (root_ != this) return root_->release_range(address, size);  // the GPU's memory
   if (!api().has_vmm) return;
   make_current();
   api().cuMemAddressFree(address, size);
@@ -83,6 +89,7 @@ void DriverDevice<V>::release_range(uint64_t address, size_t size) {
 
 template <class V>
 void DriverDevice<V>::map_range(uint64_t address, size_t size) {
+  if (root_ != this) return root_->map_range(address, size);  // the GPU's memory
   if (!api().has_vmm)
     fail(CL_INVALID_OPERATION,
          std::string("the ") + V::kDisplay + " driver has no virtual memory management");
@@ -110,6 +117,7 @@ void DriverDevice<V>::map_range(uint64_t address, size_t size) {
 
 template <class V>
 void DriverDevice<V>::unmap_range(uint64_t address, size_t size) {
+  if (root_ != this) return root_->unmap_range(address, size);  // the GPU's memory
   CUmemGenericAllocationHandle handle;
   {
     std::lock_guard lock(mapped_mutex_);
@@ -126,6 +134,7 @@ void DriverDevice<V>::unmap_range(uint64_t address, size_t size) {
 
 template <class V>
 uint64_t DriverDevice<V>::import_host(void* host, size_t size) {
+  if (root_ != this) return root_->import_host(host, size);  // the GPU's memory
   check(host != nullptr && size != 0, CL_INVALID_VALUE, "no host memory to import");
   if (!api().cuMemHostGetDevicePointer)
     fail(CL_INVALID_OPERATION,
@@ -146,6 +155,7 @@ uint64_t DriverDevice<V>::import_host(void* host, size_t size) {
 
 template <class V>
 void DriverDevice<V>::release_import(void* host) {
+  if (root_ != this) return root_->release_import(host);  // the GPU's memory
   make_current();
   api().cuMemHostUnregister(host);
 }

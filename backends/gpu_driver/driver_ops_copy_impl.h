@@ -156,15 +156,15 @@ void DriverOps<V>::transfer(const Transfer& t) {
   std::byte* host = root.dma_host_data() + t.offset;
   DeviceBacking* source = t.source();
   auto* from = dynamic_cast<DriverBacking<V>*>(source);
-  if (t.to == kHostPlace) {  // for a mapping
-    if (from && &from->device() == &device)
+  if (t.to == kHostPlace) {                                // for a mapping
+    if (from && &from->device().root() == &device.root())  // a sub-device's memory is its GPU's
       device.copy_to_host(host, from->pointer() + t.offset, t.size, stream);
     else if (source)
       source->read_to_host(host, t.offset, t.size);
     return;
   }
   const CUdeviceptr dst = device.address(root) + t.offset;
-  if (from && &from->device() != &device) {
+  if (from && &from->device().root() != &device.root()) {
     device.copy_from_peer(dst, from->device(), from->pointer() + t.offset, t.size, stream);
   } else {
     if (source) source->read_to_host(host, t.offset, t.size);

@@ -83,6 +83,7 @@ bool DriverOps<V>::build(const OperationList& list, RecordedGraph<V>& g) {
   device.make_current();
   g.device = &device;
   typename DriverStreamApi<V>::Chain& c = g.chain;
+  c.ctx = device.context();
   if (a.cuGraphCreate(&c.graph, 0) != CUDA_SUCCESS) return false;
   g.node_of.assign(list.ops.size(), -1);
   g.kernels.resize(list.ops.size());
@@ -112,7 +113,8 @@ bool DriverOps<V>::build(const OperationList& list, RecordedGraph<V>& g) {
     CUresult r = CUDA_SUCCESS;
     if (const auto* k = std::get_if<KernelOp>(&op)) {
       if (!prepare(*k, g.kernels[i], /*staged=*/true)) return false;  // split or stateful
-      const CUDA_KERNEL_NODE_PARAMS p = DriverStreamApi<V>::node_params(g.kernels[i], pointers);
+      const CUDA_KERNEL_NODE_PARAMS p =
+          DriverStreamApi<V>::node_params(g.kernels[i], pointers, c.ctx);
       r = a.cuGraphAddKernelNode(&node, c.graph, previous, deps, &p);
     } else if (const auto* copy = std::get_if<CopyOp>(&op)) {
       if (!copy->src.mem || !copy->dst.mem) return false;

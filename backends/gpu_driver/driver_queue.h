@@ -22,13 +22,7 @@ struct DriverStreamApi {
 
   static const Api& api() { return V::api(); }
   static void make_current(Device& d) { d.make_current(); }
-  static Stream create_stream(Device&) {
-    CUstream s = nullptr;
-    // Non-blocking: never implicitly ordered after the legacy default stream.
-    if (CUresult r = api().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING); r != CUDA_SUCCESS)
-      fail(CL_OUT_OF_RESOURCES, "cuStreamCreate: " + V::error_text(r));
-    return s;
-  }
+  static Stream create_stream(Device& d) { return d.create_stream(); }
   static void destroy_stream(Device&, Stream s) { api().cuStreamDestroy(s); }
   static Event create_event(Device&, bool timing, bool blocking_sync) {
     CUevent e = nullptr;
@@ -62,6 +56,7 @@ struct DriverStreamApi {
     CUgraph graph = nullptr;
     CUgraphExec exec = nullptr;
     std::vector<CUgraphNode> nodes;
+    CUcontext ctx = nullptr;  // the kernel nodes' (a sub-device's green context runs them)
   };
   static bool has_graphs(Device&) { return api().has_graphs; }
   // For a launch that waits in a batch: fills `record`; CL_SUCCESS, kNotBatchable (not a
@@ -73,7 +68,7 @@ struct DriverStreamApi {
   // The node parameters of `record`; `pointers` receives its parameter pointers (the driver
   // copies the values during the call that takes them).
   static CUDA_KERNEL_NODE_PARAMS node_params(const LaunchRecord& record,
-                                             std::vector<void*>& pointers) {
+                                             std::vector<void*>& pointers, CUcontext ctx) {
     pointers.resize(record.offsets.size());
     record.param_pointers(pointers.data());
     CUDA_KERNEL_NODE_PARAMS p{};
@@ -82,16 +77,19 @@ struct DriverStreamApi {
     p.blockDimX = record.block[0], p.blockDimY = record.block[1], p.blockDimZ = record.block[2];
     p.sharedMemBytes = record.shared;
     p.kernelParams = pointers.data();
+    // A graph's kernel runs on the SMs of the node's context, whatever stream launches it.
+    p.ctx = ctx;
     return p;
   }
   static cl_int make_chain(Device& d, std::span<const LaunchRecord> records, Chain& chain) {
     const Api& a = api();
     d.make_current();
+    chain.ctx = d.context();
     std::vector<void*> pointers;
     CUresult r = a.cuGraphCreate(&chain.graph, 0);
     chain.nodes.assign(records.size(), nullptr);
     for (size_t i = 0; r == CUDA_SUCCESS && i < records.size(); ++i) {
-      const CUDA_KERNEL_NODE_PARAMS p = node_params(records[i], pointers);
+      const CUDA_KERNEL_NODE_PARAMS p = node_params(records[i], pointers, chain.ctx);
       r = a.cuGraphAddKernelNode(&chain.nodes[i], chain.graph, i ? &chain.nodes[i - 1] : nullptr,
                                  i ? 1 : 0, &p);
     }
@@ -105,7 +103,7 @@ struct DriverStreamApi {
   static cl_int set_chain_node(Chain& chain, size_t index, const LaunchRecord& record) {
     // Per thread: the stream queues of several threads update their chains at once.
     std::vector<void*>& pointers = thread_param_pointers();
-    const CUDA_KERNEL_NODE_PARAMS p = node_params(record, pointers);
+    const CUDA_KERNEL_NODE_PARAMS p = node_params(record, pointers, chain.ctx);
     return status_of(api().cuGraphExecKernelNodeSetParams(chain.exec, chain.nodes[index], &p));
   }
   static cl_int launch_chain(Chain& chain, Stream s) {

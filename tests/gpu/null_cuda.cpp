@@ -211,8 +211,13 @@ int attribute(int which) {
       return 32;  // warp
     case 13:
       return 1500000;  // clock kHz
-    case 16:
-      return 4;  // SMs
+    case 16: {         // SMs: 4, or NULL_CUDA_SM_COUNT (green-context partitions need more)
+      static const int sms = [] {
+        const char* v = std::getenv("NULL_CUDA_SM_COUNT");
+        return v && std::atoi(v) > 0 ? std::atoi(v) : 4;
+      }();
+      return sms;
+    }
     case 19:
     case 41:
     case 102:
@@ -235,6 +240,9 @@ int attribute(int which) {
 }
 
 }  // namespace
+
+// Green contexts (null_cuda_green.cpp): forgets a stream of a green context.
+void null_cuda_green_stream_destroyed(void* stream);
 
 // The HIP shim's simulated runtime (tests/gpu/hip_shim) links this file with its entry points
 // hidden: only the hip* names (and the test hooks below) are exported there.
@@ -306,12 +314,19 @@ std::atomic<int> g_fail_allocations{0};
 extern "C" __attribute__((visibility("default"))) void null_cuda_fail_allocations(int count) {
   g_fail_allocations = count;
 }
+// For tests: how many cuMemAlloc calls succeeded so far (a buffer that several devices of one
+// GPU share is allocated once).
+std::atomic<uint64_t> g_allocations{0};
+extern "C" __attribute__((visibility("default"))) uint64_t null_cuda_allocations() {
+  return g_allocations.load();
+}
 API cuMemAlloc_v2(unsigned long long* p, size_t n) {
   for (int k = g_fail_allocations.load(); k > 0;)
     if (g_fail_allocations.compare_exchange_weak(k, k - 1)) return kOutOfMemory;
   if (n > (size_t{8} << 30)) return kOutOfMemory;
   void* m = std::aligned_alloc(256, (n + 255) / 256 * 256);
   if (!m) return kOutOfMemory;
+  ++g_allocations;
   *p = reinterpret_cast<unsigned long long>(m);
   return kSuccess;
 }
@@ -511,6 +526,7 @@ API cuStreamCreate(void** s, unsigned) {
   return kSuccess;
 }
 API cuStreamDestroy_v2(void* s) {
+  null_cuda_green_stream_destroyed(s);
   delete static_cast<Stream*>(s);
   return kSuccess;
 }
