@@ -163,7 +163,7 @@ void clCreateSubDevices(cl_device_id in_device, const cl_device_partition_proper
     // The spec: CL_DEVICE_PARTITION_FAILED if the partition name is supported by the
     // implementation but in_device could not be further partitioned (a sub-device made by a
     // scheme of its parent that cannot be split again, e.g. one Level Zero tile).
-    check(!(device.parent() && supports_scheme(device.parent()->info(), kind)),
+    check(!(device.visible_parent() && supports_scheme(device.visible_parent()->info(), kind)),
           CL_DEVICE_PARTITION_FAILED, "the sub-device cannot be partitioned further");
     fail(CL_INVALID_VALUE, "the device does not support this partition scheme");
   }

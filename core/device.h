@@ -120,10 +120,21 @@ class Device : public ApiObject<_cl_device_id, ObjectKind::Device, CL_INVALID_DE
   Device() = default;
 
   const DeviceInfo& info() const { return info_; }
+  // Whether the device has no parent device (a sub-device the platform lists as one of its own
+  // devices still has its parent: listed_as_root()).
   bool is_root() const { return parent_ == nullptr; }
   // clRetainDevice and clReleaseDevice count references of sub-devices and of groups the
   // application made; the platform's own devices live as long as the process.
-  bool reference_counted() const { return parent_ != nullptr || application_made_; }
+  bool reference_counted() const {
+    return (parent_ != nullptr && !listed_as_root_) || application_made_;
+  }
+  // A sub-device the platform lists in place of its parent (MANIFOLD_GPU_PARTITION): the
+  // application sees a root device (no parent, no partition type, no reference count); inside,
+  // it shares its parent's memory and programs as any sub-device does. Thread: platform setup.
+  void list_as_root() { listed_as_root_ = true; }
+  bool listed_as_root() const { return listed_as_root_; }
+  // CL_DEVICE_PARENT_DEVICE: the parent as the application sees it.
+  Device* visible_parent() const { return listed_as_root_ ? nullptr : parent_.get(); }
   // A device group's members (scheduler/groups), in their order; empty for any other device.
   const std::vector<Ref<Device>>& members() const { return members_; }
   bool is_group() const { return !members_.empty(); }
@@ -241,11 +252,19 @@ class Device : public ApiObject<_cl_device_id, ObjectKind::Device, CL_INVALID_DE
   std::vector<cl_device_partition_property> partition_type_;
   std::vector<Ref<Device>> members_;
   bool application_made_ = false;
+  bool listed_as_root_ = false;
 
  private:
   MemoryPlace memory_place_ = kHostPlace;
   virtual std::shared_ptr<NativeQueue> create_native_queue_impl(bool out_of_order) = 0;
 };
+
+// `device` split into `parts` sub-devices of equal compute units (CL_DEVICE_PARTITION_EQUALLY
+// by the most units each that still gives that many: a GPU's SM groups may leave some SMs over),
+// reporting `partition_type` (empty: none). Empty, with the reason in *why, where the device cannot
+// be split so. Thread: platform setup.
+std::vector<Device*> split_equally(Device& device, unsigned parts, bool report_partition_type,
+                                   std::string* why);
 
 // Fills everything the compiler target decides (core/device_info.cpp): the OpenCL C versions
 // and features, the extensions (the target's, cl_khr_extended_versioning, cl_khr_device_uuid),

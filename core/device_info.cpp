@@ -284,7 +284,8 @@ constexpr DeviceQuery kDeviceQueries[] = {
     {CL_DEVICE_PREFERRED_INTEROP_USER_SYNC, flag<&DeviceInfo::preferred_interop_user_sync>},
     {CL_DEVICE_PARENT_DEVICE,
      [](const Query& q) {
-       q.out.value(q.device.parent() ? q.device.parent()->handle() : cl_device_id{});
+       Device* parent = q.device.visible_parent();
+       q.out.value(parent ? parent->handle() : cl_device_id{});
      }},
     // cl_mfld_device_group
     {CL_DEVICE_GROUP_MEMBERS_MFLD,
@@ -303,7 +304,8 @@ constexpr DeviceQuery kDeviceQueries[] = {
     {CL_DEVICE_PARTITION_AFFINITY_DOMAIN, field<&DeviceInfo::partition_affinity_domain>},
     {CL_DEVICE_PARTITION_TYPE,
      [](const Query& q) {
-       if (q.device.partition_type().empty()) return q.out.bytes(nullptr, 0);
+       if (q.device.partition_type().empty() || q.device.listed_as_root())
+         return q.out.bytes(nullptr, 0);
        q.out.array(q.device.partition_type());
      }},
     {CL_DEVICE_REFERENCE_COUNT,

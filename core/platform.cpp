@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "core/log.h"
 #include "settings/settings.h"
@@ -33,6 +34,44 @@ namespace {
 std::string lowercase(std::string_view text) {
   std::string out(text);
   for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+// The root a sub-device's memory and programs come from.
+Device* root_of(Device* d) {
+  while (d->parent()) d = d->parent();
+  return d;
+}
+
+// MANIFOLD_GPU_PARTITION: each GPU it names replaced by its equal sub-devices, listed as roots.
+std::vector<Device*> partition_gpus(const std::vector<Device*>& found) {
+  const GpuPartitionSettings& wanted = settings().gpu_partition;
+  if (!wanted.invalid.empty())
+    log_debug("MANIFOLD_GPU_PARTITION: '%s' is neither N nor I:N", wanted.invalid.c_str());
+  if (!wanted.any()) return found;
+  std::vector<Device*> out;
+  unsigned gpu = 0;
+  for (Device* d : found) {
+    const unsigned parts = (d->info().type & CL_DEVICE_TYPE_GPU) ? wanted.parts_of(gpu++) : 0;
+    if (parts < 2) {
+      out.push_back(d);
+      continue;
+    }
+    std::string why;
+    const std::vector<Device*> subs =
+        split_equally(*d, parts, /*report_partition_type=*/false, &why);
+    if (subs.empty()) {
+      log_debug("MANIFOLD_GPU_PARTITION: GPU %u (%s) stays whole: %s", gpu - 1,
+                d->info().name.c_str(), why.c_str());
+      out.push_back(d);
+      continue;
+    }
+    for (Device* s : subs) {
+      s->list_as_root();
+      out.push_back(s);
+    }
+    log_debug("MANIFOLD_GPU_PARTITION: GPU %u (%s) listed as %zu sub-devices of %u compute units",
+              gpu - 1, d->info().name.c_str(), subs.size(), subs.front()->info().max_compute_units);
+  }
   return out;
 }
 }  // namespace
@@ -73,6 +112,8 @@ Platform::Platform() {
     log_debug("driver %s: %zu device(s)", driver->name(), listed.size());
     found.insert(found.end(), listed.begin(), listed.end());
   }
+  // Partitioned GPUs are listed as their sub-devices, which groups and MANIFOLD_DEVICES name.
+  found = partition_gpus(found);
   // Device groups are made of every device found (MANIFOLD_DEVICE_GROUPS names them by their
   // index in that list) and listed after them; MANIFOLD_DEVICES then picks from the whole list.
   std::vector<Device*> listed = found;
@@ -89,9 +130,9 @@ Platform::Platform() {
       continue;
     }
     devices_.push_back(d);
-    for (const Ref<Device>& member : d->members())
-      add_working(member->parent() ? member->parent() : member.get());
-    if (!d->is_group()) add_working(d);
+    // Sub-devices work in their root's memory: the root takes the memory place.
+    for (const Ref<Device>& member : d->members()) add_working(root_of(member.get()));
+    if (!d->is_group()) add_working(root_of(d));
   }
   MemoryPlace next_place = kHostPlace + 1;
   for (Device* d : working) {
@@ -108,6 +149,14 @@ Platform::Platform() {
   }
   // Before any device is handed out: a device that cannot take the SVM range reports no SVM.
   run_platform_setups(working);
+  // Sub-devices copied their root's capabilities before the setups: what it lost they lose too.
+  for (Device* d : devices_) {
+    std::vector<Device*> subs{d};
+    for (const Ref<Device>& member : d->members()) subs.push_back(member.get());
+    for (Device* s : subs)
+      if (!s->is_root() && !root_of(s)->info().svm_capabilities)
+        s->disable_svm("its root device has none");
+  }
 }
 
 bool device_selected(const Device& device, size_t index, std::string_view selection) {

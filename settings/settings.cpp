@@ -25,7 +25,42 @@ long long number(const char* name, long long otherwise) {
   return parsed > 0 ? parsed : otherwise;
 }
 
+bool parse_unsigned(std::string_view text, unsigned* out) {
+  if (text.empty() || text.size() > 6) return false;
+  unsigned v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + unsigned(c - '0');
+  }
+  *out = v;
+  return true;
+}
+
 }  // namespace
+
+GpuPartitionSettings parse_gpu_partition(std::string_view text) {
+  GpuPartitionSettings out;
+  while (!text.empty()) {
+    const size_t comma = text.find(',');
+    std::string_view item = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (item.empty()) continue;
+    const size_t colon = item.find(':');
+    unsigned index = 0, parts = 0;
+    if (colon == std::string_view::npos && parse_unsigned(item, &parts)) {
+      out.every = parts;
+    } else if (colon != std::string_view::npos && parse_unsigned(item.substr(0, colon), &index) &&
+               parse_unsigned(item.substr(colon + 1), &parts)) {
+      out.gpus.emplace_back(index, parts);
+    } else {
+      if (!out.invalid.empty()) out.invalid += ',';
+      out.invalid += item;
+    }
+  }
+  return out;
+}
 
 Settings settings_from_environment() {
   Settings s;
@@ -41,6 +76,7 @@ Settings settings_from_environment() {
   }
   if (const char* v = value_of("MANIFOLD_DEVICES")) s.devices = v;
   if (const char* v = value_of("MANIFOLD_DEVICE_GROUPS")) s.device_groups = v;
+  if (const char* v = value_of("MANIFOLD_GPU_PARTITION")) s.gpu_partition = parse_gpu_partition(v);
   if (const char* v = value_of("MANIFOLD_CUDA_DRIVER")) s.cuda_driver = v;
   if (const char* v = value_of("MANIFOLD_HIP_RUNTIME")) s.hip_runtime = v;
   if (const char* v = value_of("MANIFOLD_GPU_COMPLETION"))

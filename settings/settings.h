@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace manifold {
@@ -21,6 +23,24 @@ struct StagingSettings {
   size_t chunk_bytes = size_t{8} << 20;  // MANIFOLD_GPU_STAGING_CHUNK_MB (1..256)
   unsigned threads = 0;                  // MANIFOLD_GPU_STAGING_THREADS; 0: min(8, cores / 2)
 };
+
+// MANIFOLD_GPU_PARTITION: GPUs the platform lists as equal sub-devices in their place
+// (core/platform.cpp). Items separated by ',': `N` splits every GPU that partitions into N,
+// `I:N` the I-th GPU (from 0, in the order the drivers list them) into N, taking precedence.
+struct GpuPartitionSettings {
+  unsigned every = 0;                               // 0: none
+  std::vector<std::pair<unsigned, unsigned>> gpus;  // (index, parts)
+  std::string invalid;                              // the items that are neither, for the debug log
+  // Into how many sub-devices the `index`-th GPU is split (0 or 1: it stays whole).
+  unsigned parts_of(unsigned index) const {
+    for (const auto& [gpu, parts] : gpus)
+      if (gpu == index) return parts;
+    return every;
+  }
+  bool any() const { return every > 1 || !gpus.empty(); }
+};
+// Parses MANIFOLD_GPU_PARTITION's value.
+GpuPartitionSettings parse_gpu_partition(std::string_view text);
 
 struct Settings {
   bool debug = false;            // MANIFOLD_DEBUG
@@ -35,6 +55,7 @@ struct Settings {
   // MANIFOLD_DEVICE_GROUPS: `;`-separated groups of `,`-separated members (scheduler/groups:
   // parse_group_list), each listed as one more device after the physical ones.
   std::string device_groups;
+  GpuPartitionSettings gpu_partition;        // MANIFOLD_GPU_PARTITION
   std::string cuda_driver = "libcuda.so.1";  // MANIFOLD_CUDA_DRIVER
   // MANIFOLD_HIP_RUNTIME: a HIP runtime library to load instead of libamdhip64.so.6/.5 (the
   // simulated one of the tests, HIP over CUDA on the GPU machines); empty: the installed one.

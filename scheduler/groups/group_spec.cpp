@@ -1,6 +1,7 @@
 // MANIFOLD_DEVICE_GROUPS: groups separated by ';', members by ','. A member is an index of the
-// platform's devices (as `manifold devices` lists them), `gpu` (every GPU), `cpu` (the CPU), or
-// `cpu/N` (the CPU partitioned equally into N sub-devices).
+// platform's devices (as `manifold devices` lists them), `gpu` (every GPU), `gpu/N` (every GPU
+// partitioned equally into N sub-devices: CUDA green contexts), `cpu` (the CPU), or `cpu/N` (the
+// CPU partitioned equally into N sub-devices).
 #include <algorithm>
 #include <charconv>
 #include <string>
@@ -50,10 +51,33 @@ std::vector<Device*> cpu_parts(Device& cpu, size_t n, std::string* why) {
 std::vector<Device*> members_of(std::string_view item, std::span<Device* const> devices,
                                 std::string* why) {
   std::vector<Device*> out;
-  if (item == "gpu") {
-    for (Device* d : devices)
-      if (d->info().type & CL_DEVICE_TYPE_GPU) out.push_back(d);
-    if (out.empty()) *why = "there is no GPU";
+  if (item == "gpu" || item.starts_with("gpu/")) {
+    size_t n = 1;
+    std::string reasons;
+    if (item.size() > 3 && (!parse_count(item.substr(4), &n) || n == 0 || n > 1024)) {
+      *why = "'" + std::string(item) + "' is not gpu/N";
+      return out;
+    }
+    for (Device* d : devices) {
+      if (!(d->info().type & CL_DEVICE_TYPE_GPU) || d->is_group()) continue;
+      if (n < 2) {
+        out.push_back(d);
+        continue;
+      }
+      // Sub-devices of one GPU work in its one memory: they split kernels like the CPU's parts.
+      // A GPU that cannot be split so is left out.
+      std::string not_split;
+      const std::vector<Device*> parts = split_equally(*d, unsigned(n), true, &not_split);
+      if (parts.empty()) {
+        log_debug("MANIFOLD_DEVICE_GROUPS: %s left out of gpu/%zu: %s", d->info().name.c_str(), n,
+                  not_split.c_str());
+        if (!reasons.empty()) reasons += "; ";
+        reasons += d->info().name + ": " + not_split;
+      }
+      out.insert(out.end(), parts.begin(), parts.end());
+    }
+    if (out.empty())
+      *why = reasons.empty() ? "there is no GPU" : "no GPU splits so (" + reasons + ")";
     return out;
   }
   if (item == "cpu" || item.starts_with("cpu/")) {
@@ -71,7 +95,7 @@ std::vector<Device*> members_of(std::string_view item, std::span<Device* const> 
   }
   size_t index = 0;
   if (!parse_count(item, &index)) {
-    *why = "'" + std::string(item) + "' is neither a device index, gpu, cpu nor cpu/N";
+    *why = "'" + std::string(item) + "' is neither a device index, gpu, gpu/N, cpu nor cpu/N";
     return out;
   }
   if (index >= devices.size()) {
