@@ -30,6 +30,7 @@ namespace {
 struct BenchOptions {
   bool quick = false;
   bool strict = false;
+  bool isolation = false;
   std::vector<std::string> selectors;
   std::string markdown_path, plot_path, peer_program;
 };
@@ -396,6 +397,8 @@ int parse_options(const std::vector<std::string>& args, BenchOptions& options) {
       options.quick = true;
     } else if (arg == "--strict") {
       options.strict = true;
+    } else if (arg == "--isolation") {
+      options.isolation = true;
     } else if (arg == "--devices") {
       const std::string* list = value("--devices");
       if (!list) return 2;
@@ -430,6 +433,7 @@ int parse_options(const std::vector<std::string>& args, BenchOptions& options) {
 int run_bench_command(const std::vector<std::string>& args) {
   BenchOptions options;
   if (int status = parse_options(args, options)) return status;
+  if (options.isolation) return run_isolation_bench(options.quick);
 
   std::vector<DeviceRef> devices = enumerate_devices();
   std::vector<const DeviceRef*> chosen;

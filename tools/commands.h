@@ -11,6 +11,8 @@ int run_devices_command(const std::vector<std::string>& args);
 int run_info_command(const std::vector<std::string>& args);
 int run_cache_command(const std::vector<std::string>& args);
 int run_bench_command(const std::vector<std::string>& args);
+// `manifold bench --isolation`: GPU sub-devices against the whole GPU (tools/bench_isolation.cpp).
+int run_isolation_bench(bool quick);
 // Offline compilation with Manifold's compiler (no OpenCL, no device): tools/compile_command.cpp.
 int run_compile_command(const std::vector<std::string>& args);
 

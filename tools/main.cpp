@@ -34,6 +34,8 @@ const char* kUsage =
     "build's\n"
     "                          bench/cuda_native/manifold-cuda-native)\n"
     "      --strict            exit 1 when any result is FAIL/ERROR/CRASH\n"
+    "      --isolation         instead: GPU sub-devices (green contexts) against the whole GPU:\n"
+    "                          a small loop beside a saturated sibling, two halves vs the whole\n"
     "  compile --device-target TARGET FILE.cl -o OUT [build options]\n"
     "                          compile offline for TARGET (x86-64, sm_XY, gfxNNN; see "
     "`manifold compile -h`)\n"
