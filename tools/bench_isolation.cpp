@@ -9,9 +9,13 @@
 // Runs in the tool's own process on Manifold's platform; a GPU that cannot be partitioned is
 // skipped with the reason.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <deque>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench_device.h"
@@ -112,44 +116,54 @@ LoopFigures measure_loop(Lane& lane, int round_trips, int stream) {
   return f;
 }
 
-// The loop on `quiet` alone, then while `busy` runs saturating kernels of `burn_items` work-items
-// for at least as long. *covered: whether the saturating stream outlasted the measurement.
+// The loop on `quiet` alone, then while a host thread keeps `busy` saturated: saturating
+// launches of `burn_items` work-items, a few in flight at all times until the loop has ended.
 std::pair<LoopFigures, LoopFigures> isolation_pair(Lane& quiet, Lane& busy, size_t burn_items,
-                                                   cl_uint burn_loop, int round_trips, int stream,
-                                                   bool* covered) {
+                                                   cl_uint burn_loop, int round_trips, int stream) {
   measure_loop(quiet, 3, 3);  // warm-up: builds and first launches out of the way
-  const auto alone_start = Clock::now();
   const LoopFigures alone = measure_loop(quiet, round_trips, stream);
-  const double alone_s = seconds_since(alone_start);
   busy.launch(busy.burn, burn_items, burn_loop);
   busy.finish();
-  const auto burn_start = Clock::now();
-  busy.launch(busy.burn, burn_items, burn_loop);
-  busy.finish();
-  const double burn_s = std::max(seconds_since(burn_start), 1e-4);
-  // Enough saturating launches for three times the quiet loop's time alone.
-  const int burns = int(std::min(3.0 * alone_s / burn_s + 2.0, 20000.0));
-  cl_event last = nullptr;
-  for (int i = 0; i < burns; ++i)
-    busy.launch(busy.burn, burn_items, burn_loop, i + 1 == burns ? &last : nullptr);
-  clFlush(busy.queue);
+  std::atomic<bool> stop{false};
+  std::atomic<bool> started{false};
+  std::string failure;
+  std::thread feeder([&] {
+    try {
+      std::deque<cl_event> in_flight;
+      while (!stop.load()) {
+        cl_event e = nullptr;
+        busy.launch(busy.burn, burn_items, burn_loop, &e);
+        clFlush(busy.queue);
+        in_flight.push_back(e);
+        if (in_flight.size() >= 3) {
+          started.store(true);
+          clWaitForEvents(1, &in_flight.front());
+          clReleaseEvent(in_flight.front());
+          in_flight.pop_front();
+        }
+      }
+      for (cl_event e : in_flight) clReleaseEvent(e);
+      busy.finish();
+    } catch (const ClError& e) {
+      failure = e.what();
+      started.store(true);
+    }
+  });
+  while (!started.load()) std::this_thread::yield();
   const LoopFigures loaded = measure_loop(quiet, round_trips, stream);
-  cl_int status = CL_COMPLETE;
-  clGetEventInfo(last, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
-  *covered = status != CL_COMPLETE;
-  busy.finish();
-  clReleaseEvent(last);
+  stop.store(true);
+  feeder.join();
+  if (!failure.empty()) throw std::runtime_error("the saturating stream failed: " + failure);
   return {alone, loaded};
 }
 
-void print_pair(const char* what, const std::pair<LoopFigures, LoopFigures>& p, bool covered) {
+void print_pair(const char* what, const std::pair<LoopFigures, LoopFigures>& p) {
   std::printf(
       "  %-34s round trip %8.1f us alone, %8.1f us busy (x%.2f); throughput %9.0f/s "
-      "alone, %9.0f/s busy (x%.2f)%s\n",
+      "alone, %9.0f/s busy (x%.2f)\n",
       what, p.first.round_trip_us, p.second.round_trip_us,
       p.second.round_trip_us / p.first.round_trip_us, p.first.launches_per_s,
-      p.second.launches_per_s, p.second.launches_per_s / p.first.launches_per_s,
-      covered ? "" : "  [the saturating stream ended before the loop did]");
+      p.second.launches_per_s, p.second.launches_per_s / p.first.launches_per_s);
 }
 
 // Seconds for `parts` lanes each running `work` burn launches of `items` work-items at once.
@@ -222,22 +236,23 @@ void bench_gpu(const DeviceRef& ref, bool quick) {
   const int round_trips = quick ? 50 : 400, stream = quick ? 200 : 2000;
   {
     Lane a(s, halves[0], burn_items), b(s, halves[1], burn_items);
-    bool covered = false;
-    const auto p = isolation_pair(b, a, burn_items, burn_loop, round_trips, stream, &covered);
-    print_pair("B, A saturated (sub-devices)", p, covered);
+    print_pair("B, A saturated (sub-devices)",
+               isolation_pair(b, a, burn_items, burn_loop, round_trips, stream));
   }
   {
     Lane one(s, gpu, burn_items), two(s, gpu, burn_items);
-    bool covered = false;
-    const auto p = isolation_pair(two, one, burn_items, burn_loop, round_trips, stream, &covered);
-    print_pair("queue 2, queue 1 saturated (whole)", p, covered);
+    print_pair("queue 2, queue 1 saturated (whole)",
+               isolation_pair(two, one, burn_items, burn_loop, round_trips, stream));
   }
   {
-    // The same work: the whole GPU runs it all, each half runs half of it at once.
+    // The same work: the whole GPU runs it all, each half runs half of it at once. Many waves of
+    // work-groups per launch, so that the last wave's tail weighs little.
     const int work = quick ? 4 : 16;
-    Lane whole(s, gpu, burn_items), a(s, halves[0], burn_items), b(s, halves[1], burn_items);
-    const double whole_s = run_concurrently({&whole}, burn_items, burn_loop, work);
-    const double halves_s = run_concurrently({&a, &b}, burn_items / 2, burn_loop, work);
+    const size_t items = burn_items * 32;
+    const cl_uint loop = burn_loop / 16;
+    Lane whole(s, gpu, items), a(s, halves[0], items / 2), b(s, halves[1], items / 2);
+    const double whole_s = run_concurrently({&whole}, items, loop, work);
+    const double halves_s = run_concurrently({&a, &b}, items / 2, loop, work);
     std::printf(
         "  %-34s whole %8.2f ms, halves %8.2f ms: throughput x%.3f of the whole "
         "(SMs x%.3f)\n",
@@ -259,13 +274,14 @@ int run_isolation_bench(bool quick) {
     if (!partitions_equally(ref.device)) {
       std::printf(
           "%s: skipped: it reports no CL_DEVICE_PARTITION_EQUALLY (CUDA green contexts "
-          "need driver 12.4 or later; other backends do not partition GPUs by SMs)\n",
+          "need driver 12.4 or later and SMs for two SM groups; other backends do not "
+          "partition GPUs by SMs)\n",
           ref.device_name.c_str());
       continue;
     }
     try {
       bench_gpu(ref, quick);
-    } catch (const ClError& e) {
+    } catch (const std::exception& e) {
       std::printf("%s: failed: %s\n", ref.device_name.c_str(), e.what());
     }
   }
