@@ -21,7 +21,8 @@ for t in kernel_corpus api_buffer api_transfer api_map api_events api_profiling 
          api_queue api_threads api_lifetime api_program api_context api_import_memory api_svm \
          api_command_buffer api_images api_image_kernels api_spirv api_stress spirv_producers \
          api_kernel_enqueue scheduler_random_dag scheduler_failure scheduler_readers \
-         scheduler_pipeline scheduler_pipeline_gpu manifold-cross-backend hip_over_cuda groups_api; do
+         scheduler_pipeline scheduler_pipeline_gpu manifold-cross-backend hip_over_cuda groups_api \
+         gpu_subdevices gpu_subdevice_groups api_device; do
   grep -qx "$t" <<<"$known" && targets+=("$t")
 done
 ninja -C "$build" "${targets[@]}"
