@@ -59,9 +59,11 @@ bool DriverDevice<V>::sm_resource(CUdevResource& resource) const {
   return r == CUDA_SUCCESS && resource.type == CU_DEV_RESOURCE_TYPE_SM && resource.sm.smCount > 0;
 }
 
-// CL_DEVICE_PARTITION_MAX_SUB_DEVICES: the groups of the smallest size the driver splits this
-// device's SMs into (fewer than SMs / size where the GPU's clusters leave some over). Partition
-// schemes only where that is at least two.
+// Partition schemes where the driver splits this device's SMs into two groups or more.
+// CL_DEVICE_PARTITION_MAX_SUB_DEVICES is the SM count, the spec's bound (the CTS takes a single
+// BY_COUNTS count above it for an invalid count, as on devices whose units all split): a request
+// for more sub-devices than the driver's groups of the smallest size (the log names them) fails
+// with CL_DEVICE_PARTITION_FAILED.
 template <class V>
 void DriverDevice<V>::set_partition_limits() {
   info_.partition_properties.clear();
@@ -74,7 +76,7 @@ void DriverDevice<V>::set_partition_limits() {
           CUDA_SUCCESS ||
       groups < 2)
     return;
-  info_.partition_max_sub_devices = groups;
+  info_.partition_max_sub_devices = all.sm.smCount;
   info_.partition_properties = {CL_DEVICE_PARTITION_EQUALLY, CL_DEVICE_PARTITION_BY_COUNTS};
   log_debug("%s: '%s' partitions into at most %u SM groups of %u SMs", V::kName, info_.name.c_str(),
             groups, granule);

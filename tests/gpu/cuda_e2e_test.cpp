@@ -557,7 +557,8 @@ TEST_P(Gpu, ApplicationSwitchesCudaContexts) {
   ASSERT_CL_OK(clFinish(queue_));
 
   int dev = 0;
-  ASSERT_EQ(0, device_get(&dev, GetParam()));
+  // Sub-devices listed in place of their GPU (MANIFOLD_GPU_PARTITION) outnumber CUDA's devices.
+  if (device_get(&dev, GetParam()) != 0) GTEST_SKIP() << "no CUDA device of this ordinal";
   void* other = nullptr;
   ASSERT_EQ(0, ctx_create(&other, 0, dev));  // and makes it current
   for (int i = 0; i < 10; ++i) run(k, n, 256);

@@ -119,8 +119,9 @@ class CudaSubDevicesGreen : public CudaSubDevices {
 
 TEST_F(CudaSubDevicesGreen, ReportsSchemesAndLimits) {
   EXPECT_EQ(units(gpu_), 132u);
-  // Groups of 8 SMs: 16 of them.
-  EXPECT_EQ(info<cl_uint>(clGetDeviceInfo, gpu_, CL_DEVICE_PARTITION_MAX_SUB_DEVICES), 16u);
+  // The spec's bound, the SM count (the driver makes at most 16 groups of 8 of them).
+  EXPECT_EQ(info<cl_uint>(clGetDeviceInfo, gpu_, CL_DEVICE_PARTITION_MAX_SUB_DEVICES), 132u);
+  EXPECT_EQ(partition(gpu_, {CL_DEVICE_PARTITION_EQUALLY, 1, 0}).size(), 16u);
   EXPECT_EQ(infoVector<cl_device_partition_property>(clGetDeviceInfo, gpu_,
                                                      CL_DEVICE_PARTITION_PROPERTIES),
             (std::vector<cl_device_partition_property>{CL_DEVICE_PARTITION_EQUALLY,
@@ -186,7 +187,16 @@ TEST_F(CudaSubDevicesGreen, InvalidRequests) {
   for (int i = 0; i < 17; ++i) many.push_back(2);
   many.push_back(end);
   many.push_back(0);
-  EXPECT_EQ(partition_error(many), CL_INVALID_DEVICE_PARTITION_COUNT);
+  // More sub-devices than groups of 8: BY_COUNTS splits what is left after the first in 2s.
+  EXPECT_EQ(partition_error(many), CL_SUCCESS);
+  many.assign(1, CL_DEVICE_PARTITION_BY_COUNTS);
+  for (int i = 0; i < 70; ++i) many.push_back(1);
+  many.push_back(end);
+  many.push_back(0);
+  EXPECT_EQ(partition_error(many), CL_DEVICE_PARTITION_FAILED);
+  // CTS api negative_create_sub_devices: one count above CL_DEVICE_PARTITION_MAX_SUB_DEVICES.
+  EXPECT_EQ(partition_error({CL_DEVICE_PARTITION_BY_COUNTS, 133, end, 0}),
+            CL_INVALID_DEVICE_PARTITION_COUNT);
   // out_devices too small for the 8 sub-devices.
   const cl_device_partition_property equally[] = {CL_DEVICE_PARTITION_EQUALLY, 16, 0};
   cl_device_id two[2] = {};
@@ -209,8 +219,8 @@ TEST_F(CudaSubDevicesGreen, SubDeviceProperties) {
     // The parent's memory.
     EXPECT_EQ(info<cl_ulong>(clGetDeviceInfo, d, CL_DEVICE_GLOBAL_MEM_SIZE),
               info<cl_ulong>(clGetDeviceInfo, gpu_, CL_DEVICE_GLOBAL_MEM_SIZE));
-    // A green context's SMs split again in 2s.
-    EXPECT_EQ(info<cl_uint>(clGetDeviceInfo, d, CL_DEVICE_PARTITION_MAX_SUB_DEVICES), 8u);
+    // A green context's SMs split again (in 2s): the bound is its SM count.
+    EXPECT_EQ(info<cl_uint>(clGetDeviceInfo, d, CL_DEVICE_PARTITION_MAX_SUB_DEVICES), 16u);
   }
   std::vector<Device> counted = partition(
       gpu_, {CL_DEVICE_PARTITION_BY_COUNTS, 8, 24, CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0});
