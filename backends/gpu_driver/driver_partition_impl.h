@@ -94,15 +94,22 @@ bool DriverDevice<V>::plan(cl_device_partition_property kind, const std::vector<
     out.descriptors.push_back(desc);
     return true;
   };
+  // A count the driver cannot make exactly becomes the nearest it can below (one group at least):
+  // halves of a GPU whose SMs are not a multiple of twice the granule are still two.
+  const auto fit = [](const CUdevResource& from, unsigned wanted) {
+    const unsigned granule =
+        std::max({from.sm.minSmPartitionSize, from.sm.smCoscheduledAlignment, 1u});
+    return std::max(granule, wanted / granule * granule);
+  };
   if (kind == CL_DEVICE_PARTITION_EQUALLY) {
     unsigned count = 0;
-    if (a.cuDevSmResourceSplitByCount(nullptr, &count, &input, nullptr, 0, requested[0]) !=
-            CUDA_SUCCESS ||
+    const unsigned each = fit(input, requested[0]);
+    if (a.cuDevSmResourceSplitByCount(nullptr, &count, &input, nullptr, 0, each) != CUDA_SUCCESS ||
         count == 0)
       return false;
     count = std::min(count, std::max(info_.partition_max_sub_devices, 1u));
     std::vector<CUdevResource> groups(count);
-    if (a.cuDevSmResourceSplitByCount(groups.data(), &count, &input, nullptr, 0, requested[0]) !=
+    if (a.cuDevSmResourceSplitByCount(groups.data(), &count, &input, nullptr, 0, each) !=
             CUDA_SUCCESS ||
         count == 0)
       return false;
@@ -115,9 +122,11 @@ bool DriverDevice<V>::plan(cl_device_partition_property kind, const std::vector<
   for (size_t i = 0; i < requested.size(); ++i) {
     CUdevResource group{}, rest{};
     unsigned one = 1;
-    if (a.cuDevSmResourceSplitByCount(&group, &one, &input, &rest, 0, requested[i]) !=
-            CUDA_SUCCESS ||
-        one != 1 || group.sm.smCount < requested[i])
+    // Counts that add up to the whole device: the last takes what the ones before left.
+    unsigned wanted = fit(input, requested[i]);
+    if (i + 1 == requested.size()) wanted = std::min(wanted, input.sm.smCount);
+    if (a.cuDevSmResourceSplitByCount(&group, &one, &input, &rest, 0, wanted) != CUDA_SUCCESS ||
+        one != 1 || group.sm.smCount < wanted)
       return false;
     out.units.push_back(group.sm.smCount);
     if (descriptors && !describe(group)) return false;

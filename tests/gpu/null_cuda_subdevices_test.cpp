@@ -132,27 +132,34 @@ TEST_F(CudaSubDevicesGreen, ReportsSchemesAndLimits) {
   EXPECT_EQ(info<cl_device_id>(clGetDeviceInfo, gpu_, CL_DEVICE_PARENT_DEVICE), nullptr);
 }
 
-TEST_F(CudaSubDevicesGreen, EquallyRoundsUpToGroupsOfEight) {
+// Counts round down to groups of 8 SMs (one group at least).
+TEST_F(CudaSubDevicesGreen, EquallyRoundsToGroupsOfEight) {
   EXPECT_EQ(units(partition(gpu_, {CL_DEVICE_PARTITION_EQUALLY, 16, 0})),
             std::vector<cl_uint>(8, 16));
   EXPECT_EQ(units(partition(gpu_, {CL_DEVICE_PARTITION_EQUALLY, 12, 0})),
-            std::vector<cl_uint>(8, 16));
+            std::vector<cl_uint>(16, 8));
   EXPECT_EQ(units(partition(gpu_, {CL_DEVICE_PARTITION_EQUALLY, 1, 0})),
             std::vector<cl_uint>(16, 8));
-  // Half the SMs rounds up to 72: one fits.
-  EXPECT_EQ(units(partition(gpu_, {CL_DEVICE_PARTITION_EQUALLY, 66, 0})), std::vector<cl_uint>{72});
+  // Half the SMs: two of 64.
+  EXPECT_EQ(units(partition(gpu_, {CL_DEVICE_PARTITION_EQUALLY, 66, 0})),
+            (std::vector<cl_uint>{64, 64}));
   EXPECT_EQ(units(partition(gpu_, {CL_DEVICE_PARTITION_EQUALLY, 64, 0})),
             (std::vector<cl_uint>{64, 64}));
 }
 
-TEST_F(CudaSubDevicesGreen, ByCountsRoundsUp) {
+TEST_F(CudaSubDevicesGreen, ByCountsRoundToTheDriversGroups) {
   EXPECT_EQ(units(partition(gpu_, {CL_DEVICE_PARTITION_BY_COUNTS, 16, 40,
                                    CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0})),
             (std::vector<cl_uint>{16, 40}));
-  // The first group in 8s (the GPU's resource), the next ones in 2s (a green context's).
+  // The first group in 8s (the GPU's resource), the next ones in 2s (a green context's), down
+  // to one group at least.
   EXPECT_EQ(units(partition(gpu_, {CL_DEVICE_PARTITION_BY_COUNTS, 3, 5, 1,
                                    CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0})),
-            (std::vector<cl_uint>{8, 6, 2}));
+            (std::vector<cl_uint>{8, 4, 2}));
+  // Counts of the whole device: the last takes what is left (CTS api, device_partition).
+  EXPECT_EQ(units(partition(gpu_, {CL_DEVICE_PARTITION_BY_COUNTS, 1, 131,
+                                   CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0})),
+            (std::vector<cl_uint>{8, 124}));
   EXPECT_EQ(units(partition(gpu_, {CL_DEVICE_PARTITION_BY_COUNTS, 64, 64,
                                    CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0})),
             (std::vector<cl_uint>{64, 64}));
@@ -171,10 +178,9 @@ TEST_F(CudaSubDevicesGreen, InvalidRequests) {
   EXPECT_EQ(partition_error({CL_DEVICE_PARTITION_EQUALLY, 133, 0}),
             CL_INVALID_DEVICE_PARTITION_COUNT);
   EXPECT_EQ(partition_error({CL_DEVICE_PARTITION_EQUALLY, 132, 0}), CL_DEVICE_PARTITION_FAILED);
-  // Valid counts that do not fit once rounded up.
-  EXPECT_EQ(partition_error({CL_DEVICE_PARTITION_EQUALLY, 130, 0}), CL_DEVICE_PARTITION_FAILED);
-  EXPECT_EQ(partition_error({CL_DEVICE_PARTITION_BY_COUNTS, 66, 66, end, 0}),
-            CL_DEVICE_PARTITION_FAILED);
+  // Valid counts rounded down: one sub-device of 128, two of 64.
+  EXPECT_EQ(partition_error({CL_DEVICE_PARTITION_EQUALLY, 130, 0}), CL_SUCCESS);
+  EXPECT_EQ(partition_error({CL_DEVICE_PARTITION_BY_COUNTS, 66, 66, end, 0}), CL_SUCCESS);
   EXPECT_EQ(partition_error({CL_DEVICE_PARTITION_BY_COUNTS, 0, end, 0}),
             CL_INVALID_DEVICE_PARTITION_COUNT);
   EXPECT_EQ(partition_error({CL_DEVICE_PARTITION_BY_COUNTS, 8, -1, end, 0}),
@@ -257,7 +263,7 @@ TEST_F(CudaSubDevicesGreen, SubDevicesOfSubDevices) {
     EXPECT_EQ(info<cl_device_id>(clGetDeviceInfo, q, CL_DEVICE_PARENT_DEVICE), halves[1].get());
   EXPECT_EQ(units(partition(halves[0], {CL_DEVICE_PARTITION_BY_COUNTS, 3, 9,
                                         CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0})),
-            (std::vector<cl_uint>{4, 10}));
+            (std::vector<cl_uint>{2, 8}));
   // The sub-device outlives its parent's last application reference, and the parent lives
   // as long as its sub-devices.
   Device keep = quarters[0];
