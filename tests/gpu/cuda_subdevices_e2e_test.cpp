@@ -32,7 +32,7 @@ TEST(CudaSubDevicesGpu, KernelsOnTwoSubDevices) {
   cl_device_id gpu = partitionable_cuda_gpu();
   if (!gpu) GTEST_SKIP() << "no CUDA device with a partition scheme";
   const cl_uint sms = info<cl_uint>(clGetDeviceInfo, gpu, CL_DEVICE_MAX_COMPUTE_UNITS);
-  // The largest equal split into at least two (counts round up to the driver's SM groups).
+  // The largest equal split into at least two (counts round down to the driver's SM groups).
   cl_device_partition_property props[] = {CL_DEVICE_PARTITION_EQUALLY, 0, 0};
   cl_uint count = 0;
   for (cl_uint n = sms / 2; n > 0 && count < 2; --n) {
@@ -45,7 +45,7 @@ TEST(CudaSubDevicesGpu, KernelsOnTwoSubDevices) {
   std::vector<Device> owned;
   for (cl_device_id d : subs) owned.emplace_back(d);
   const cl_uint sub_sms = info<cl_uint>(clGetDeviceInfo, subs[0], CL_DEVICE_MAX_COMPUTE_UNITS);
-  EXPECT_GE(sub_sms, cl_uint(props[1]));
+  EXPECT_GT(sub_sms, 0u);
   EXPECT_LE(sub_sms * 2, sms);
 
   cl_device_id devices[] = {gpu, subs[0], subs[1]};
