@@ -349,6 +349,8 @@ TEST_F(CudaSubDevicesGreen, ContextOfSubDevicesOnly) {
             clEnqueueReadBuffer(q1, m, CL_TRUE, 0, out.size() * 4, out.data(), 1, &wait, nullptr));
   EXPECT_EQ(std::count(out.begin(), out.begin() + 1024, 0u), 1024);
   EXPECT_EQ(std::count(out.begin() + 1024, out.end(), 0xabcdef01u), 3072);
+  // The read waited for the fill on the device: the fill's own end may be reported a moment later.
+  ASSERT_CL(CL_SUCCESS, clWaitForEvents(1, &wait));
   cl_ulong start = 0, end = 0;
   EXPECT_CL(CL_SUCCESS, clGetEventProfilingInfo(written, CL_PROFILING_COMMAND_START, sizeof start,
                                                 &start, nullptr));
