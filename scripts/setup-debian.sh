@@ -11,6 +11,7 @@ PACKAGES=(
   pocl-opencl-icd python3-pil
   piglit clblast-tests python3-pyopencl python3-numpy python3-pytest
   lintian file dpkg-dev
+  libucx-dev ucx-utils iproute2
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
