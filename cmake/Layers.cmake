@@ -1,6 +1,8 @@
 # The layers (DESIGN.md): each folder includes only its own headers and those of the layers below
 # it. Checked when the build is configured, so an include that climbs a layer fails the build.
 #   settings <- compiler <- core <- backends, scheduler, svm <- api; settings <- tools
+#   manifold-server (server/) talks OpenCL through the loader and uses the remote backend's
+#   transport and protocol (backends/remote, which need only core's byte streams).
 # A backend folder includes its own headers and the pieces the GPU backends share (gpu_driver/,
 # gpu_stream/), never another backend's.
 set(MANIFOLD_LAYER_RULES
@@ -11,7 +13,8 @@ set(MANIFOLD_LAYER_RULES
   "svm:svm,core,compiler,settings"
   "backends/gpu_stream:backends/gpu_stream,core,compiler,settings"
   "backends/gpu_driver:backends/gpu_driver,backends/gpu_stream,core,compiler,settings"
-  "api:api,scheduler,svm,core,compiler,settings")
+  "api:api,scheduler,svm,core,compiler,settings"
+  "server:server,backends/remote,core,settings")
 # Also runs as a script (tests/structure): cmake -DMANIFOLD_LAYERS_ROOT=<tree> -P cmake/Layers.cmake
 if(NOT MANIFOLD_LAYERS_ROOT)
   set(MANIFOLD_LAYERS_ROOT ${CMAKE_SOURCE_DIR})
@@ -41,7 +44,7 @@ function(manifold_check_layers root)
         string(REGEX MATCH "^#include \"([^\"]+)\"" _ "${line}")
         set(included "${CMAKE_MATCH_1}")
         # Only the project's own folders are layers (llvm/, clang/... are not).
-        if(NOT included MATCHES "^(api|backends|compiler|core|scheduler|settings|svm|tools|tests|bench)/")
+        if(NOT included MATCHES "^(api|backends|compiler|core|scheduler|server|settings|svm|tools|tests|bench)/")
           continue()
         endif()
         set(ok FALSE)

@@ -19,16 +19,14 @@ namespace manifold {
 class ByteWriter {
  public:
   template <class T>
-    requires std::is_trivially_copyable_v<T>
-  void put(const T& value) {
-    raw(&value, sizeof value);
-  }
+  requires std::is_trivially_copyable_v<T>
+  void put(const T& value) { raw(&value, sizeof value); }
   void str(std::string_view value) {
     put(uint64_t(value.size()));
     raw(value.data(), value.size());
   }
   template <class T>
-    requires std::is_trivially_copyable_v<T>
+  requires std::is_trivially_copyable_v<T>
   void array(std::span<const T> values) {
     put(uint64_t(values.size()));
     raw(values.data(), values.size_bytes());
@@ -56,8 +54,7 @@ class ByteReader {
   size_t remaining() const { return in_.size() - pos_; }
 
   template <class T>
-    requires std::is_trivially_copyable_v<T>
-  T get() {
+  requires std::is_trivially_copyable_v<T> T get() {
     T value{};
     raw(&value, sizeof value);
     return value;
@@ -74,8 +71,7 @@ class ByteReader {
     return value;
   }
   template <class T>
-    requires std::is_trivially_copyable_v<T>
-  std::vector<T> array() {
+  requires std::is_trivially_copyable_v<T> std::vector<T> array() {
     const uint64_t count = get<uint64_t>();
     if (!ok_ || count > remaining() / (sizeof(T) ? sizeof(T) : 1)) return fail(), std::vector<T>();
     std::vector<T> values(count);
@@ -104,6 +100,45 @@ class ByteReader {
   std::span<const std::byte> in_;
   size_t pos_ = 0;
   bool ok_ = true;
+};
+
+// Visitors that write or read one field of any kind a wire format holds (plain values, strings,
+// vectors of plain values or of strings): a format lists its fields once, in a function that
+// calls the visitor on each, and both directions follow the same list.
+struct FieldWriter {
+  ByteWriter& out;
+  template <class T>
+  void operator()(const T& value) {
+    if constexpr (std::is_same_v<T, std::string>) {
+      out.str(value);
+    } else if constexpr (std::is_trivially_copyable_v<T>) {
+      out.put(value);
+    } else if constexpr (std::is_same_v<typename T::value_type, std::string>) {
+      out.put(uint64_t(value.size()));
+      for (const std::string& s : value) out.str(s);
+    } else {
+      out.array(value);
+    }
+  }
+};
+
+struct FieldReader {
+  ByteReader& in;
+  template <class T>
+  void operator()(T& value) {
+    if constexpr (std::is_same_v<T, std::string>) {
+      value = in.str();
+    } else if constexpr (std::is_trivially_copyable_v<T>) {
+      in.raw(&value, sizeof value);
+    } else if constexpr (std::is_same_v<typename T::value_type, std::string>) {
+      const uint64_t count = in.get<uint64_t>();
+      if (count > in.remaining()) return in.fail();
+      value.resize(count);
+      for (std::string& s : value) s = in.str();
+    } else {
+      value = in.array<typename T::value_type>();
+    }
+  }
 };
 
 }  // namespace manifold

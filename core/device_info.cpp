@@ -12,6 +12,7 @@
 #include "compiler/compiler.h"
 #include "core/command_buffer_capabilities.h"
 #include "core/device.h"
+#include "core/device_description.h"
 #include "core/info.h"
 #include "core/platform.h"
 
@@ -294,6 +295,12 @@ constexpr DeviceQuery kDeviceQueries[] = {
        for (const Ref<Device>& m : q.device.members()) members.push_back(m->handle());
        if (members.empty()) return q.out.bytes(nullptr, 0);
        q.out.array(members);
+     }},
+    // What manifold-server sends its clients (core/device_description.h).
+    {CL_DEVICE_DESCRIPTION_MFLD,
+     [](const Query& q) {
+       const std::vector<std::byte> bytes = encode_device_description(describe_device(q.device));
+       q.out.bytes(bytes.data(), bytes.size());
      }},
     {CL_DEVICE_PARTITION_MAX_SUB_DEVICES, field<&DeviceInfo::partition_max_sub_devices>},
     {CL_DEVICE_PARTITION_PROPERTIES,

@@ -62,6 +62,33 @@ GpuPartitionSettings parse_gpu_partition(std::string_view text) {
   return out;
 }
 
+RemoteSettings parse_remote_servers(std::string_view text) {
+  RemoteSettings out;
+  while (!text.empty()) {
+    const size_t comma = text.find(',');
+    std::string_view item = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (item.empty()) continue;
+    const size_t colon = item.rfind(':');
+    std::string_view host = colon == std::string_view::npos ? item : item.substr(0, colon);
+    unsigned port = 0;
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+      host = host.substr(1, host.size() - 2);
+    const bool ok = colon != std::string_view::npos && !host.empty() &&
+                    parse_unsigned(item.substr(colon + 1), &port) && port > 0 && port < 65536 &&
+                    (host.find(':') == std::string_view::npos || item.front() == '[');
+    if (ok) {
+      out.servers.push_back({std::string(host), uint16_t(port)});
+    } else {
+      if (!out.invalid.empty()) out.invalid += ',';
+      out.invalid += item;
+    }
+  }
+  return out;
+}
+
 Settings settings_from_environment() {
   Settings s;
   s.debug = flag("MANIFOLD_DEBUG");
@@ -99,6 +126,10 @@ Settings settings_from_environment() {
                           << 20;
   s.staging.threads = unsigned(std::min(number("MANIFOLD_GPU_STAGING_THREADS", 0), 256LL));
   s.svm_range_bytes = size_t(std::clamp(number("MANIFOLD_SVM_RANGE_GB", 64), 1LL, 4096LL)) << 30;
+  if (const char* v = value_of("MANIFOLD_REMOTE")) s.remote = parse_remote_servers(v);
+  if (const char* v = value_of("MANIFOLD_REMOTE_TOKEN")) s.remote.token_file = v;
+  s.remote.connect_timeout = std::chrono::milliseconds(number("MANIFOLD_REMOTE_TIMEOUT_MS", 5000));
+  if (const char* v = value_of("MANIFOLD_UCX_LIBRARY")) s.remote.ucx_library = v;
   return s;
 }
 

@@ -42,6 +42,23 @@ struct GpuPartitionSettings {
 // Parses MANIFOLD_GPU_PARTITION's value.
 GpuPartitionSettings parse_gpu_partition(std::string_view text);
 
+// Remote devices (backends/remote/) and manifold-server (server/).
+struct RemoteEndpoint {
+  std::string host;  // a name, an IPv4 address or an IPv6 address (given in brackets)
+  uint16_t port = 0;
+};
+struct RemoteSettings {
+  std::vector<RemoteEndpoint> servers;  // MANIFOLD_REMOTE: host:port,...
+  std::string invalid;                  // the items that are not host:port, for the debug log
+  // MANIFOLD_REMOTE_TOKEN: the file holding the shared secret that servers ask clients for.
+  std::string token_file;
+  // MANIFOLD_REMOTE_TIMEOUT_MS: how long a client waits for a server to answer its connection.
+  std::chrono::milliseconds connect_timeout{5000};
+  std::string ucx_library = "libucp.so.0";  // MANIFOLD_UCX_LIBRARY
+};
+// Parses MANIFOLD_REMOTE's value.
+RemoteSettings parse_remote_servers(std::string_view text);
+
 struct Settings {
   bool debug = false;            // MANIFOLD_DEBUG
   bool trace_migration = false;  // MANIFOLD_TRACE_MIGRATION
@@ -67,6 +84,7 @@ struct Settings {
   std::chrono::microseconds gpu_launch_batch_deadline{200};  // MANIFOLD_GPU_LAUNCH_BATCH_US
   StagingSettings staging;
   size_t svm_range_bytes = size_t{64} << 30;  // MANIFOLD_SVM_RANGE_GB (1..4096)
+  RemoteSettings remote;
 };
 
 // The environment as it is now (tests that change it between cases).

@@ -96,8 +96,7 @@ class Transport {
   // the peer is unreachable, refuses, or does not answer within `timeout`.
   // Thread: any but the transport's.
   virtual std::shared_ptr<Connection> connect(const std::string& host, uint16_t port,
-                                              Handlers handlers,
-                                              std::chrono::milliseconds timeout,
+                                              Handlers handlers, std::chrono::milliseconds timeout,
                                               std::string* error) = 0;
 
   // Accepts connections on `address:port` (port 0: one the system picks; listening_port()

@@ -31,6 +31,10 @@ typedef cl_properties cl_device_group_properties_mfld;
  * launch that each member ran (cl_float[], one per member). */
 #define CL_KERNEL_GROUP_SPLIT_MFLD 0x4F42
 
+/* clGetDeviceInfo: the device as manifold-server describes it to its clients (bytes of a
+ * versioned format private to Manifold builds). */
+#define CL_DEVICE_DESCRIPTION_MFLD 0x4F43
+
 typedef cl_device_id(CL_API_CALL* clCreateDeviceGroupMFLD_fn)(
     cl_platform_id platform, const cl_device_group_properties_mfld* properties, cl_uint num_devices,
     const cl_device_id* devices, cl_int* errcode_ret);

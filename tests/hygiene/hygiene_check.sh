@@ -22,7 +22,7 @@ issue='[Ii]ssues? #?[0-9]+'
 date='20[0-9]{2}-[0-1][0-9]-[0-3][0-9]'
 # Links into bench/results/ name dated files: those paths are dropped before looking.
 without_results_links() { sed -E 's#bench/results/[^ )`"]*##g'; }
-source_dirs=(api core scheduler svm backends compiler tools bench scripts tests)
+source_dirs=(api core scheduler svm backends compiler server settings tools bench scripts tests)
 if hits=$(grep -rnE --exclude-dir=results "$issue|$date" "${source_dirs[@]}" |
           without_results_links | grep -E "$issue|$date"); then
   fail "issue numbers or dates in code (say what the code does and why instead):"

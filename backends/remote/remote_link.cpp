@@ -1,0 +1,249 @@
+#include "backends/remote/remote_link.h"
+
+#include <cstring>
+
+#include "compiler/binary_format.h"
+#include "core/platform.h"
+
+namespace manifold::remote {
+
+namespace {
+constexpr const char* kNotAvailable = "the server is not reachable";
+}
+
+std::shared_ptr<ServerLink> ServerLink::connect(std::shared_ptr<Transport> transport,
+                                                const RemoteEndpoint& endpoint,
+                                                const std::string& token,
+                                                std::chrono::milliseconds timeout,
+                                                std::string* error) {
+  std::shared_ptr<ServerLink> link(new ServerLink);
+  link->transport_ = std::move(transport);
+  link->name_ = endpoint.host.find(':') == std::string::npos
+                    ? endpoint.host + ":" + std::to_string(endpoint.port)
+                    : "[" + endpoint.host + "]:" + std::to_string(endpoint.port);
+  link->connection_ =
+      link->transport_->connect(endpoint.host, endpoint.port, link->handlers(), timeout, error);
+  if (!link->connection_) return nullptr;
+  link->dispatcher_ = std::thread([raw = link.get()] { raw->dispatch(); });
+
+  Hello hello;
+  hello.producer = compiler::producer_id();
+  hello.token = token;
+  hello.client_time_ns = host_time_ns();
+  link->send(message(Kind::Hello, hello));
+  std::unique_lock lock(link->mutex_);
+  const bool answered = link->changed_.wait_for(
+      lock, timeout, [&] { return link->welcome_.has_value() || link->failed_; });
+  if (!answered || !link->welcome_) {
+    *error = !answered
+                 ? "the server did not answer within " + std::to_string(timeout.count()) + " ms"
+                 : "the server closed the connection: " + link->failure_;
+    lock.unlock();
+    link->connection_->close();
+    return nullptr;
+  }
+  const Welcome& w = *link->welcome_;
+  if (!w.accepted) {
+    *error = "the server refused the connection: " + w.message;
+    lock.unlock();
+    link->connection_->close();
+    return nullptr;
+  }
+  const uint64_t answered_at = host_time_ns();
+  link->clock_offset_ns_ = int64_t(w.server_time_ns) -
+                           int64_t(hello.client_time_ns + (answered_at - hello.client_time_ns) / 2);
+  for (const std::string& bytes : link->welcome_devices_) {
+    std::string why;
+    auto d = decode_device_description(
+        std::span(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()), &why);
+    if (!d) {
+      *error = "a device of the server: " + why;
+      lock.unlock();
+      link->connection_->close();
+      return nullptr;
+    }
+    link->devices_.push_back(std::move(*d));
+  }
+  return link;
+}
+
+ServerLink::~ServerLink() {
+  if (connection_) connection_->close();
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    changed_.notify_all();
+  }
+  if (dispatcher_.joinable()) dispatcher_.join();
+}
+
+Handlers ServerLink::handlers() {
+  Handlers h;
+  // The link outlives its connection's handlers: the connection is closed before the link goes.
+  h.on_message = [this](IncomingMessage&& m) { received(std::move(m)); };
+  h.place_payload = [this](uint16_t kind, std::span<const std::byte> header, size_t size) -> void* {
+    if (Kind(kind) != Kind::Data) return nullptr;
+    auto d = decode<Data>(header);
+    if (!d) return nullptr;
+    std::lock_guard lock(mutex_);
+    auto it = expected_.find(d->tag);
+    return it != expected_.end() && it->second.size == size ? it->second.destination : nullptr;
+  };
+  h.on_closed = [this](const std::string& why) { closed(why); };
+  return h;
+}
+
+bool ServerLink::alive() const {
+  std::lock_guard lock(mutex_);
+  return !failed_;
+}
+
+std::string ServerLink::failure() const {
+  std::lock_guard lock(mutex_);
+  return failure_;
+}
+
+uint64_t ServerLink::next_id() {
+  std::lock_guard lock(mutex_);
+  return next_id_++;
+}
+
+bool ServerLink::send(OutgoingMessage m) { return connection_->send(std::move(m)); }
+
+Reply ServerLink::request(uint64_t request, OutgoingMessage m) {
+  {
+    std::lock_guard lock(mutex_);
+    if (failed_) return Reply{request, CL_DEVICE_NOT_AVAILABLE, kNotAvailable + (": " + failure_)};
+    replies_[request];
+  }
+  send(std::move(m));
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return replies_[request].has_value() || failed_; });
+  std::optional<Reply> reply = std::move(replies_[request]);
+  replies_.erase(request);
+  if (!reply) return Reply{request, CL_DEVICE_NOT_AVAILABLE, kNotAvailable + (": " + failure_)};
+  return *reply;
+}
+
+cl_int ServerLink::read_buffer(const Span& from, size_t size, void* host, std::string* why) {
+  const uint64_t request = next_id();
+  expect_data(request, host, size);
+  {
+    std::lock_guard lock(mutex_);
+    replies_[request];
+  }
+  if (!send(message(Kind::ReadBuffer, ReadBuffer{request, from, size}))) {
+    std::lock_guard lock(mutex_);
+    expected_.erase(request);
+    replies_.erase(request);
+    *why = kNotAvailable + (": " + failure_);
+    return CL_DEVICE_NOT_AVAILABLE;
+  }
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] {
+    return expected_.at(request).arrived || replies_[request].has_value() || failed_;
+  });
+  const bool arrived = expected_.at(request).arrived;
+  std::optional<Reply> reply = std::move(replies_[request]);
+  expected_.erase(request);
+  replies_.erase(request);
+  if (arrived) return CL_SUCCESS;
+  if (reply) {
+    *why = reply->message;
+    return reply->status;
+  }
+  *why = kNotAvailable + (": " + failure_);
+  return CL_DEVICE_NOT_AVAILABLE;
+}
+
+void ServerLink::expect_data(uint64_t tag, void* destination, size_t size) {
+  std::lock_guard lock(mutex_);
+  expected_[tag] = Expected{destination, size};
+}
+
+void ServerLink::forget_data(uint64_t tag) {
+  std::lock_guard lock(mutex_);
+  expected_.erase(tag);
+}
+
+void ServerLink::attach(uint32_t queue, std::shared_ptr<QueueSink> sink) {
+  std::lock_guard lock(mutex_);
+  sinks_[queue] = std::move(sink);
+}
+
+void ServerLink::detach(uint32_t queue) {
+  std::lock_guard lock(mutex_);
+  sinks_.erase(queue);
+}
+
+void ServerLink::received(IncomingMessage&& m) {
+  std::lock_guard lock(mutex_);
+  switch (Kind(m.kind)) {
+    case Kind::Welcome:
+      if (auto w = decode<Welcome>(m.header)) {
+        auto devices = decode_strings(m.payload);
+        if (devices) welcome_devices_ = std::move(*devices);
+        if (devices || !w->accepted) welcome_ = std::move(*w);
+      }
+      break;
+    case Kind::Reply:
+      if (auto r = decode<Reply>(m.header))
+        if (auto it = replies_.find(r->request); it != replies_.end()) it->second = std::move(*r);
+      break;
+    case Kind::Data:
+      if (auto d = decode<Data>(m.header))
+        if (auto it = expected_.find(d->tag); it != expected_.end()) {
+          // Bytes the transport could not place (a size that differs) are copied, as far as
+          // they fit; the read's job then fails on its size check.
+          if (!m.placed)
+            std::memcpy(it->second.destination, m.payload.data(),
+                        std::min(it->second.size, m.payload.size()));
+          it->second.arrived = m.placed || m.payload.size() == it->second.size;
+        }
+      break;
+    case Kind::Done:
+      if (auto d = decode<Done>(m.header)) dones_.push_back(std::move(*d));
+      break;
+    default:
+      break;
+  }
+  changed_.notify_all();
+}
+
+void ServerLink::closed(const std::string& why) {
+  std::lock_guard lock(mutex_);
+  failed_ = true;
+  failure_ = why;
+  changed_.notify_all();
+}
+
+void ServerLink::dispatch() {
+  bool failure_told = false;
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [&] { return stopping_ || !dones_.empty() || (failed_ && !failure_told); });
+    if (!dones_.empty()) {
+      Done d = std::move(dones_.front());
+      dones_.pop_front();
+      auto it = sinks_.find(d.queue);
+      std::shared_ptr<QueueSink> sink = it == sinks_.end() ? nullptr : it->second;
+      lock.unlock();
+      if (sink) sink->done(d);
+      lock.lock();
+      continue;
+    }
+    if (failed_ && !failure_told) {
+      failure_told = true;
+      std::vector<std::shared_ptr<QueueSink>> sinks;
+      for (auto& [id, sink] : sinks_) sinks.push_back(sink);
+      const std::string why = failure_;
+      lock.unlock();
+      for (auto& sink : sinks) sink->link_failed(why);
+      lock.lock();
+      continue;
+    }
+    if (stopping_) return;
+  }
+}
+
+}  // namespace manifold::remote

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Runs COMMAND as a client of a manifold-server started here: on 127.0.0.1, a port the system
+# picks, a fresh token. The client sees only the server's devices unless MANIFOLD_DEVICES says
+# otherwise (empty: all devices). MANIFOLD_TEST_SERVER_PID tells the command which process
+# serves it (a test that kills the server). The server is stopped afterwards; its log is shown
+# when the command fails.
+#   with_server.sh SERVER [SERVER-ARGS...] -- COMMAND [ARGS...]
+set -uo pipefail
+server=("$1"); shift
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do server+=("$1"); shift; done
+shift
+dir=$(mktemp -d)
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$dir/token"
+env -u MANIFOLD_DEVICES -u MANIFOLD_TEST_DEVICE_TYPE -u MANIFOLD_REMOTE -u MANIFOLD_DEVICE_GROUPS \
+  "${server[@]}" --listen 127.0.0.1 --port 0 --token-file "$dir/token" 2> "$dir/log" &
+pid=$!
+cleanup() { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$dir"; }
+trap cleanup EXIT
+port=
+for _ in $(seq 300); do
+  port=$(sed -n 's/.*listening on [^ ]*:\([0-9][0-9]*\).*/\1/p' "$dir/log" | head -1)
+  [ -n "$port" ] && break
+  if ! kill -0 "$pid" 2>/dev/null; then
+    echo "with_server.sh: the server did not start:" >&2
+    cat "$dir/log" >&2
+    exit 1
+  fi
+  sleep 0.1
+done
+[ -n "$port" ] || { echo "with_server.sh: the server did not listen within 30 s" >&2; exit 1; }
+# MANIFOLD_TEST_EXPECT_REFUSAL: the client presents another token, and the server must say so.
+cp "$dir/token" "$dir/client-token"
+[ -n "${MANIFOLD_TEST_EXPECT_REFUSAL-}" ] && echo "not-the-token" > "$dir/client-token"
+export MANIFOLD_REMOTE="127.0.0.1:$port" MANIFOLD_REMOTE_TOKEN="$dir/client-token"
+export MANIFOLD_TEST_SERVER_PID=$pid
+export MANIFOLD_DEVICES="${MANIFOLD_DEVICES-127.0.0.1}"
+"$@"
+status=$?
+if [ $status -eq 0 ] && [ -n "${MANIFOLD_TEST_EXPECT_REFUSAL-}" ] && ! grep -q "refused" "$dir/log"; then
+  echo "with_server.sh: the server did not log the refusal" >&2
+  status=1
+fi
+if [ $status -ne 0 ]; then
+  echo "with_server.sh: the command failed ($status); the server's log:" >&2
+  cat "$dir/log" >&2
+fi
+exit $status
