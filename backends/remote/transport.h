@@ -89,7 +89,8 @@ class Transport {
   virtual ~Transport() = default;  // closes every connection, then stops the thread
 
   // nullptr, with the reason in *error, when UCX cannot be initialized.
-  static std::unique_ptr<Transport> create(std::string* error);
+  static std::unique_ptr<Transport> create(const std::string& ucp_library = "libucp.so.0",
+                                           std::string* error = nullptr);
 
   // Connects to a listener at `host:port`: returns once the peer's transport has accepted the
   // connection (a handshake of the transport's own), or nullptr with the reason in *error when
