@@ -86,9 +86,12 @@ class Connection {
 // A UCX context, worker and progress thread, with any number of connections.
 class Transport {
  public:
-  virtual ~Transport() = default;  // closes every connection, then stops the thread
+  // Closes every connection (a bounded flush), then stops the thread. Thread: any but the
+  // transport's, which it joins.
+  virtual ~Transport() = default;
 
-  // nullptr, with the reason in *error, when UCX cannot be initialized.
+  // nullptr, with the reason in *error, when UCX cannot be initialized; `ucp_library` is the
+  // UCP library to load (dlopen), so that a machine without UCX just has no transport.
   static std::unique_ptr<Transport> create(const std::string& ucp_library = "libucp.so.0",
                                            std::string* error = nullptr);
 

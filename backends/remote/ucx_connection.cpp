@@ -73,8 +73,8 @@ void UcxConnection::close() {
   shared_->post([self] { self->transport_->begin_close(self, "closed", true); });
 }
 
-void UcxTransport::submit(const std::shared_ptr<UcxConnection>& connection,
-                          OutgoingMessage message, Frame frame) {
+void UcxTransport::submit(const std::shared_ptr<UcxConnection>& connection, OutgoingMessage message,
+                          Frame frame) {
   bool allowed = connection->state == State::open ||
                  (frame == Frame::hello && connection->state == State::connecting);
   if (!allowed) {
@@ -100,9 +100,9 @@ void UcxTransport::submit(const std::shared_ptr<UcxConnection>& connection,
   param.flags = UCP_AM_SEND_FLAG_REPLY;
   param.memory_type = UCS_MEMORY_TYPE_HOST;
   auto bytes = op->payload.bytes();
-  ucs_status_ptr_t request = api_->ucp_am_send_nbx(connection->ep, kAmId, op->header.data(),
-                                                   op->header.size(), bytes.data(), bytes.size(),
-                                                   &param);
+  ucs_status_ptr_t request =
+      api_->ucp_am_send_nbx(connection->ep, kAmId, op->header.data(), op->header.size(),
+                            bytes.data(), bytes.size(), &param);
   if (request == nullptr || UCS_PTR_IS_ERR(request)) {
     bool ok = request == nullptr;  // done at once: no callback comes
     if (op->sent) op->sent(ok);
@@ -119,6 +119,7 @@ void UcxTransport::submit(const std::shared_ptr<UcxConnection>& connection,
 
 void UcxTransport::finish_send(SendOp* op, ucs_status_t status) {
   send_ops_.erase(op);
+  if (op->closes_endpoint) --endpoint_closes_;
   op->connection->sends.erase(op);
   if (!op->finished) {
     op->finished = true;
@@ -151,6 +152,7 @@ void UcxTransport::finish_close(const std::shared_ptr<UcxConnection>& connection
     connections_.erase(connection->ep);
     // Force: UCX cancels what is outstanding on the endpoint, without waiting for the peer.
     auto* op = new SendOp{this, connection, {}, {}, {}};
+    op->closes_endpoint = true;
     ucp_request_param_t param{};
     param.op_attr_mask =
         UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
@@ -158,10 +160,12 @@ void UcxTransport::finish_close(const std::shared_ptr<UcxConnection>& connection
     param.user_data = op;
     param.flags = UCP_EP_CLOSE_FLAG_FORCE;
     ucs_status_ptr_t request = api_->ucp_ep_close_nbx(connection->ep, &param);
-    if (request == nullptr || UCS_PTR_IS_ERR(request))
+    if (request == nullptr || UCS_PTR_IS_ERR(request)) {
       delete op;
-    else
+    } else {
       send_ops_.insert(op);
+      ++endpoint_closes_;
+    }
   }
   // What UCX has not completed by now fails; its late callback then only frees the request.
   auto sends = std::move(connection->sends);
@@ -189,7 +193,7 @@ void UcxTransport::on_endpoint_error(ucp_ep_h ep, ucs_status_t status) {
   std::string reason = api_->status_string(status);
   later([this, connection, reason] {
     if (connection->state == State::connecting)
-      fail_handshake(connection, reason);
+      fail_handshake(connection, "refused or unreachable (" + reason + ")");
     else if (connection->state == State::closing)
       finish_close(connection);  // the peer has seen the bye and dropped its side
     else
@@ -197,9 +201,8 @@ void UcxTransport::on_endpoint_error(ucp_ep_h ep, ucs_status_t status) {
   });
 }
 
-ucs_status_t UcxTransport::on_active_message(const void* header, size_t header_length,
-                                             void* data, size_t length,
-                                             const ucp_am_recv_param_t* param) {
+ucs_status_t UcxTransport::on_active_message(const void* header, size_t header_length, void* data,
+                                             size_t length, const ucp_am_recv_param_t* param) {
   if (!(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) || header_length < sizeof(WireHeader))
     return UCS_OK;
   auto connection = find(param->reply_ep);
@@ -247,8 +250,8 @@ ucs_status_t UcxTransport::on_active_message(const void* header, size_t header_l
   }
   auto* op = new RecvOp{this, connection, wire.seq};
   ucp_request_param_t recv{};
-  recv.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-                      UCP_OP_ATTR_FIELD_MEMORY_TYPE;
+  recv.op_attr_mask =
+      UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_MEMORY_TYPE;
   recv.cb.recv_am = recv_callback;
   recv.user_data = op;
   recv.memory_type = UCS_MEMORY_TYPE_HOST;

@@ -4,6 +4,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <future>
 
@@ -65,7 +66,9 @@ bool Shared::post(std::function<void()> task) {
   std::lock_guard lock(mutex);
   if (!accepting) return false;
   tasks.push_back(std::move(task));
-  api->ucp_worker_signal(worker);  // safe from any thread (ucp.h)
+  // The thread takes the whole queue at once and checks it after arming, so only the first task
+  // of a batch needs to wake it. ucp_worker_signal is safe from any thread (ucp.h).
+  if (tasks.size() == 1) api->ucp_worker_signal(worker);
   return true;
 }
 
@@ -86,8 +89,8 @@ bool UcxTransport::start(std::string* error) {
   attr.field_mask = UCP_WORKER_ATTR_FIELD_MAX_AM_HEADER;
   max_am_header_ = api_->ucp_worker_query(worker_, &attr) == UCS_OK ? attr.max_am_header : 0;
   if (max_am_header_ < sizeof(WireHeader) + kMaxHeaderBytes) {
-    *error = "UCX allows active message headers of " + std::to_string(max_am_header_) +
-             " bytes only";
+    *error =
+        "UCX allows active message headers of " + std::to_string(max_am_header_) + " bytes only";
     return false;
   }
   ucp_am_handler_param_t handler{};
@@ -137,10 +140,6 @@ UcxTransport::~UcxTransport() {
 }
 
 void UcxTransport::run() {
-  {
-    std::lock_guard lock(shared_->mutex);
-    shared_->thread = std::this_thread::get_id();
-  }
   while (!stop_) {
     bool busy = run_tasks();
     while (api_->ucp_worker_progress(worker_) != 0) busy = true;
@@ -194,7 +193,7 @@ void UcxTransport::check_deadlines() {
   for (auto& connection : late) {
     connection->deadline = Clock::time_point::max();
     if (connection->state == UcxConnection::State::closing)
-      finish_close(connection);  // the flush did not end in time
+      finish_close(connection);  // the peer did not answer the bye in time
     else if (connection->state == UcxConnection::State::awaiting_hello)
       begin_close(connection, "no hello", false);
   }
@@ -216,15 +215,24 @@ void UcxTransport::shut_down() {
         begin_close(connection, "closed", true);
     }
   };
+  // Progress until `done` or for `limit` at most, sleeping a millisecond at a time when idle.
+  auto drain = [&](auto done, Clock::duration limit) {
+    for (auto deadline = Clock::now() + limit; !done() && Clock::now() < deadline;) {
+      bool busy = run_tasks();
+      while (api_->ucp_worker_progress(worker_) != 0) busy = true;
+      for (auto work = std::move(deferred_); auto& w : work) w();
+      if (!busy && api_->ucp_worker_arm(worker_) == UCS_OK) {
+        epoll_event event;
+        epoll_wait(epoll_fd_, &event, 1, 1);
+      }
+    }
+  };
   run_tasks();  // sends queued before the destruction still go out
   close_all(true);
-  auto deadline = Clock::now() + kFlushTimeout;
-  while (!connections_.empty() && Clock::now() < deadline) {
-    run_tasks();
-    api_->ucp_worker_progress(worker_);
-    for (auto work = std::move(deferred_); auto& w : work) w();
-  }
+  drain([&] { return connections_.empty(); }, kFlushTimeout);
   close_all(false);
+  // UCX wants every endpoint closed before its worker goes; a short wait for the forced closes.
+  drain([&] { return endpoint_closes_ == 0; }, std::chrono::milliseconds(200));
   {
     std::lock_guard lock(shared_->mutex);
     shared_->accepting = false;
@@ -256,6 +264,10 @@ std::shared_ptr<Connection> UcxTransport::connect(const std::string& host, uint1
                                                   std::string* error) {
   auto deadline = Clock::now() + timeout;
   std::string where = host_port(host, port);
+  if (std::this_thread::get_id() == thread_.get_id()) {
+    if (error) *error = where + ": connect() cannot wait on the transport's own thread";
+    return nullptr;
+  }
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -271,22 +283,23 @@ std::shared_ptr<Connection> UcxTransport::connect(const std::string& host, uint1
     addresses.emplace_back(storage, a->ai_addrlen);
   }
   freeaddrinfo(found);
+  // IPv4 first: UCX 1.13 resolves IPv6 connections but cannot wire them up.
+  std::stable_partition(addresses.begin(), addresses.end(),
+                        [](auto& a) { return a.first.ss_family == AF_INET; });
   std::string reasons;
   // Each address the name resolves to in turn (localhost: ::1, then 127.0.0.1), within the one
   // deadline.
   for (auto& [address, length] : addresses) {
     auto connection = std::make_shared<UcxConnection>(shared_, this, where);
     connection->handlers = handlers;
-    if (!shared_->post([this, connection, a = address, l = length] {
-          start_connect(connection, a, l);
-        })) {
+    if (!shared_->post(
+            [this, connection, a = address, l = length] { start_connect(connection, a, l); })) {
       if (error) *error = where + ": the transport is shutting down";
       return nullptr;
     }
     std::unique_lock lock(connection->handshake_mutex);
-    connection->handshake_cv.wait_until(lock, deadline, [&] {
-      return connection->handshake != UcxConnection::Handshake::waiting;
-    });
+    connection->handshake_cv.wait_until(
+        lock, deadline, [&] { return connection->handshake != UcxConnection::Handshake::waiting; });
     if (connection->handshake == UcxConnection::Handshake::done) return connection;
     std::string why = connection->handshake == UcxConnection::Handshake::waiting
                           ? "no answer within " + std::to_string(timeout.count()) + " ms"
@@ -336,8 +349,10 @@ void UcxTransport::fail_handshake(const std::shared_ptr<UcxConnection>& connecti
     }
   }
   connection->handshake_cv.notify_all();
-  if (connection->ep) begin_close(connection, why, false);
-  else connection->state = UcxConnection::State::closed;
+  if (connection->ep)
+    begin_close(connection, why, false);
+  else
+    connection->state = UcxConnection::State::closed;
 }
 
 bool UcxTransport::listen(const std::string& address, uint16_t port, AcceptHandler accept,
@@ -346,6 +361,8 @@ bool UcxTransport::listen(const std::string& address, uint16_t port, AcceptHandl
     if (error) *error = "cannot listen on " + host_port(address, port) + ": " + why;
     return false;
   };
+  if (std::this_thread::get_id() == thread_.get_id())
+    return fail("listen() cannot wait on the transport's own thread");
   if (listen_called_.exchange(true)) return fail("this transport listens already");
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -361,6 +378,7 @@ bool UcxTransport::listen(const std::string& address, uint16_t port, AcceptHandl
   freeaddrinfo(found);
   std::promise<std::string> result;
   if (!shared_->post([&] {
+        if (stopping_) return result.set_value("the transport is shutting down");
         accept_ = std::move(accept);
         ucp_listener_params_t params{};
         params.field_mask =
@@ -369,16 +387,15 @@ bool UcxTransport::listen(const std::string& address, uint16_t port, AcceptHandl
         params.sockaddr.addrlen = length;
         params.conn_handler.cb = conn_request_callback;
         params.conn_handler.arg = this;
-        if (ucs_status_t s = api_->ucp_listener_create(worker_, &params, &listener_);
-            s != UCS_OK)
+        if (ucs_status_t s = api_->ucp_listener_create(worker_, &params, &listener_); s != UCS_OK)
           return result.set_value(api_->status_string(s));
         ucp_listener_attr_t attr{};
         attr.field_mask = UCP_LISTENER_ATTR_FIELD_SOCKADDR;
         if (api_->ucp_listener_query(listener_, &attr) == UCS_OK) {
           auto* sa = reinterpret_cast<const sockaddr*>(&attr.sockaddr);
-          port_ = ntohs(sa->sa_family == AF_INET6
-                            ? reinterpret_cast<const sockaddr_in6*>(sa)->sin6_port
-                            : reinterpret_cast<const sockaddr_in*>(sa)->sin_port);
+          port_ =
+              ntohs(sa->sa_family == AF_INET6 ? reinterpret_cast<const sockaddr_in6*>(sa)->sin6_port
+                                              : reinterpret_cast<const sockaddr_in*>(sa)->sin_port);
         }
         result.set_value("");
       }))
@@ -403,9 +420,9 @@ void UcxTransport::accept_request(ucp_conn_request_h request) {
   if (api_->ucp_conn_request_query(request, &attr) == UCS_OK) {
     auto* sa = reinterpret_cast<const sockaddr*>(&attr.client_address);
     socklen_t len = sa->sa_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
-    uint16_t port = ntohs(sa->sa_family == AF_INET6
-                              ? reinterpret_cast<const sockaddr_in6*>(sa)->sin6_port
-                              : reinterpret_cast<const sockaddr_in*>(sa)->sin_port);
+    uint16_t port =
+        ntohs(sa->sa_family == AF_INET6 ? reinterpret_cast<const sockaddr_in6*>(sa)->sin6_port
+                                        : reinterpret_cast<const sockaddr_in*>(sa)->sin_port);
     peer = host_port(numeric_host(sa, len), port);
   }
   auto connection = std::make_shared<UcxConnection>(shared_, this, peer);
@@ -416,6 +433,7 @@ void UcxTransport::accept_request(ucp_conn_request_h request) {
   params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
   params.err_handler.cb = endpoint_error_callback;
   params.err_handler.arg = this;
+  // A failed ucp_ep_create has consumed the request already (rejecting it too would crash).
   if (api_->ucp_ep_create(worker_, &params, &connection->ep) != UCS_OK) return;
   connection->state = UcxConnection::State::awaiting_hello;
   connection->deadline = Clock::now() + kHelloTimeout;

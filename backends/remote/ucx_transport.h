@@ -38,7 +38,7 @@ static_assert(sizeof(WireHeader) == 16);
 constexpr unsigned kAmId = 1;
 // The handshake's payload both ways: a peer that is not a Manifold transport is turned away.
 constexpr char kHelloMagic[] = "manifold-remote-transport/1";
-// How long a graceful close (or a transport's destruction) waits for the flush.
+// How long a graceful close (or a transport's destruction) waits for the peer to answer the bye.
 constexpr auto kFlushTimeout = std::chrono::seconds(2);
 // How long an accepted endpoint may take to say hello before it is dropped.
 constexpr auto kHelloTimeout = std::chrono::seconds(10);
@@ -50,7 +50,6 @@ struct Shared {
   std::vector<std::function<void()>> tasks;
   ucp_worker_h worker = nullptr;  // signaled by post(); cleared when the thread stops
   bool accepting = false;
-  std::thread::id thread;
 
   // Queues `task` for the transport's thread; false once the thread stops taking work.
   bool post(std::function<void()> task);
@@ -66,7 +65,8 @@ struct SendOp {
   std::vector<std::byte> header;  // WireHeader + the user's header
   Payload payload;
   std::function<void(bool)> sent;
-  bool finished = false;  // `sent` was called
+  bool finished = false;         // `sent` was called
+  bool closes_endpoint = false;  // a ucp_ep_close_nbx, not a send
 };
 
 // A rendezvous receive in flight, for the message numbered `seq`.
@@ -184,6 +184,7 @@ class UcxTransport final : public Transport {
   AcceptHandler accept_;
   std::unordered_map<ucp_ep_h, std::shared_ptr<UcxConnection>> connections_;
   std::unordered_set<SendOp*> send_ops_;
+  size_t endpoint_closes_ = 0;  // those of send_ops_ that close an endpoint
   std::unordered_set<RecvOp*> recv_ops_;
   // Work that UCX's callbacks leave for after ucp_worker_progress returns (closing or creating
   // endpoints inside a callback is not allowed).

@@ -2,7 +2,6 @@
 // threads, many connections, and the ways a connection ends (close, a destroyed transport, a
 // killed peer process, nobody listening).
 #include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -87,12 +86,7 @@ uint32_t header_word(const IncomingMessage& m, int i) {
 
 OutgoingMessage message(uint16_t kind, std::vector<std::byte> header, Payload payload,
                         std::function<void(bool)> sent = {}) {
-  OutgoingMessage m;
-  m.kind = kind;
-  m.header = std::move(header);
-  m.payload = std::move(payload);
-  m.sent = std::move(sent);
-  return m;
+  return {kind, std::move(header), std::move(payload), std::move(sent)};
 }
 
 // A server transport whose accepted connections each get an Inbox (and optionally echo).
@@ -109,7 +103,8 @@ struct Server {
 
   uint16_t listen() {
     std::string error;
-    EXPECT_TRUE(transport->listen("127.0.0.1", 0, [this](auto c) { return accept(c); }, &error))
+    EXPECT_TRUE(transport->listen(
+        "127.0.0.1", 0, [this](auto c) { return accept(c); }, &error))
         << error;
     EXPECT_NE(transport->listening_port(), 0);
     return transport->listening_port();
@@ -121,8 +116,7 @@ struct Server {
     if (echo) {
       std::weak_ptr<Connection> weak = connection;
       h.on_message = [weak, inner = h.on_message](IncomingMessage&& m) {
-        if (auto c = weak.lock())
-          c->send(message(m.kind, m.header, Payload::own(m.payload)));
+        if (auto c = weak.lock()) c->send(message(m.kind, m.header, Payload::own(m.payload)));
         inner(std::move(m));
       };
     }
@@ -167,7 +161,8 @@ TEST(RemoteTransport, MessagesBothWaysInOrder) {
   auto size_of = [](uint32_t i) -> size_t { return i % 25 == 3 ? (1u << 20) + 4096 * i : i % 97; };
   constexpr uint32_t kCount = 300;
   for (uint32_t i = 0; i < kCount; ++i)
-    ASSERT_TRUE(connection->send(message(i % 7, header_of(i), Payload::own(pattern(size_of(i), i)))));
+    ASSERT_TRUE(
+        connection->send(message(i % 7, header_of(i), Payload::own(pattern(size_of(i), i)))));
   auto back = server.connections[0];
   for (uint32_t i = 0; i < kCount; ++i)
     ASSERT_TRUE(back->send(message(9, header_of(i), Payload::own(pattern(size_of(i), i + 1)))));
@@ -202,17 +197,15 @@ TEST(RemoteTransport, LentPayloadsReportSentOnce) {
     size_t size = i % 4 == 0 ? (3u << 20) : 1000 + i;
     auto buffer = std::make_shared<std::vector<std::byte>>(pattern(size, i));
     buffers.push_back(buffer);
-    ASSERT_TRUE(connection->send(message(1, header_of(i),
-                                         Payload::lend(buffer->data(), buffer->size(), buffer),
-                                         [&, i](bool sent) {
-                                           calls[i]++;
-                                           if (sent) ok++;
-                                         })));
+    ASSERT_TRUE(connection->send(message(
+        1, header_of(i), Payload::lend(buffer->data(), buffer->size(), buffer), [&, i](bool sent) {
+          calls[i]++;
+          if (sent) ok++;
+        })));
   }
   ASSERT_TRUE(server.wait_connections(1));
   ASSERT_TRUE(server.inbox(0).wait_messages(kCount));
-  for (int i = 0; i < kCount; ++i)
-    EXPECT_EQ(server.inbox(0).messages[i].payload, *buffers[i]) << i;
+  for (int i = 0; i < kCount; ++i) EXPECT_EQ(server.inbox(0).messages[i].payload, *buffers[i]) << i;
   auto deadline = Clock::now() + 10s;
   while (ok < kCount && Clock::now() < deadline) std::this_thread::sleep_for(1ms);
   EXPECT_EQ(ok.load(), kCount);
@@ -306,50 +299,77 @@ TEST(RemoteTransport, ManyConnectionsToOneListener) {
   }
 }
 
-uint16_t unused_port() {
+// An idle connection costs no CPU: the threads sleep in epoll, they do not spin.
+TEST(RemoteTransport, IdleTransportsSleep) {
+  Server server;
+  uint16_t port = server.listen();
+  Inbox inbox;
+  auto client = make_transport();
+  auto connection = connect(*client, port, inbox);
+  ASSERT_TRUE(connection);
+  auto cpu = [] {
+    timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec);
+  };
+  auto before = cpu();
+  std::this_thread::sleep_for(500ms);
+  EXPECT_LT(cpu() - before, 50ms);
+}
+
+// A TCP socket on a loopback port of the system's choice: listening, or closed again (a port
+// nobody listens on).
+int loopback_socket(bool listening, uint16_t* port) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
   socklen_t length = sizeof address;
+  bind(fd, reinterpret_cast<sockaddr*>(&address), length);
+  if (listening) ::listen(fd, 4);
   getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(fd);
-  return ntohs(address.sin_port);
+  *port = ntohs(address.sin_port);
+  if (!listening) ::close(fd);
+  return fd;
 }
 
-TEST(RemoteTransport, ConnectToNobodyFailsWithinTheTimeout) {
+// Nobody on the port fails fast; a TCP listener that is not a UCX peer never answers the
+// handshake, and the timeout ends the wait.
+TEST(RemoteTransport, ConnectFailsWithinTheTimeout) {
+  uint16_t closed_port, silent_port;
+  loopback_socket(false, &closed_port);
+  int silent = loopback_socket(true, &silent_port);
   Inbox inbox;  // outlives the transport that calls it
   auto client = make_transport();
-  std::string error;
-  auto start = Clock::now();
-  auto connection = client->connect("127.0.0.1", unused_port(), inbox.handlers(), 3s, &error);
-  EXPECT_EQ(connection, nullptr);
-  EXPECT_LT(Clock::now() - start, 4s);
-  EXPECT_FALSE(error.empty());
-}
-
-// A TCP listener that is not a UCX peer: the handshake never comes, the timeout ends the wait.
-TEST(RemoteTransport, ConnectToASilentListenerTimesOut) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
-  ASSERT_EQ(::listen(fd, 4), 0);
-  socklen_t length = sizeof address;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  Inbox inbox;  // outlives the transport that calls it
-  auto client = make_transport();
-  std::string error;
-  auto start = Clock::now();
-  auto connection =
-      client->connect("127.0.0.1", ntohs(address.sin_port), inbox.handlers(), 500ms, &error);
-  EXPECT_EQ(connection, nullptr);
-  EXPECT_LT(Clock::now() - start, 2s);
-  EXPECT_FALSE(error.empty());
+  for (auto [port, timeout] : {std::pair{closed_port, 3000ms}, std::pair{silent_port, 500ms}}) {
+    std::string error;
+    auto start = Clock::now();
+    EXPECT_EQ(client->connect("127.0.0.1", port, inbox.handlers(), timeout, &error), nullptr);
+    EXPECT_LT(Clock::now() - start, timeout + 1s);
+    EXPECT_FALSE(error.empty());
+  }
   client.reset();
-  ::close(fd);
+  ::close(silent);
+}
+
+// Disabled: UCX 1.13's TCP transport does not wire up over IPv6 (its connection back to the
+// client's interface is refused) and then crashes in ucp_worker_destroy. For newer UCX.
+TEST(RemoteTransport, DISABLED_Ipv6Loopback) {
+  Server server;
+  std::string error;
+  if (!server.transport->listen(
+          "::1", 0, [&](auto c) { return server.accept(c); }, &error))
+    GTEST_SKIP() << error;
+  Inbox inbox;
+  auto client = make_transport();
+  uint16_t port = server.transport->listening_port();
+  auto connection = client->connect("::1", port, inbox.handlers(), 10s, &error);
+  ASSERT_TRUE(connection) << error;
+  EXPECT_EQ(connection->peer(), "[::1]:" + std::to_string(port));
+  connection->send(message(1, header_of(1), Payload::own(pattern(3u << 20, 1))));
+  ASSERT_TRUE(server.wait_connections(1));
+  ASSERT_TRUE(server.inbox(0).wait_messages(1));
+  EXPECT_EQ(server.inbox(0).messages[0].payload, pattern(3u << 20, 1));
 }
 
 TEST(RemoteTransport, CloseEndsBothSides) {
@@ -406,8 +426,8 @@ TEST(RemoteTransport, DestroyedTransportClosesThePeerAndOutlivedConnections) {
   ASSERT_TRUE(connection);
   std::atomic<int> calls{0};
   for (int i = 0; i < 50; ++i)
-    connection->send(message(1, {}, Payload::own(pattern(i % 5 ? 100 : 4u << 20, i)),
-                             [&](bool) { calls++; }));
+    connection->send(
+        message(1, {}, Payload::own(pattern(i % 5 ? 100 : 4u << 20, i)), [&](bool) { calls++; }));
   client.reset();
   EXPECT_EQ(calls.load(), 50);
   EXPECT_TRUE(second.closed);
@@ -423,6 +443,15 @@ TEST(RemoteTransport, DestroyedTransportClosesThePeerAndOutlivedConnections) {
   if (write(port_fd, &port, sizeof port) != sizeof port) _exit(1);
   for (;;) pause();
 }
+
+// UCX's memory hooks (libucm) intercept the madvise of an exiting thread's stack, which crashes
+// inside ThreadSanitizer's own interceptors: a TSan build runs without them.
+const bool g_no_ucm_under_tsan = [] {
+#if defined(__SANITIZE_THREAD__)
+  setenv("UCX_MEM_EVENTS", "no", 0);
+#endif
+  return true;
+}();
 
 const bool g_server_child = [] {
   if (const char* fd = getenv("MANIFOLD_TRANSPORT_TEST_PORT_FD")) serve_and_wait(atoi(fd));
