@@ -1,5 +1,6 @@
 #include "backends/remote/remote_queue.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -87,11 +88,17 @@ struct RemoteQueue::State final : QueueSink {
     if (p.owner->profiling() && status == CL_COMPLETE) {
       // The server's times, in this machine's time base; a job that ran nothing there (a
       // marker) ran when the server had run everything before it: when its Done came.
-      uint64_t s = host_time_ns(), e = s;
+      // Whatever the clocks' offset, the job ran after it was submitted and had ended when its
+      // Done came: the times stay inside that window, so that dependents never seem to start
+      // before it ended.
+      const uint64_t arrived = host_time_ns();
+      uint64_t s = arrived, e = arrived;
       if (start) {
         const int64_t offset = link->clock_offset_ns();
-        s = std::max<uint64_t>(uint64_t(int64_t(start) - offset), event.stamp(Event::kSubmit));
-        e = std::max<uint64_t>(uint64_t(int64_t(end) - offset), s);
+        e = std::min<uint64_t>(uint64_t(int64_t(end) - offset), arrived);
+        s = std::max(std::min<uint64_t>(uint64_t(int64_t(start) - offset), e),
+                     event.stamp(Event::kSubmit));
+        e = std::max(e, s);
       }
       event.set_stamp(Event::kStart, s);
       event.set_stamp(Event::kEnd, e);
