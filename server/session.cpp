@@ -34,30 +34,55 @@ bool same_secret(const std::string& a, const std::string& b) {
   return difference == 0;
 }
 
-// The end of a job, sent from the OpenCL callback of its marker.
+// The end of a job: its marker's callback and each of its reads' callbacks (which send the bytes
+// as soon as they are there) hold it; the last of them sends Done, after every Data.
 struct Completion {
   std::shared_ptr<Connection> connection;
   uint32_t queue;
   uint64_t job;
   bool profiling;
   std::vector<cl_event> events;
-  std::vector<std::pair<uint64_t, std::shared_ptr<std::vector<std::byte>>>> reads;
   std::vector<std::shared_ptr<const void>> keep;
-  cl_int status;
-  std::string message;
+  std::atomic<size_t> pending{1};  // the marker and the reads whose bytes are not sent yet
+  Done done;
+};
+
+void finished_part(const std::shared_ptr<Completion>& c) {
+  if (c->pending.fetch_sub(1) == 1) c->connection->send(message(Kind::Done, c->done));
+}
+
+struct ReadPart {
+  std::shared_ptr<Completion> completion;
+  uint64_t tag;
+  std::shared_ptr<Staging> bytes;
+};
+
+void CL_CALLBACK read_finished(cl_event, cl_int status, void* user_data) {
+  std::unique_ptr<ReadPart> r(static_cast<ReadPart*>(user_data));
+  if (status == CL_COMPLETE) {
+    const void* data = r->bytes->data();
+    r->completion->connection->send(
+        message(Kind::Data, Data{r->tag}, Payload::lend(data, r->bytes->size(), r->bytes)));
+  }
+  finished_part(r->completion);
+}
+
+struct MarkerPart {
+  std::shared_ptr<Completion> completion;
 };
 
 void CL_CALLBACK job_finished(cl_event marker, cl_int, void* user_data) {
-  std::unique_ptr<Completion> c(static_cast<Completion*>(user_data));
-  Done done{c->queue, c->job, c->status, c->message, 0, 0};
-  for (cl_event e : c->events) {
+  std::unique_ptr<MarkerPart> part(static_cast<MarkerPart*>(user_data));
+  Completion& c = *part->completion;
+  Done& done = c.done;
+  for (cl_event e : c.events) {
     cl_int status = CL_COMPLETE;
     clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
     if (status < 0 && done.status == CL_COMPLETE) {
       done.status = status;
       done.message = "a command failed on the server";
     }
-    if (c->profiling && done.status == CL_COMPLETE) {
+    if (c.profiling && done.status == CL_COMPLETE) {
       cl_ulong start = 0, end = 0;
       clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
       clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
@@ -66,21 +91,17 @@ void CL_CALLBACK job_finished(cl_event marker, cl_int, void* user_data) {
     }
     clReleaseEvent(e);
   }
-  if (c->profiling && done.status == CL_COMPLETE && !done.start_ns) {
+  c.events.clear();
+  if (c.profiling && done.status == CL_COMPLETE && !done.start_ns && marker) {
     // A job that ran nothing here (a marker of the client's) ran when its marker did.
     cl_ulong start = 0, end = 0;
     clGetEventProfilingInfo(marker, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
     clGetEventProfilingInfo(marker, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
     done.start_ns = start, done.end_ns = end;
   }
-  clReleaseEvent(marker);
-  if (done.status == CL_COMPLETE)
-    for (auto& [tag, bytes] : c->reads) {
-      const void* data = bytes->data();
-      const size_t size = bytes->size();
-      c->connection->send(message(Kind::Data, Data{tag}, Payload::lend(data, size, bytes)));
-    }
-  c->connection->send(message(Kind::Done, done));
+  if (marker) clReleaseEvent(marker);
+  c.keep.clear();
+  finished_part(part->completion);
 }
 
 }  // namespace
@@ -130,6 +151,27 @@ Handlers Session::handlers() {
     lock.lock();
     s->busy_ = false;
     if (!s->inbox_.empty() || s->closed_) s->inbox_ready_.notify_one();
+  };
+  // A write's bytes land in staging memory of the pool, found again by the write's tag.
+  h.place_payload = [weak](uint16_t kind, std::span<const std::byte> header,
+                           size_t size) -> void* {
+    auto s = weak.lock();
+    if (!s || size < 64 * 1024) return nullptr;
+    uint64_t tag = 0;
+    if (Kind(kind) == Kind::Write) {
+      auto w = decode<Write>(header);
+      if (!w) return nullptr;
+      tag = w->tag;
+    } else if (Kind(kind) == Kind::WriteRect) {
+      auto w = decode<WriteRect>(header);
+      if (!w) return nullptr;
+      tag = w->tag;
+    } else {
+      return nullptr;
+    }
+    auto staging = StagingPool::get(size);
+    std::lock_guard lock(s->placed_mutex_);
+    return (s->placed_[tag] = std::move(staging))->data();
   };
   h.on_closed = [weak](const std::string& why) {
     if (auto s = weak.lock()) {
@@ -196,6 +238,15 @@ Session::Queue* Session::queue(uint32_t id) {
   return it == queues_.end() ? nullptr : &it->second;
 }
 
+std::shared_ptr<Staging> Session::take_placed(uint64_t tag) {
+  std::lock_guard lock(placed_mutex_);
+  auto it = placed_.find(tag);
+  if (it == placed_.end()) return nullptr;
+  std::shared_ptr<Staging> staging = std::move(it->second);
+  placed_.erase(it);
+  return staging;
+}
+
 cl_mem Session::buffer(uint64_t id) {
   auto it = buffers_.find(id);
   return it == buffers_.end() ? nullptr : it->second;
@@ -227,24 +278,33 @@ void Session::enqueued(Queue& q, cl_int status, cl_event event, const char* call
 }
 
 void Session::end_job(Queue& q, uint64_t job_id, uint32_t queue_id) {
-  auto* c = new Completion{connection_,
-                           queue_id,
-                           job_id,
-                           q.profiling,
-                           std::move(q.job.events),
-                           std::move(q.job.reads),
-                           std::move(q.job.keep),
-                           q.job.status,
-                           std::move(q.job.message)};
+  auto c = std::make_shared<Completion>();
+  c->connection = connection_;
+  c->queue = queue_id;
+  c->job = job_id;
+  c->profiling = q.profiling;
+  c->events = std::move(q.job.events);
+  c->keep = std::move(q.job.keep);
+  c->done = Done{queue_id, job_id, q.job.status, std::move(q.job.message), 0, 0};
+  std::vector<Job::PendingRead> reads = std::move(q.job.reads);
   q.job = Job{};
+  // Each read sends its bytes when it is done; the bytes of a failed job are not sent.
+  c->pending += reads.size();
+  for (Job::PendingRead& r : reads) {
+    auto* part = new ReadPart{c, r.tag, std::move(r.bytes)};
+    if (clSetEventCallback(r.event, CL_COMPLETE, read_finished, part) != CL_SUCCESS)
+      read_finished(r.event, CL_INVALID_EVENT, part);
+    clReleaseEvent(r.event);
+  }
   cl_event marker = nullptr;
   cl_int status = clEnqueueMarkerWithWaitList(q.queue, 0, nullptr, &marker);
-  if (status == CL_SUCCESS) status = clSetEventCallback(marker, CL_COMPLETE, job_finished, c);
+  auto* part = new MarkerPart{c};
+  if (status == CL_SUCCESS) status = clSetEventCallback(marker, CL_COMPLETE, job_finished, part);
   if (status != CL_SUCCESS) {
     // No marker to wait for: end the job once the queue has run what came before it.
     clFinish(q.queue);
-    if (c->status == CL_COMPLETE) c->status = status;
-    job_finished(marker, CL_COMPLETE, c);
+    if (c->done.status == CL_COMPLETE) c->done.status = status;
+    job_finished(marker, CL_COMPLETE, part);
   }
 }
 
@@ -309,7 +369,7 @@ void Session::read_buffer(const ReadBuffer& r) {
     service_queue_ = clCreateCommandQueueWithProperties(platform_.context(), platform_.devices()[0],
                                                         nullptr, &status);
   if (!service_queue_) return reply(r.request, status, "the server cannot read buffers");
-  auto bytes = std::make_shared<std::vector<std::byte>>(r.size);
+  auto bytes = StagingPool::get(r.size);
   status = clEnqueueReadBuffer(service_queue_, mem, CL_TRUE, r.from.offset, r.size, bytes->data(),
                                0, nullptr, nullptr);
   if (status != CL_SUCCESS) return reply(r.request, status, "reading the buffer failed");

@@ -18,6 +18,7 @@
 #include "backends/remote/protocol.h"
 #include "backends/remote/transport.h"
 #include "server/served_platform.h"
+#include "server/staging.h"
 
 namespace manifold::server {
 
@@ -45,7 +46,12 @@ class Session : public std::enable_shared_from_this<Session> {
 
   struct Job {
     std::vector<cl_event> events;
-    std::vector<std::pair<uint64_t, std::shared_ptr<std::vector<std::byte>>>> reads;
+    struct PendingRead {
+      uint64_t tag;
+      std::shared_ptr<Staging> bytes;
+      cl_event event;  // a reference of its own
+    };
+    std::vector<PendingRead> reads;
     std::vector<std::shared_ptr<const void>> keep;  // bytes written, until the job is done
     cl_int status = CL_COMPLETE;
     std::string message;
@@ -85,6 +91,10 @@ class Session : public std::enable_shared_from_this<Session> {
   std::map<uint64_t, cl_mem> buffers_;
   std::map<std::tuple<uint64_t, uint64_t, uint64_t>, cl_mem> regions_;
   std::map<uint64_t, cl_program> programs_;
+  // Write payloads the transport put into staging memory, by the write's tag.
+  std::mutex placed_mutex_;
+  std::map<uint64_t, std::shared_ptr<Staging>> placed_;
+  std::shared_ptr<Staging> take_placed(uint64_t tag);
   std::map<std::pair<uint64_t, std::string>, cl_kernel> kernels_;
   cl_command_queue service_queue_ = nullptr;  // ReadBuffer's (any queue reads current bytes)
 };

@@ -2,6 +2,8 @@
 // commands of a queue's jobs enqueued on the server's in-order queue without waiting for them.
 #include "server/session.h"
 
+#include <cstring>
+
 namespace manifold::server {
 
 using namespace manifold::remote;
@@ -22,8 +24,12 @@ std::array<size_t, 3> origin_of(uint64_t offset, uint64_t row_pitch, uint64_t sl
   return {size_t(rest - y * row_pitch), y, z};
 }
 
-std::shared_ptr<std::vector<std::byte>> payload_of(IncomingMessage& m) {
-  return std::make_shared<std::vector<std::byte>>(std::move(m.payload));
+// The bytes a write brought: where the transport placed them, or what it received.
+std::shared_ptr<Staging> bytes_of(IncomingMessage& m, std::shared_ptr<Staging> placed) {
+  if (m.placed) return placed;
+  auto bytes = StagingPool::get(m.payload.size());
+  if (!m.payload.empty()) std::memcpy(bytes->data(), m.payload.data(), m.payload.size());
+  return bytes;
 }
 
 }  // namespace
@@ -114,9 +120,9 @@ void Session::handle(IncomingMessage& m) {
       if (auto w = header_of<Write>(m))
         if (Queue* q = queue(w->queue); q && q->job.status == CL_COMPLETE) {
           cl_mem mem = buffer(w->to.buffer);
-          if (!mem || m.payload.size() != w->size)
+          auto bytes = bytes_of(m, take_placed(w->tag));
+          if (!mem || !bytes || bytes->size() != w->size)
             return enqueued(*q, CL_INVALID_MEM_OBJECT, nullptr, "a write");
-          auto bytes = payload_of(m);
           cl_event e = nullptr;
           const cl_int status = clEnqueueWriteBuffer(q->queue, mem, CL_FALSE, w->to.offset, w->size,
                                                      bytes->data(), 0, nullptr, &e);
@@ -129,9 +135,9 @@ void Session::handle(IncomingMessage& m) {
         if (Queue* q = queue(w->queue); q && q->job.status == CL_COMPLETE) {
           const RectOfBuffer& r = w->to;
           cl_mem mem = buffer(r.at.buffer);
-          if (!mem || m.payload.size() != r.region[0] * r.region[1] * r.region[2])
+          auto bytes = bytes_of(m, take_placed(w->tag));
+          if (!mem || !bytes || bytes->size() != r.region[0] * r.region[1] * r.region[2])
             return enqueued(*q, CL_INVALID_MEM_OBJECT, nullptr, "a rectangle's write");
-          auto bytes = payload_of(m);
           const auto origin = origin_of(r.at.offset, r.row_pitch, r.slice_pitch);
           const size_t host_origin[3] = {0, 0, 0};
           const size_t region[3] = {r.region[0], r.region[1], r.region[2]};
@@ -148,11 +154,14 @@ void Session::handle(IncomingMessage& m) {
         if (Queue* q = queue(r->queue); q && q->job.status == CL_COMPLETE) {
           cl_mem mem = buffer(r->from.buffer);
           if (!mem) return enqueued(*q, CL_INVALID_MEM_OBJECT, nullptr, "a read");
-          auto bytes = std::make_shared<std::vector<std::byte>>(r->size);
+          auto bytes = StagingPool::get(r->size);
           cl_event e = nullptr;
           const cl_int status = clEnqueueReadBuffer(q->queue, mem, CL_FALSE, r->from.offset,
                                                     r->size, bytes->data(), 0, nullptr, &e);
-          if (status == CL_SUCCESS) q->job.reads.emplace_back(r->tag, bytes);
+          if (status == CL_SUCCESS) {
+            clRetainEvent(e);
+            q->job.reads.push_back({r->tag, bytes, e});
+          }
           enqueued(*q, status, e, "clEnqueueReadBuffer");
         }
       return;
@@ -162,8 +171,7 @@ void Session::handle(IncomingMessage& m) {
           const RectOfBuffer& r = rr->from;
           cl_mem mem = buffer(r.at.buffer);
           if (!mem) return enqueued(*q, CL_INVALID_MEM_OBJECT, nullptr, "a rectangle's read");
-          auto bytes =
-              std::make_shared<std::vector<std::byte>>(r.region[0] * r.region[1] * r.region[2]);
+          auto bytes = StagingPool::get(r.region[0] * r.region[1] * r.region[2]);
           const auto origin = origin_of(r.at.offset, r.row_pitch, r.slice_pitch);
           const size_t host_origin[3] = {0, 0, 0};
           const size_t region[3] = {r.region[0], r.region[1], r.region[2]};
@@ -171,7 +179,10 @@ void Session::handle(IncomingMessage& m) {
           const cl_int status = clEnqueueReadBufferRect(
               q->queue, mem, CL_FALSE, origin.data(), host_origin, region, r.row_pitch,
               r.slice_pitch, r.region[0], r.region[0] * r.region[1], bytes->data(), 0, nullptr, &e);
-          if (status == CL_SUCCESS) q->job.reads.emplace_back(rr->tag, bytes);
+          if (status == CL_SUCCESS) {
+            clRetainEvent(e);
+            q->job.reads.push_back({rr->tag, bytes, e});
+          }
           enqueued(*q, status, e, "clEnqueueReadBufferRect");
         }
       return;
@@ -244,6 +255,7 @@ void Session::end() {
     if (q.queue) clFinish(q.queue);
   for (auto& [id, q] : queues_) {
     for (cl_event e : q.job.events) clReleaseEvent(e);
+    for (Job::PendingRead& r : q.job.reads) clReleaseEvent(r.event);
     if (q.queue) clReleaseCommandQueue(q.queue);
   }
   if (service_queue_) clReleaseCommandQueue(service_queue_);

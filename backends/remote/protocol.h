@@ -153,13 +153,18 @@ struct Span {
   uint64_t buffer = 0, offset = 0;
 };
 
+// Large transfers go in pieces of at most this many bytes: the server copies one piece while the
+// next is on the wire.
+constexpr size_t kTransferPiece = size_t{4} << 20;
+
 struct Write {
   uint32_t queue = 0;
+  uint64_t tag = 0;  // unique on the link: where the server put the payload
   Span to;
   uint64_t size = 0;
   template <class V>
   void visit(V&& v) {
-    v(queue), v(to), v(size);
+    v(queue), v(tag), v(to), v(size);
   }
 };
 
@@ -183,10 +188,11 @@ struct RectOfBuffer {
 
 struct WriteRect {
   uint32_t queue = 0;
+  uint64_t tag = 0;
   RectOfBuffer to;
   template <class V>
   void visit(V&& v) {
-    v(queue), v(to);
+    v(queue), v(tag), v(to);
   }
 };
 

@@ -1,5 +1,6 @@
 #include "backends/remote/remote_link.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "compiler/binary_format.h"
@@ -126,34 +127,35 @@ Reply ServerLink::request(uint64_t request, OutgoingMessage m) {
 }
 
 cl_int ServerLink::read_buffer(const Span& from, size_t size, void* host, std::string* why) {
-  const uint64_t request = next_id();
-  expect_data(request, host, size);
-  {
-    std::lock_guard lock(mutex_);
-    replies_[request];
-  }
-  if (!send(message(Kind::ReadBuffer, ReadBuffer{request, from, size}))) {
-    std::lock_guard lock(mutex_);
-    expected_.erase(request);
-    replies_.erase(request);
-    *why = kNotAvailable + (": " + failure_);
-    return CL_DEVICE_NOT_AVAILABLE;
+  // In pieces, all asked for at once: the server reads the next while the last is on the wire.
+  std::vector<uint64_t> requests;
+  for (size_t done = 0; done < size; done += kTransferPiece) {
+    const size_t piece = std::min(size - done, kTransferPiece);
+    const uint64_t request = next_id();
+    expect_data(request, static_cast<std::byte*>(host) + done, piece);
+    {
+      std::lock_guard lock(mutex_);
+      replies_[request];
+    }
+    requests.push_back(request);
+    if (!send(message(Kind::ReadBuffer,
+                      ReadBuffer{request, Span{from.buffer, from.offset + done}, piece})))
+      break;
   }
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] {
-    return expected_.at(request).arrived || replies_[request].has_value() || failed_;
-  });
-  const bool arrived = expected_.at(request).arrived;
-  std::optional<Reply> reply = std::move(replies_[request]);
-  expected_.erase(request);
-  replies_.erase(request);
-  if (arrived) return CL_SUCCESS;
-  if (reply) {
-    *why = reply->message;
-    return reply->status;
+  cl_int status = CL_SUCCESS;
+  for (uint64_t request : requests) {
+    changed_.wait(lock, [&] {
+      return expected_.at(request).arrived || replies_[request].has_value() || failed_;
+    });
+    if (status == CL_SUCCESS && !expected_.at(request).arrived) {
+      std::optional<Reply>& reply = replies_[request];
+      status = reply ? reply->status : CL_DEVICE_NOT_AVAILABLE;
+      *why = reply ? reply->message : kNotAvailable + (": " + failure_);
+    }
   }
-  *why = kNotAvailable + (": " + failure_);
-  return CL_DEVICE_NOT_AVAILABLE;
+  for (uint64_t request : requests) expected_.erase(request), replies_.erase(request);
+  return status;
 }
 
 void ServerLink::expect_data(uint64_t tag, void* destination, size_t size) {

@@ -1,5 +1,6 @@
 #include "backends/remote/remote_ops.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/error.h"
@@ -33,10 +34,23 @@ void RemoteOps::send(OutgoingMessage m) {
 }
 
 void RemoteOps::read(const Span& from, size_t size, void* host) {
-  const uint64_t tag = device_.link().next_id();
-  device_.link().expect_data(tag, host, size);
-  job_.reads.push_back(tag);
-  send(message(Kind::Read, Read{queue_, tag, from, size}));
+  for (size_t done = 0; done < size;) {
+    const size_t piece = std::min(size - done, kTransferPiece);
+    const uint64_t tag = device_.link().next_id();
+    device_.link().expect_data(tag, static_cast<std::byte*>(host) + done, piece);
+    job_.reads.push_back(tag);
+    send(message(Kind::Read, Read{queue_, tag, Span{from.buffer, from.offset + done}, piece}));
+    done += piece;
+  }
+}
+
+void RemoteOps::write(const Span& to, const std::byte* host, size_t size) {
+  for (size_t done = 0; done < size;) {
+    const size_t piece = std::min(size - done, kTransferPiece);
+    const Write w{queue_, device_.link().next_id(), Span{to.buffer, to.offset + done}, piece};
+    send(message(Kind::Write, w, Payload::lend(host + done, piece)));
+    done += piece;
+  }
 }
 
 void RemoteOps::transfer(const Transfer& t) {
@@ -57,9 +71,7 @@ void RemoteOps::transfer(const Transfer& t) {
     drain_();
     source->read_to_host(host, t.offset, t.size);
   }
-  if (t.to != kHostPlace)
-    send(message(Kind::Write, Write{queue_, device_.at(root, t.offset), t.size},
-                 Payload::lend(host, t.size)));
+  if (t.to != kHostPlace) write(device_.at(root, t.offset), host, t.size);
 }
 
 void RemoteOps::copy(const CopyOp& op) {
@@ -68,8 +80,7 @@ void RemoteOps::copy(const CopyOp& op) {
     std::memmove(host_address(op.dst), host_address(op.src), op.size);
   } else if (!op.src.mem) {
     // The application's bytes stay valid until the command ends, after the server has them.
-    send(message(Kind::Write, Write{queue_, at(device_, op.dst), op.size},
-                 Payload::lend(host_address(op.src), op.size)));
+    write(at(device_, op.dst), host_address(op.src), op.size);
   } else if (!op.dst.mem) {
     read(at(device_, op.src), op.size, host_address(op.dst));
   } else {
@@ -97,7 +108,8 @@ void RemoteOps::copy_rect(const CopyRectOp& op) {
     });
     send(message(
         Kind::WriteRect,
-        WriteRect{queue_, rect_of(at(device_, op.dst), r, r.dst_row_pitch, r.dst_slice_pitch)},
+        WriteRect{queue_, device_.link().next_id(),
+                  rect_of(at(device_, op.dst), r, r.dst_row_pitch, r.dst_slice_pitch)},
         Payload::own(std::move(packed))));
   } else if (!op.dst.mem) {
     auto packed = std::make_shared<std::vector<std::byte>>(packed_size);

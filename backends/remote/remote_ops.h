@@ -43,8 +43,9 @@ class RemoteOps final : public DeviceOps {
 
  private:
   void send(OutgoingMessage m);
-  // A Read into `host` of `size` bytes at `from`.
+  // Reads into `host` `size` bytes at `from`, and writes them from `host`: in pieces.
   void read(const Span& from, size_t size, void* host);
+  void write(const Span& to, const std::byte* host, size_t size);
 
   RemoteDevice& device_;
   const uint32_t queue_;
