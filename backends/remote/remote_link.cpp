@@ -80,17 +80,25 @@ ServerLink::~ServerLink() {
 
 Handlers ServerLink::handlers() {
   Handlers h;
-  // The link outlives its connection's handlers: the connection is closed before the link goes.
-  h.on_message = [this](IncomingMessage&& m) { received(std::move(m)); };
-  h.place_payload = [this](uint16_t kind, std::span<const std::byte> header, size_t size) -> void* {
-    if (Kind(kind) != Kind::Data) return nullptr;
+  // Weak: a link that failed to connect goes while its connection still reports its end.
+  std::weak_ptr<ServerLink> weak = weak_from_this();
+  h.on_message = [weak](IncomingMessage&& m) {
+    if (auto link = weak.lock()) link->received(std::move(m));
+  };
+  h.place_payload = [weak](uint16_t kind, std::span<const std::byte> header,
+                           size_t size) -> void* {
+    auto link = weak.lock();
+    if (!link || Kind(kind) != Kind::Data) return nullptr;
     auto d = decode<Data>(header);
     if (!d) return nullptr;
-    std::lock_guard lock(mutex_);
-    auto it = expected_.find(d->tag);
-    return it != expected_.end() && it->second.size == size ? it->second.destination : nullptr;
+    std::lock_guard lock(link->mutex_);
+    auto it = link->expected_.find(d->tag);
+    return it != link->expected_.end() && it->second.size == size ? it->second.destination
+                                                                   : nullptr;
   };
-  h.on_closed = [this](const std::string& why) { closed(why); };
+  h.on_closed = [weak](const std::string& why) {
+    if (auto link = weak.lock()) link->closed(why);
+  };
   return h;
 }
 

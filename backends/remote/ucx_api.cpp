@@ -54,11 +54,13 @@ Loaded load_uncached(const std::string& path) {
 }  // namespace
 
 const Api* load(const std::string& ucp_library, std::string* error) {
-  static std::mutex mutex;
-  static std::map<std::string, Loaded> loaded;
-  std::lock_guard lock(mutex);
-  auto it = loaded.find(ucp_library);
-  if (it == loaded.end()) it = loaded.emplace(ucp_library, load_uncached(ucp_library)).first;
+  // Never destroyed: transports of the platform's devices run until the process ends, past
+  // static destructors.
+  static auto* mutex = new std::mutex;
+  static auto* loaded = new std::map<std::string, Loaded>;
+  std::lock_guard lock(*mutex);
+  auto it = loaded->find(ucp_library);
+  if (it == loaded->end()) it = loaded->emplace(ucp_library, load_uncached(ucp_library)).first;
   if (!it->second.api && error) *error = it->second.why;
   return it->second.api.get();
 }
