@@ -102,10 +102,11 @@ int main(int argc, char** argv) {
     return 1;
   }
   manifold::server::ServedPlatform& served = *platform;
+  manifold::server::PeerLinks peers(*transport);
   const bool listening = transport->listen(
       address, uint16_t(port),
-      [&served, token, no_token](std::shared_ptr<manifold::remote::Connection> connection) {
-        auto session = manifold::server::Session::start(served, std::move(connection),
+      [&served, &peers, token, no_token](std::shared_ptr<manifold::remote::Connection> connection) {
+        auto session = manifold::server::Session::start(served, peers, std::move(connection),
                                                         no_token ? "" : token, log_line);
         return session->handlers();
       },

@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <thread>
 
 namespace manifold::server {
@@ -106,19 +108,20 @@ void CL_CALLBACK job_finished(cl_event marker, cl_int, void* user_data) {
 
 }  // namespace
 
-std::shared_ptr<Session> Session::start(ServedPlatform& platform,
+std::shared_ptr<Session> Session::start(ServedPlatform& platform, PeerLinks& peers,
                                         std::shared_ptr<Connection> connection, std::string token,
                                         LogLine log) {
   std::shared_ptr<Session> session(
-      new Session(platform, std::move(connection), std::move(token), std::move(log)));
+      new Session(platform, peers, std::move(connection), std::move(token), std::move(log)));
   ++active_sessions;
   std::thread([session] { session->run(); }).detach();
   return session;
 }
 
-Session::Session(ServedPlatform& platform, std::shared_ptr<Connection> connection,
+Session::Session(ServedPlatform& platform, PeerLinks& peers, std::shared_ptr<Connection> connection,
                  std::string token, LogLine log)
     : platform_(platform),
+      peers_(peers),
       connection_(std::move(connection)),
       token_(std::move(token)),
       log_(std::move(log)),
@@ -139,7 +142,8 @@ Handlers Session::handlers() {
     if (!s) return;
     std::unique_lock lock(s->inbox_mutex_);
     const Kind kind = Kind(m.kind);
-    const bool slow = kind == Kind::LoadProgram || kind == Kind::ReadBuffer || !s->welcomed_;
+    const bool slow = kind == Kind::LoadProgram || kind == Kind::ReadBuffer ||
+                      kind == Kind::SendTo || !s->welcomed_;
     if (slow || s->busy_ || !s->inbox_.empty()) {
       s->inbox_.push_back(std::move(m));
       s->inbox_ready_.notify_one();
@@ -153,10 +157,14 @@ Handlers Session::handlers() {
     if (!s->inbox_.empty() || s->closed_) s->inbox_ready_.notify_one();
   };
   // A write's bytes land in staging memory of the pool, found again by the write's tag.
-  h.place_payload = [weak](uint16_t kind, std::span<const std::byte> header,
-                           size_t size) -> void* {
+  h.place_payload = [weak](uint16_t kind, std::span<const std::byte> header, size_t size) -> void* {
     auto s = weak.lock();
-    if (!s || size < 64 * 1024) return nullptr;
+    if (!s) return nullptr;
+    if (Kind(kind) == Kind::PeerData) {
+      auto p = decode<PeerData>(header);
+      return p ? Tickets::get().destination(p->ticket, p->offset, size) : nullptr;
+    }
+    if (size < 64 * 1024) return nullptr;
     uint64_t tag = 0;
     if (Kind(kind) == Kind::Write) {
       auto w = decode<Write>(header);
@@ -361,20 +369,83 @@ void Session::launch(const Launch& l, const LaunchArgs& args) {
   enqueued(*q, status, event, "clEnqueueNDRangeKernel");
 }
 
-void Session::read_buffer(const ReadBuffer& r) {
-  cl_mem mem = buffer(r.from.buffer);
-  if (!mem) return reply(r.request, CL_INVALID_MEM_OBJECT, "no such buffer on the server");
+cl_int Session::read_now(cl_mem mem, uint64_t offset, size_t size, void* host) {
   cl_int status = CL_SUCCESS;
   if (!service_queue_)
     service_queue_ = clCreateCommandQueueWithProperties(platform_.context(), platform_.devices()[0],
                                                         nullptr, &status);
-  if (!service_queue_) return reply(r.request, status, "the server cannot read buffers");
+  if (!service_queue_) return status;
+  return clEnqueueReadBuffer(service_queue_, mem, CL_TRUE, offset, size, host, 0, nullptr, nullptr);
+}
+
+void Session::read_buffer(const ReadBuffer& r) {
+  cl_mem mem = buffer(r.from.buffer);
+  if (!mem) return reply(r.request, CL_INVALID_MEM_OBJECT, "no such buffer on the server");
   auto bytes = StagingPool::get(r.size);
-  status = clEnqueueReadBuffer(service_queue_, mem, CL_TRUE, r.from.offset, r.size, bytes->data(),
-                               0, nullptr, nullptr);
-  if (status != CL_SUCCESS) return reply(r.request, status, "reading the buffer failed");
+  if (cl_int status = read_now(mem, r.from.offset, r.size, bytes->data()); status != CL_SUCCESS)
+    return reply(r.request, status, "reading the buffer failed");
   const void* data = bytes->data();
   connection_->send(message(Kind::Data, Data{r.request}, Payload::lend(data, r.size, bytes)));
+}
+
+void Session::receive(const Receive& r) {
+  Queue* q = queue(r.queue);
+  if (!q || q->job.status != CL_COMPLETE) return;
+  cl_mem mem = buffer(r.to.buffer);
+  if (!mem) return enqueued(*q, CL_INVALID_MEM_OBJECT, nullptr, "a transfer from a server");
+  cl_int status = CL_SUCCESS;
+  cl_event arrived = clCreateUserEvent(platform_.context(), &status);
+  if (!arrived) return enqueued(*q, status, nullptr, "clCreateUserEvent");
+  auto bytes = StagingPool::get(r.size);
+  cl_event e = nullptr;
+  status = clEnqueueWriteBuffer(q->queue, mem, CL_FALSE, r.to.offset, r.size, bytes->data(), 1,
+                                &arrived, &e);
+  if (status != CL_SUCCESS) {
+    clReleaseEvent(arrived);
+    return enqueued(*q, status, nullptr, "clEnqueueWriteBuffer");
+  }
+  q->job.keep.push_back(bytes);
+  Tickets::get().add(r.ticket, Tickets::Ticket{bytes, arrived, 0, this});
+  enqueued(*q, status, e, "a transfer from a server");
+}
+
+void Session::send_to(const SendTo& s) {
+  cl_mem mem = buffer(s.from.buffer);
+  if (!mem) return reply(s.request, CL_INVALID_MEM_OBJECT, "no such buffer on the server");
+  std::string why;
+  auto peer = peers_.get(s.host, s.port, s.token, &why);
+  if (!peer) return reply(s.request, CL_DEVICE_NOT_AVAILABLE, why);
+  auto bytes = StagingPool::get(s.size);
+  if (cl_int status = read_now(mem, s.from.offset, s.size, bytes->data()); status != CL_SUCCESS)
+    return reply(s.request, status, "reading the buffer failed");
+  struct Progress {
+    std::mutex mutex;
+    std::condition_variable changed;
+    size_t pending = 0;
+    bool failed = false;
+  };
+  auto progress = std::make_shared<Progress>();
+  for (size_t done = 0; done < s.size; done += kTransferPiece) {
+    const size_t piece = std::min<size_t>(s.size - done, kTransferPiece);
+    OutgoingMessage m = message(Kind::PeerData, PeerData{s.ticket, done},
+                                Payload::lend(bytes->data() + done, piece, bytes));
+    {
+      std::lock_guard lock(progress->mutex);
+      ++progress->pending;
+    }
+    m.sent = [progress](bool sent) {
+      std::lock_guard lock(progress->mutex);
+      --progress->pending;
+      progress->failed |= !sent;
+      progress->changed.notify_all();
+    };
+    if (!peer->send(std::move(m))) break;
+  }
+  std::unique_lock lock(progress->mutex);
+  progress->changed.wait(lock, [&] { return progress->pending == 0; });
+  if (progress->failed)
+    return reply(s.request, CL_DEVICE_NOT_AVAILABLE, "the receiving server went");
+  reply(s.request, CL_SUCCESS, "");
 }
 
 }  // namespace manifold::server

@@ -17,6 +17,7 @@
 
 #include "backends/remote/protocol.h"
 #include "backends/remote/transport.h"
+#include "server/peers.h"
 #include "server/served_platform.h"
 #include "server/staging.h"
 
@@ -28,7 +29,7 @@ using LogLine = std::function<void(const std::string&)>;
 class Session : public std::enable_shared_from_this<Session> {
  public:
   // `token`: what a client must present (empty: any client is accepted).
-  static std::shared_ptr<Session> start(ServedPlatform& platform,
+  static std::shared_ptr<Session> start(ServedPlatform& platform, PeerLinks& peers,
                                         std::shared_ptr<remote::Connection> connection,
                                         std::string token, LogLine log);
   ~Session();
@@ -37,8 +38,8 @@ class Session : public std::enable_shared_from_this<Session> {
   static size_t active();
 
  private:
-  Session(ServedPlatform& platform, std::shared_ptr<remote::Connection> connection,
-          std::string token, LogLine log);
+  Session(ServedPlatform& platform, PeerLinks& peers,
+          std::shared_ptr<remote::Connection> connection, std::string token, LogLine log);
   void run();
   void handle(remote::IncomingMessage& m);
   void hello(const remote::Hello& h);
@@ -71,9 +72,15 @@ class Session : public std::enable_shared_from_this<Session> {
   void end_job(Queue& q, uint64_t job_id, uint32_t queue_id);
   void launch(const remote::Launch& l, const remote::LaunchArgs& a);
   void read_buffer(const remote::ReadBuffer& r);
+  // Bytes of a buffer here, read and sent to another server for one of its tickets.
+  void send_to(const remote::SendTo& s);
+  void receive(const remote::Receive& r);
+  // Reads bytes of a buffer outside any queue (they are current: their writers have ended).
+  cl_int read_now(cl_mem mem, uint64_t offset, size_t size, void* host);
   void reply(uint64_t request, cl_int status, const std::string& message);
 
   ServedPlatform& platform_;
+  PeerLinks& peers_;
   std::shared_ptr<remote::Connection> connection_;
   const std::string token_;
   LogLine log_;

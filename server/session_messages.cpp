@@ -244,13 +244,35 @@ void Session::handle(IncomingMessage& m) {
     case Kind::ReadBuffer:
       if (auto r = header_of<ReadBuffer>(m)) read_buffer(*r);
       return;
+    case Kind::Receive:
+      if (auto r = header_of<Receive>(m)) receive(*r);
+      return;
+    case Kind::SendTo:
+      if (auto t = header_of<SendTo>(m)) send_to(*t);
+      return;
+    case Kind::PeerData:
+      if (auto p = header_of<PeerData>(m)) {
+        const size_t size = m.placed ? m.payload_size : m.payload.size();
+        if (!m.placed) {
+          void* to = Tickets::get().destination(p->ticket, p->offset, size);
+          if (!to) return;
+          std::memcpy(to, m.payload.data(), size);
+        }
+        Tickets::get().landed(p->ticket, p->offset, size);
+      }
+      return;
+    case Kind::Cancel:
+      if (auto c = header_of<Cancel>(m)) Tickets::get().cancel(c->ticket);
+      return;
     default:
       return;  // a kind this server does not know: nothing to do
   }
 }
 
-// The client is gone: its commands finish, then everything it made is released.
+// The client is gone: what it expected from other servers will not come, its commands finish,
+// then everything it made is released.
 void Session::end() {
+  Tickets::get().cancel_all_of(this);
   for (auto& [id, q] : queues_)
     if (q.queue) clFinish(q.queue);
   for (auto& [id, q] : queues_) {

@@ -41,6 +41,13 @@ enum class Kind : uint16_t {
   Launch,
   EndJob,      // answered by Done
   ReadBuffer,  // outside any queue; answered by Data, or Reply on failure
+  // Server to server: a buffer's bytes move from the server that has them (SendTo, answered by
+  // Reply once they are sent) straight to the one whose queue waits for them (Receive), as
+  // PeerData over a connection of the two servers; Cancel gives up a Receive.
+  Receive,
+  SendTo,
+  PeerData,
+  Cancel,
   // Server to client.
   Welcome = 100,
   Reply,
@@ -285,6 +292,46 @@ struct ReadBuffer {
   template <class V>
   void visit(V&& v) {
     v(request), v(from), v(size);
+  }
+};
+
+struct Receive {
+  uint32_t queue = 0;
+  uint64_t ticket = 0;  // random: names the bytes between the servers
+  Span to;
+  uint64_t size = 0;
+  template <class V>
+  void visit(V&& v) {
+    v(queue), v(ticket), v(to), v(size);
+  }
+};
+
+struct SendTo {
+  uint64_t request = 0, ticket = 0;
+  Span from;
+  uint64_t size = 0;
+  std::string host;  // the receiving server, as this client reaches it
+  uint16_t port = 0;
+  std::string token;  // what the receiving server asks for
+  template <class V>
+  void visit(V&& v) {
+    v(request), v(ticket), v(from), v(size), v(host), v(port), v(token);
+  }
+};
+
+struct PeerData {
+  uint64_t ticket = 0, offset = 0;
+  template <class V>
+  void visit(V&& v) {
+    v(ticket), v(offset);
+  }
+};
+
+struct Cancel {
+  uint64_t ticket = 0;
+  template <class V>
+  void visit(V&& v) {
+    v(ticket);
   }
 };
 

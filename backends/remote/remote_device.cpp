@@ -14,9 +14,14 @@ bool about_images(std::string_view name) { return name.find("image") != std::str
 
 // What a device of the server loses by being used over the network.
 void keep_what_crosses(DeviceInfo& info, compiler::Target& target) {
+  // Without images every image limit is 0 (the spec's rule, which the CTS checks).
   info.image_support = false;
   info.max_read_image_args = info.max_write_image_args = info.max_read_write_image_args = 0;
   info.max_samplers = 0;
+  info.image2d_max_width = info.image2d_max_height = 0;
+  info.image3d_max_width = info.image3d_max_height = info.image3d_max_depth = 0;
+  info.image_max_buffer_size = info.image_max_array_size = 0;
+  info.image_pitch_alignment = info.image_base_address_alignment = 0;
   info.svm_capabilities = 0;
   info.execution_capabilities &= ~cl_device_exec_capabilities(CL_EXEC_NATIVE_KERNEL);
   info.host_unified_memory = false;

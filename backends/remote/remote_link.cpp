@@ -19,6 +19,8 @@ std::shared_ptr<ServerLink> ServerLink::connect(std::shared_ptr<Transport> trans
                                                 std::string* error) {
   std::shared_ptr<ServerLink> link(new ServerLink);
   link->transport_ = std::move(transport);
+  link->endpoint_ = endpoint;
+  link->token_ = token;
   link->name_ = endpoint.host.find(':') == std::string::npos
                     ? endpoint.host + ":" + std::to_string(endpoint.port)
                     : "[" + endpoint.host + "]:" + std::to_string(endpoint.port);
@@ -85,8 +87,7 @@ Handlers ServerLink::handlers() {
   h.on_message = [weak](IncomingMessage&& m) {
     if (auto link = weak.lock()) link->received(std::move(m));
   };
-  h.place_payload = [weak](uint16_t kind, std::span<const std::byte> header,
-                           size_t size) -> void* {
+  h.place_payload = [weak](uint16_t kind, std::span<const std::byte> header, size_t size) -> void* {
     auto link = weak.lock();
     if (!link || Kind(kind) != Kind::Data) return nullptr;
     auto d = decode<Data>(header);
@@ -94,7 +95,7 @@ Handlers ServerLink::handlers() {
     std::lock_guard lock(link->mutex_);
     auto it = link->expected_.find(d->tag);
     return it != link->expected_.end() && it->second.size == size ? it->second.destination
-                                                                   : nullptr;
+                                                                  : nullptr;
   };
   h.on_closed = [weak](const std::string& why) {
     if (auto link = weak.lock()) link->closed(why);

@@ -43,6 +43,9 @@ class ServerLink : public std::enable_shared_from_this<ServerLink> {
   ~ServerLink();
 
   const std::string& name() const { return name_; }  // "host:port"
+  const RemoteEndpoint& endpoint() const { return endpoint_; }
+  // The token this client presents (servers present it to each other on its behalf).
+  const std::string& token() const { return token_; }
   const std::vector<DeviceDescription>& devices() const { return devices_; }
   // Server clock minus client clock, as measured during the handshake.
   int64_t clock_offset_ns() const { return clock_offset_ns_; }
@@ -80,6 +83,8 @@ class ServerLink : public std::enable_shared_from_this<ServerLink> {
   std::shared_ptr<Transport> transport_;
   std::shared_ptr<Connection> connection_;
   std::string name_;
+  RemoteEndpoint endpoint_;
+  std::string token_;
   std::vector<DeviceDescription> devices_;
   int64_t clock_offset_ns_ = 0;
 

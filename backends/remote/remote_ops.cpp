@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
+#include <random>
 
 #include "core/error.h"
 #include "core/kernel.h"
@@ -11,6 +13,14 @@ namespace manifold::remote {
 namespace {
 
 Span at(RemoteDevice& device, const Location& l) { return device.at(*l.mem, l.offset); }
+
+// Names a transfer between two servers: not guessable by a third party on the network.
+uint64_t random_ticket() {
+  static std::mutex mutex;
+  static std::mt19937_64 generator{std::random_device{}()};
+  std::lock_guard lock(mutex);
+  return generator();
+}
 
 RectOfBuffer rect_of(const Span& at, const Rect& r, size_t row_pitch, size_t slice_pitch) {
   return RectOfBuffer{at, {r.region[0], r.region[1], r.region[2]}, row_pitch, slice_pitch};
@@ -66,6 +76,28 @@ void RemoteOps::transfer(const Transfer& t) {
       send(message(Kind::Copy, Copy{queue_, src, device_.at(root, t.offset), t.size}));
     return;
   }
+  // Another server's: the bytes go from that server straight to this one, which waits for them
+  // in this queue.
+  if (auto* from = dynamic_cast<RemoteBacking*>(source); from && t.to != kHostPlace) {
+    ServerLink& here = device_.link();
+    ServerLink& there = from->device().link();
+    const uint64_t ticket = random_ticket();
+    send(message(Kind::Receive, Receive{queue_, ticket, device_.at(root, t.offset), t.size}));
+    const uint64_t request = there.next_id();
+    const SendTo send_to{request,
+                         ticket,
+                         Span{from->id(), t.offset},
+                         t.size,
+                         here.endpoint().host,
+                         here.endpoint().port,
+                         here.token()};
+    const Reply r = there.request(request, message(Kind::SendTo, send_to));
+    if (r.status != CL_SUCCESS) {
+      here.send(message(Kind::Cancel, Cancel{ticket}));
+      fail(r.status, from->device().info().name + ": " + r.message);
+    }
+    return;
+  }
   // Through the buffer's host memory: what was sent before may still read it.
   if (source) {
     drain_();
@@ -106,11 +138,10 @@ void RemoteOps::copy_rect(const CopyRectOp& op) {
       std::memcpy(packed.data() + (z * r.region[1] + y) * row,
                   src + z * r.src_slice_pitch + y * r.src_row_pitch, row);
     });
-    send(message(
-        Kind::WriteRect,
-        WriteRect{queue_, device_.link().next_id(),
-                  rect_of(at(device_, op.dst), r, r.dst_row_pitch, r.dst_slice_pitch)},
-        Payload::own(std::move(packed))));
+    send(message(Kind::WriteRect,
+                 WriteRect{queue_, device_.link().next_id(),
+                           rect_of(at(device_, op.dst), r, r.dst_row_pitch, r.dst_slice_pitch)},
+                 Payload::own(std::move(packed))));
   } else if (!op.dst.mem) {
     auto packed = std::make_shared<std::vector<std::byte>>(packed_size);
     job_.staging.push_back(packed);

@@ -34,13 +34,17 @@ struct RemoteQueue::State final : QueueSink {
   // Thread: the link's dispatcher.
   void done(const Done& d) override {
     std::shared_ptr<PendingJob> p;
+    Ref<Job> next;
     {
       std::lock_guard lock(mutex);
       if (in_flight.empty() || in_flight.front()->job != d.job) return;  // not ours: ignored
       p = std::move(in_flight.front());
       in_flight.pop_front();
+      if (!in_flight.empty()) next = in_flight.front()->owner;
     }
     finish(*p, d.status, d.start_ns, d.end_ns, d.message);
+    // The server runs a queue's jobs in order: the next one starts now.
+    if (next) next->running();
     changed.notify_all();
     if (released()) link->detach(id);
   }
@@ -108,14 +112,19 @@ struct RemoteQueue::State final : QueueSink {
 
   // Puts `p` in flight and ends it on the server; a link already down fails it at once.
   void send_end(const std::shared_ptr<PendingJob>& p) {
+    bool first = false;
     {
       std::lock_guard lock(mutex);
       if (!link_down) {
         in_flight.push_back(p);
         p->sent = true;
+        first = in_flight.size() == 1;
       }
     }
     if (p->sent) {
+      // Nothing of this queue ahead of it on the server: it runs now (CL_RUNNING), else when
+      // the job before it ends.
+      if (first && p->owner) p->owner->running();
       link->send(message(Kind::EndJob, EndJob{id, p->job}));
       return;  // a failed send: link_failed() ends it
     }
@@ -143,7 +152,6 @@ struct RemoteQueue::State final : QueueSink {
     cl_int status = CL_DEVICE_NOT_AVAILABLE;
     if (link->alive()) {
       RemoteOps ops(device, id, *p, [this] { drain(); });
-      job->running();
       status = job->run(ops);
     }
     if (status == CL_SUCCESS) job->event().mark_accepted();

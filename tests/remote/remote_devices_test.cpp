@@ -130,6 +130,50 @@ TEST_F(RemoteDevices, AreNamedAfterTheirServerAndReportWhatCrossesTheNetwork) {
   cl_device_svm_capabilities svm = 1;
   clGetDeviceInfo(devices_.remote, CL_DEVICE_SVM_CAPABILITIES, sizeof svm, &svm, nullptr);
   EXPECT_EQ(svm, 0u);
+  // Without images, every image limit is 0 (CTS api min_max_image_*, consistency_2d_image_*).
+  for (cl_device_info param :
+       {CL_DEVICE_IMAGE2D_MAX_WIDTH, CL_DEVICE_IMAGE2D_MAX_HEIGHT, CL_DEVICE_IMAGE3D_MAX_WIDTH,
+        CL_DEVICE_IMAGE3D_MAX_HEIGHT, CL_DEVICE_IMAGE3D_MAX_DEPTH, CL_DEVICE_IMAGE_MAX_BUFFER_SIZE,
+        CL_DEVICE_IMAGE_MAX_ARRAY_SIZE}) {
+    size_t value = 1;
+    clGetDeviceInfo(devices_.remote, param, sizeof value, &value, nullptr);
+    EXPECT_EQ(value, 0u) << "param 0x" << std::hex << param;
+  }
+  cl_uint pitch = 1;
+  clGetDeviceInfo(devices_.remote, CL_DEVICE_IMAGE_PITCH_ALIGNMENT, sizeof pitch, &pitch, nullptr);
+  EXPECT_EQ(pitch, 0u);
+}
+
+// A command queued behind a running one has not started (CTS events waitlists): the server runs
+// a queue's commands in order, so the next one runs only once the one before it has ended.
+TEST_F(RemoteDevices, ACommandBehindARunningOneIsNotRunning) {
+  make_context({devices_.remote});
+  constexpr size_t n = 1024;
+  std::vector<int> x(n, 1);
+  cl_mem mx = buffer(n * 4, x.data());
+  cl_kernel spin = kernel("spin"), inc = kernel("increment");
+  const int rounds = 1 << 18;
+  clSetKernelArg(spin, 0, sizeof mx, &mx);
+  clSetKernelArg(spin, 1, sizeof rounds, &rounds);
+  clSetKernelArg(inc, 0, sizeof mx, &mx);
+  cl_command_queue q = queue_on(devices_.remote);
+  cl_event first = nullptr, second = nullptr;
+  ASSERT_EQ(clEnqueueNDRangeKernel(q, spin, 1, nullptr, &n, nullptr, 0, nullptr, &first),
+            CL_SUCCESS);
+  ASSERT_EQ(clEnqueueNDRangeKernel(q, inc, 1, nullptr, &n, nullptr, 0, nullptr, &second),
+            CL_SUCCESS);
+  clFlush(q);
+  cl_int first_status = CL_COMPLETE, second_status = CL_COMPLETE;
+  clGetEventInfo(second, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof second_status, &second_status,
+                 nullptr);
+  clGetEventInfo(first, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof first_status, &first_status,
+                 nullptr);
+  if (first_status != CL_COMPLETE) {
+    EXPECT_GT(second_status, CL_RUNNING);
+  }
+  EXPECT_EQ(clWaitForEvents(1, &second), CL_SUCCESS);
+  clReleaseEvent(first);
+  clReleaseEvent(second);
 }
 
 // The server serves this machine's CPU: what the remote device reports is what the local one does,
