@@ -1,5 +1,6 @@
 #include "core/device_description.h"
 
+#include "compiler/binary_format.h"
 #include "core/byte_stream.h"
 
 namespace manifold {
@@ -8,7 +9,7 @@ namespace {
 
 constexpr char kMagic[8] = {'M', 'N', 'F', 'D', 'D', 'E', 'V', '1'};
 // Bumped whenever a field is added, removed or reordered below.
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;
 
 // Every field, once, in the format's order. A field added to DeviceInfo or Target must be added
 // here (and kFormatVersion bumped); the sizes below are a reminder that fails the build.
@@ -70,6 +71,7 @@ std::vector<std::byte> encode_device_description(const DeviceDescription& d) {
   visit_target(d.target, e);
   e(d.backend);
   e(d.runs_partial_ranges);
+  e(d.producer);
   return out.take();
 }
 
@@ -93,6 +95,7 @@ std::optional<DeviceDescription> decode_device_description(std::span<const std::
   visit_target(d.target, dec);
   dec(d.backend);
   dec(d.runs_partial_ranges);
+  dec(d.producer);
   if (!in.ok() || !in.at_end()) {
     *error = "malformed device description";
     return std::nullopt;
@@ -106,6 +109,7 @@ DeviceDescription describe_device(const Device& device) {
   d.target = device.compiler_target();
   d.backend = device.backend_name();
   d.runs_partial_ranges = device.runs_partial_ranges();
+  d.producer = compiler::producer_id();
   return d;
 }
 

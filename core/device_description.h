@@ -21,6 +21,9 @@ struct DeviceDescription {
   std::string backend;  // Device::backend_name()
   // Whether kernels of the device may run a part of an NDRange's work-groups.
   bool runs_partial_ranges = false;
+  // The compiler that builds for it (compiler::producer_id()): programs built by another one do
+  // not load.
+  std::string producer;
 };
 
 std::vector<std::byte> encode_device_description(const DeviceDescription& description);

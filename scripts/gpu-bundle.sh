@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds Manifold self-contained (LLVM and Clang linked statically) and packs what a GPU machine
 # needs to run the tests and the benchmarks into one compressed archive:
-#   .carry/manifold-gpu.tar.xz   (ICD, TBB and SLEEF libraries, test binaries, the `manifold`
-#                                 tool, the native CUDA peer, the cross-backend bench, the HIP
-#                                 over CUDA test library, scripts/gpu-run.sh)
+#   .carry/manifold-gpu.tar.xz   (ICD, TBB, SLEEF and UCX libraries, test binaries, the
+#                                 `manifold` tool, manifold-server, the native CUDA peer, the
+#                                 cross-backend and remote benches, the HIP over CUDA test
+#                                 library, scripts/gpu-run.sh)
 # Usage: [BUILD_TYPE=Release] scripts/gpu-bundle.sh [BUILD_DIR]   (default build-gpu; ccache is
 # used when present)
 # Then on the GPU machine, in the repository root: bash scripts/gpu-run.sh OUT_DIR
@@ -13,7 +14,7 @@ build=${1:-build-gpu}
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-Release} -DMANIFOLD_STATIC_LLVM=ON "${launcher[@]}" >/dev/null
-targets=(ManifoldOpenCL manifold gpu_e2e)
+targets=(ManifoldOpenCL manifold gpu_e2e manifold-server)
 # Listed once: `ninja -t targets | grep -q` under pipefail failed at random (SIGPIPE) and dropped
 # targets from the bundle.
 known=$(ninja -C "$build" -t targets all 2>/dev/null | cut -d: -f1)
@@ -22,7 +23,7 @@ for t in kernel_corpus api_buffer api_transfer api_map api_events api_profiling 
          api_command_buffer api_images api_image_kernels api_spirv api_stress spirv_producers \
          api_kernel_enqueue scheduler_random_dag scheduler_failure scheduler_readers \
          scheduler_pipeline scheduler_pipeline_gpu manifold-cross-backend hip_over_cuda groups_api \
-         gpu_subdevices gpu_subdevice_groups api_device; do
+         gpu_subdevices gpu_subdevice_groups api_device remote_devices_test remote_bench; do
   grep -qx "$t" <<<"$known" && targets+=("$t")
 done
 ninja -C "$build" "${targets[@]}"
@@ -56,6 +57,14 @@ if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
     bench/cuda_native/app_kernels.cu bench/cuda_native/app_kernels_more.cu \
     tools/bench_app_kernels.cpp tools/bench_app_kernels_more.cpp
 fi
+# UCX (remote devices, manifold-server), which the GPU image lacks: its libraries and transport
+# modules (gpu-run.sh points UCX_MODULE_DIR at lib/ucx).
+for lib in libucp.so.0 libucs.so.0 libuct.so.0 libucm.so.0; do
+  path=$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')
+  [ -n "$path" ] && cp -L "$path" "$stage/lib/"
+done
+ucx_modules=$(dirname "$(ldconfig -p | awk '$1 == "libucs.so.0" {print $NF; exit}')")/ucx
+[ -d "$ucx_modules" ] && mkdir -p "$stage/lib/ucx" && cp -L "$ucx_modules"/libuct_cma.so.0 "$stage/lib/ucx/"
 # ocl-icd's loader (honours OCL_ICD_VENDORS; the GPU image's Khronos loader from CUDA does not).
 for lib in $(ldconfig -p | awk '/libOpenCL.so.1 / {print $NF; exit}'); do cp -L "$lib" "$stage/lib/"; done
 git rev-parse --short HEAD > "$stage/COMMIT" 2>/dev/null || true

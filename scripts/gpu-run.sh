@@ -34,6 +34,8 @@ nvidia_cl=$(ldconfig -p | awk '/libnvidia-opencl.so.1/ {print $NF; exit}')
 # TBB (and SLEEF) travel next to the ICD.
 export LD_LIBRARY_PATH=$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export MANIFOLD_CACHE_DIR=$root/cache MANIFOLD_TEST_TIMEOUT=60
+# UCX from the bundle (remote devices): its transport modules next to its libraries.
+export UCX_MODULE_DIR=$root/lib/ucx
 
 {
   date -u +"date %Y-%m-%dT%H:%M:%SZ"

@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
       },
       &error);
   if (!listening) {
-    log_line("cannot listen on " + address + ":" + std::to_string(port) + ": " + error);
+    log_line(error);
     return 1;
   }
   std::signal(SIGINT, request_stop);

@@ -151,7 +151,7 @@ Handlers Session::handlers() {
     }
     s->busy_ = true;
     lock.unlock();
-    s->handle(m);
+    s->handle_safely(m);
     lock.lock();
     s->busy_ = false;
     if (!s->inbox_.empty() || s->closed_) s->inbox_ready_.notify_one();
@@ -201,12 +201,23 @@ void Session::run() {
     inbox_.pop_front();
     busy_ = true;
     lock.unlock();
-    handle(m);
+    handle_safely(m);
     lock.lock();
     busy_ = false;
   }
   end();
   --active_sessions;
+}
+
+void Session::handle_safely(IncomingMessage& m) {
+  try {
+    handle(m);
+  } catch (const std::exception& e) {
+    // A request this server cannot meet (memory for a transfer, say): the client is told by
+    // the end of its connection, the server goes on.
+    log_("client " + peer_ + " dropped: " + e.what());
+    connection_->close();
+  }
 }
 
 void Session::hello(const Hello& h) {

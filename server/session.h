@@ -42,6 +42,7 @@ class Session : public std::enable_shared_from_this<Session> {
           std::shared_ptr<remote::Connection> connection, std::string token, LogLine log);
   void run();
   void handle(remote::IncomingMessage& m);
+  void handle_safely(remote::IncomingMessage& m);
   void hello(const remote::Hello& h);
   void end();
 

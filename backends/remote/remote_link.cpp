@@ -65,6 +65,13 @@ std::shared_ptr<ServerLink> ServerLink::connect(std::shared_ptr<Transport> trans
       link->connection_->close();
       return nullptr;
     }
+    if (d->producer != compiler::producer_id()) {
+      *error = "the server runs another Manifold build (its compiler " + d->producer +
+               ", this one " + compiler::producer_id() + "): programs built here would not load";
+      lock.unlock();
+      link->connection_->close();
+      return nullptr;
+    }
     link->devices_.push_back(std::move(*d));
   }
   return link;

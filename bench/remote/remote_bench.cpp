@@ -167,7 +167,7 @@ int main() {
     return 1;
   }
   std::printf("| measurement | device | value |\n|---|---|---|\n");
-  measure_device(local[0]);
+  for (cl_device_id d : local) measure_device(d);
   for (cl_device_id d : remote) measure_device(d);
   if (remote.size() >= 2) measure_migration(remote[0], remote[1], size_t(1) << 30);
   return 0;

@@ -296,6 +296,11 @@ bool options_valid(std::string_view options, std::string* why) {
 size_t global_variables_size(std::span<const uint8_t>) { return 0; }
 
 // The fake compiler takes no IL (its target reports none).
+const std::string& producer_id() {
+  static const std::string id = "fake compiler";
+  return id;
+}
+
 bool il_valid(std::span<const uint8_t>, std::string* why) {
   *why = "the fake compiler takes no IL";
   return false;
