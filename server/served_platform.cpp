@@ -113,4 +113,28 @@ cl_program ServedPlatform::load_program(size_t index, std::span<const std::byte>
   return program;
 }
 
+remote::ProgramKernels ServedPlatform::kernels_of(cl_program program, size_t index) const {
+  remote::ProgramKernels out;
+  cl_device_id device = devices_.at(index);
+  cl_uint count = 0;
+  if (clCreateKernelsInProgram(program, 0, nullptr, &count) != CL_SUCCESS || count == 0) return out;
+  std::vector<cl_kernel> kernels(count);
+  if (clCreateKernelsInProgram(program, count, kernels.data(), nullptr) != CL_SUCCESS) return out;
+  for (cl_kernel k : kernels) {
+    char name[1024] = {};
+    size_t group = 0;
+    cl_ulong local = 0, priv = 0;
+    clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name - 1, name, nullptr);
+    clGetKernelWorkGroupInfo(k, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof group, &group, nullptr);
+    clGetKernelWorkGroupInfo(k, device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local, &local, nullptr);
+    clGetKernelWorkGroupInfo(k, device, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof priv, &priv, nullptr);
+    out.names.push_back(name);
+    out.max_work_group_size.push_back(group);
+    out.local_mem_size.push_back(local);
+    out.private_mem_size.push_back(priv);
+    clReleaseKernel(k);
+  }
+  return out;
+}
+
 }  // namespace manifold::server

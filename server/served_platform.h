@@ -15,6 +15,8 @@
 #include <tuple>
 #include <vector>
 
+#include "backends/remote/protocol.h"
+
 namespace manifold::server {
 
 class ServedPlatform {
@@ -37,6 +39,8 @@ class ServedPlatform {
   // null, with the status and the build log.
   cl_program load_program(size_t index, std::span<const std::byte> binary,
                           const std::string& options, cl_int* status, std::string* log);
+  // What device `index` says of each kernel of `program`.
+  remote::ProgramKernels kernels_of(cl_program program, size_t index) const;
 
  private:
   cl_platform_id platform_ = nullptr;

@@ -2,6 +2,7 @@
 // commands of a queue's jobs enqueued on the server's in-order queue without waiting for them.
 #include "server/session.h"
 
+#include <chrono>
 #include <cstring>
 
 namespace manifold::server {
@@ -97,8 +98,10 @@ void Session::handle(IncomingMessage& m) {
         cl_int status = CL_SUCCESS;
         std::string log;
         cl_program p = platform_.load_program(l->device, m.payload, l->options, &status, &log);
-        if (p) programs_[l->program] = p;
-        reply(l->request, p ? CL_SUCCESS : status, log);
+        if (!p) return reply(l->request, status, log);
+        programs_[l->program] = p;
+        connection_->send(message(Kind::Reply, Reply{l->request, CL_SUCCESS, ""},
+                                  Payload::own(encode(platform_.kernels_of(p, l->device)))));
       }
       return;
     case Kind::ReleaseProgram:
@@ -259,6 +262,14 @@ void Session::handle(IncomingMessage& m) {
           std::memcpy(to, m.payload.data(), size);
         }
         Tickets::get().landed(p->ticket, p->offset, size);
+      }
+      return;
+    case Kind::Clock:
+      if (auto c = header_of<Clock>(m)) {
+        c->server_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                    std::chrono::steady_clock::now().time_since_epoch())
+                                    .count());
+        connection_->send(message(Kind::Clock, *c));
       }
       return;
     case Kind::Cancel:

@@ -20,7 +20,7 @@
 
 namespace manifold::remote {
 
-constexpr uint32_t kProtocolVersion = 1;
+constexpr uint32_t kProtocolVersion = 2;
 
 enum class Kind : uint16_t {
   // Client to server.
@@ -48,6 +48,7 @@ enum class Kind : uint16_t {
   SendTo,
   PeerData,
   Cancel,
+  Clock,  // answered at once by Clock with the server's time: the clocks' offset
   // Server to client.
   Welcome = 100,
   Reply,
@@ -144,6 +145,17 @@ struct LoadProgram {
   template <class V>
   void visit(V&& v) {
     v(request), v(program), v(device), v(options);
+  }
+};
+
+// The payload of LoadProgram's Reply: what the server's device says of each kernel (the limits
+// its registers and memory allow), one entry per kernel in each vector.
+struct ProgramKernels {
+  std::vector<std::string> names;
+  std::vector<uint64_t> max_work_group_size, local_mem_size, private_mem_size;
+  template <class V>
+  void visit(V&& v) {
+    v(names), v(max_work_group_size), v(local_mem_size), v(private_mem_size);
   }
 };
 
@@ -332,6 +344,14 @@ struct Cancel {
   template <class V>
   void visit(V&& v) {
     v(ticket);
+  }
+};
+
+struct Clock {
+  uint64_t client_ns = 0, server_ns = 0;
+  template <class V>
+  void visit(V&& v) {
+    v(client_ns), v(server_ns);
   }
 };
 

@@ -58,6 +58,16 @@ void RemoteBacking::read_to_host(void* host, size_t offset, size_t size) {
 
 RemoteProgram::~RemoteProgram() { link_->send(message(Kind::ReleaseProgram, ReleaseProgram{id_})); }
 
+void RemoteProgram::refine_kernel_info(compiler::KernelInfo& info) const {
+  for (size_t i = 0; i < kernels_.names.size(); ++i) {
+    if (kernels_.names[i] != info.name) continue;
+    if (kernels_.max_work_group_size[i])
+      info.max_work_group_size = size_t(kernels_.max_work_group_size[i]);
+    info.local_mem_size = kernels_.local_mem_size[i];
+    info.private_mem_size = kernels_.private_mem_size[i];
+  }
+}
+
 RemoteDevice::RemoteDevice(std::shared_ptr<ServerLink> link, uint32_t index)
     : link_(std::move(link)), index_(index) {
   const DeviceDescription& d = link_->devices().at(index);
@@ -105,14 +115,29 @@ std::shared_ptr<const LoadedProgram> RemoteDevice::load_program(std::span<const 
   if (!parsed) return nullptr;
   const uint64_t id = link_->next_id(), request = link_->next_id();
   LoadProgram load{request, id, index_, parsed->options};
+  std::vector<std::byte> payload;
   const Reply r = link_->request(
-      request, message(Kind::LoadProgram, load, Payload::lend(binary.data(), binary.size())));
+      request, message(Kind::LoadProgram, load, Payload::lend(binary.data(), binary.size())),
+      &payload);
   if (r.status != CL_SUCCESS) {
     *error =
         info_.name + ": " + (r.message.empty() ? "the server cannot load the program" : r.message);
     return nullptr;
   }
-  return std::make_shared<RemoteProgram>(link_, id);
+  auto kernels = decode<ProgramKernels>(payload);
+  if (!kernels || kernels->names.size() != kernels->max_work_group_size.size() ||
+      kernels->names.size() != kernels->local_mem_size.size() ||
+      kernels->names.size() != kernels->private_mem_size.size()) {
+    *error = info_.name + ": the server's answer about the program's kernels is malformed";
+    return nullptr;
+  }
+  // Printf goes through the target's own call (CUDA's vprintf in PTX) or the CPU's flags.
+  bool uses_printf = false;
+  for (const compiler::KernelExec& e : parsed->execs) uses_printf |= e.uses_printf;
+  std::string not_ptx;
+  if (auto ptx = compiler::nvptx_ptx_of(binary, &not_ptx))
+    uses_printf |= ptx->find("vprintf") != std::string::npos;
+  return std::make_shared<RemoteProgram>(link_, id, std::move(*kernels), uses_printf);
 }
 
 }  // namespace manifold::remote

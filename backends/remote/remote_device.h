@@ -34,13 +34,20 @@ class RemoteBacking final : public DeviceBacking {
 // A program loaded on the server, released there with the last kernel that uses it.
 class RemoteProgram final : public LoadedProgram {
  public:
-  RemoteProgram(std::shared_ptr<ServerLink> link, uint64_t id) : link_(std::move(link)), id_(id) {}
+  RemoteProgram(std::shared_ptr<ServerLink> link, uint64_t id, ProgramKernels kernels,
+                bool uses_printf)
+      : link_(std::move(link)), id_(id), kernels_(std::move(kernels)), uses_printf_(uses_printf) {}
   ~RemoteProgram() override;
   uint64_t id() const { return id_; }
+  // The server's device's limits for the kernel (what its registers and memory allow).
+  void refine_kernel_info(compiler::KernelInfo& info) const override;
+  bool uses_printf() const override { return uses_printf_; }
 
  private:
   std::shared_ptr<ServerLink> link_;
   const uint64_t id_;
+  const ProgramKernels kernels_;
+  const bool uses_printf_;
 };
 
 class RemoteDevice final : public Device {

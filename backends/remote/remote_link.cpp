@@ -52,9 +52,25 @@ std::shared_ptr<ServerLink> ServerLink::connect(std::shared_ptr<Transport> trans
     link->connection_->close();
     return nullptr;
   }
+  // The clocks' offset from the quickest of a few round trips (NTP's way): its midpoint is
+  // closest to when the server read its clock.
   const uint64_t answered_at = host_time_ns();
   link->clock_offset_ns_ = int64_t(w.server_time_ns) -
                            int64_t(hello.client_time_ns + (answered_at - hello.client_time_ns) / 2);
+  uint64_t best_rtt = answered_at - hello.client_time_ns;
+  constexpr size_t kClockProbes = 8;
+  for (size_t i = 0; i < kClockProbes && !link->failed_; ++i) {
+    lock.unlock();
+    link->send(message(Kind::Clock, Clock{host_time_ns(), 0}));
+    lock.lock();
+    link->changed_.wait_for(lock, timeout,
+                            [&] { return link->clock_samples_.size() > i || link->failed_; });
+  }
+  for (const ClockSample& c : link->clock_samples_)
+    if (c.arrived - c.sent < best_rtt) {
+      best_rtt = c.arrived - c.sent;
+      link->clock_offset_ns_ = int64_t(c.server) - int64_t(c.sent + (c.arrived - c.sent) / 2);
+    }
   for (const std::string& bytes : link->welcome_devices_) {
     std::string why;
     auto d = decode_device_description(
@@ -127,7 +143,7 @@ uint64_t ServerLink::next_id() {
 
 bool ServerLink::send(OutgoingMessage m) { return connection_->send(std::move(m)); }
 
-Reply ServerLink::request(uint64_t request, OutgoingMessage m) {
+Reply ServerLink::request(uint64_t request, OutgoingMessage m, std::vector<std::byte>* payload) {
   {
     std::lock_guard lock(mutex_);
     if (failed_) return Reply{request, CL_DEVICE_NOT_AVAILABLE, kNotAvailable + (": " + failure_)};
@@ -138,6 +154,10 @@ Reply ServerLink::request(uint64_t request, OutgoingMessage m) {
   changed_.wait(lock, [&] { return replies_[request].has_value() || failed_; });
   std::optional<Reply> reply = std::move(replies_[request]);
   replies_.erase(request);
+  if (auto it = reply_payloads_.find(request); it != reply_payloads_.end()) {
+    if (payload) *payload = std::move(it->second);
+    reply_payloads_.erase(it);
+  }
   if (!reply) return Reply{request, CL_DEVICE_NOT_AVAILABLE, kNotAvailable + (": " + failure_)};
   return *reply;
 }
@@ -206,7 +226,10 @@ void ServerLink::received(IncomingMessage&& m) {
       break;
     case Kind::Reply:
       if (auto r = decode<Reply>(m.header))
-        if (auto it = replies_.find(r->request); it != replies_.end()) it->second = std::move(*r);
+        if (auto it = replies_.find(r->request); it != replies_.end()) {
+          if (!m.payload.empty()) reply_payloads_[r->request] = std::move(m.payload);
+          it->second = std::move(*r);
+        }
       break;
     case Kind::Data:
       if (auto d = decode<Data>(m.header))
@@ -218,6 +241,10 @@ void ServerLink::received(IncomingMessage&& m) {
                         std::min(it->second.size, m.payload.size()));
           it->second.arrived = m.placed || m.payload.size() == it->second.size;
         }
+      break;
+    case Kind::Clock:
+      if (auto c = decode<Clock>(m.header))
+        clock_samples_.push_back({c->client_ns, c->server_ns, host_time_ns()});
       break;
     case Kind::Done:
       if (auto d = decode<Done>(m.header)) dones_.push_back(std::move(*d));

@@ -59,9 +59,10 @@ class ServerLink : public std::enable_shared_from_this<ServerLink> {
   // Queues a message; false when the connection has failed (the message was not sent).
   bool send(OutgoingMessage m);
 
-  // Sends a request (its `request` field already set to `request`) and waits for its Reply.
-  // A failed connection answers CL_DEVICE_NOT_AVAILABLE with the reason.
-  Reply request(uint64_t request, OutgoingMessage m);
+  // Sends a request (its `request` field already set to `request`) and waits for its Reply (and
+  // the Reply's payload, where `payload` is given). A failed connection answers
+  // CL_DEVICE_NOT_AVAILABLE with the reason.
+  Reply request(uint64_t request, OutgoingMessage m, std::vector<std::byte>* payload = nullptr);
   // Reads bytes of a buffer into `host`, outside any queue; CL_SUCCESS or the error.
   cl_int read_buffer(const Span& from, size_t size, void* host, std::string* why);
 
@@ -95,6 +96,7 @@ class ServerLink : public std::enable_shared_from_this<ServerLink> {
   std::optional<Welcome> welcome_;
   std::vector<std::string> welcome_devices_;
   std::map<uint64_t, std::optional<Reply>> replies_;  // requests waiting for an answer
+  std::map<uint64_t, std::vector<std::byte>> reply_payloads_;
   struct Expected {
     void* destination;
     size_t size;
@@ -103,6 +105,10 @@ class ServerLink : public std::enable_shared_from_this<ServerLink> {
   std::map<uint64_t, Expected> expected_;
   std::map<uint32_t, std::shared_ptr<QueueSink>> sinks_;
   std::deque<Done> dones_;  // for the dispatcher
+  struct ClockSample {
+    uint64_t sent, server, arrived;
+  };
+  std::vector<ClockSample> clock_samples_;
   bool stopping_ = false;
   uint64_t next_id_ = 1;
   std::thread dispatcher_;
