@@ -93,8 +93,10 @@ DriverDevice<V>::DriverDevice(CUdevice device, int ordinal, DeviceFacts facts)
   d.local_mem_size = max_shared_optin_;
   // __constant arguments are read from global memory (the NVPTX pipeline retypes them), so a
   // __constant buffer may be as large as any buffer; program-scope __constant data stays in the
-  // constant bank (CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY, 64 KB).
-  d.max_constant_buffer_size = d.max_mem_alloc_size;
+  // constant bank (CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY, 64 KB). At most 4 GiB: kernels
+  // written for constant memory index it with int, which a larger buffer of ints overflows (the
+  // CTS's own basic/constant kernel does, on a GPU of 141 GB).
+  d.max_constant_buffer_size = std::min<cl_ulong>(d.max_mem_alloc_size, cl_ulong{4} << 30);
   d.max_constant_args = 8;
   d.max_parameter_size = 4096;       // CUDA's kernel parameter space (4 KB; more from CUDA 12.1 on)
   d.mem_base_addr_align = 4096 * 8;  // bits: sub-buffers at 4 KB keep every vector load aligned
