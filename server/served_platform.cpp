@@ -77,11 +77,11 @@ std::string ServedPlatform::device_name(size_t index) const {
 }
 
 cl_program ServedPlatform::load_program(size_t index, std::span<const std::byte> binary,
-                                        const std::string& options, cl_int* status,
+                                        const std::string& options, bool shareable, cl_int* status,
                                         std::string* log) {
   const auto key = std::make_tuple(index, hash_of(binary), binary.size(), options);
   std::lock_guard lock(programs_mutex_);
-  if (auto it = programs_.find(key); it != programs_.end()) {
+  if (auto it = programs_.find(key); shareable && it != programs_.end()) {
     clRetainProgram(it->second);
     *status = CL_SUCCESS;
     return it->second;
@@ -108,8 +108,7 @@ cl_program ServedPlatform::load_program(size_t index, std::span<const std::byte>
     clReleaseProgram(program);
     return nullptr;
   }
-  programs_.emplace(key, program);
-  clRetainProgram(program);
+  if (shareable && programs_.emplace(key, program).second) clRetainProgram(program);
   return program;
 }
 

@@ -34,11 +34,12 @@ class ServedPlatform {
   const std::vector<std::string>& descriptions() const { return descriptions_; }
   std::string device_name(size_t index) const;
 
-  // A program built from `binary` for device `index` with `options`: the one made before for the
-  // same inputs, or a new one. The caller owns one reference (clReleaseProgram). On failure:
-  // null, with the status and the build log.
+  // A program built from `binary` for device `index` with `options`: where `shareable`, the one
+  // made before for the same inputs, else a new one. The caller owns one reference
+  // (clReleaseProgram). On failure: null, with the status and the build log.
   cl_program load_program(size_t index, std::span<const std::byte> binary,
-                          const std::string& options, cl_int* status, std::string* log);
+                          const std::string& options, bool shareable, cl_int* status,
+                          std::string* log);
   // What device `index` says of each kernel of `program`.
   remote::ProgramKernels kernels_of(cl_program program, size_t index) const;
 

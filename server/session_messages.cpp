@@ -97,7 +97,8 @@ void Session::handle(IncomingMessage& m) {
           return reply(l->request, CL_INVALID_DEVICE, "no such device on the server");
         cl_int status = CL_SUCCESS;
         std::string log;
-        cl_program p = platform_.load_program(l->device, m.payload, l->options, &status, &log);
+        cl_program p = platform_.load_program(l->device, m.payload, l->options, l->shareable != 0,
+                                              &status, &log);
         if (!p) return reply(l->request, status, log);
         programs_[l->program] = p;
         connection_->send(message(Kind::Reply, Reply{l->request, CL_SUCCESS, ""},

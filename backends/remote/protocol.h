@@ -20,7 +20,7 @@
 
 namespace manifold::remote {
 
-constexpr uint32_t kProtocolVersion = 2;
+constexpr uint32_t kProtocolVersion = 3;
 
 enum class Kind : uint16_t {
   // Client to server.
@@ -142,9 +142,12 @@ struct LoadProgram {
   uint64_t request = 0, program = 0;
   uint32_t device = 0;
   std::string options;  // those the binary was built with
+  // No program-scope variables: one loaded program may serve every load of the same binary
+  // (variables are per program object, so a program with them gets one of its own).
+  uint8_t shareable = 0;
   template <class V>
   void visit(V&& v) {
-    v(request), v(program), v(device), v(options);
+    v(request), v(program), v(device), v(options), v(shareable);
   }
 };
 

@@ -114,7 +114,8 @@ std::shared_ptr<const LoadedProgram> RemoteDevice::load_program(std::span<const 
   auto parsed = compiler::deserialize(binary, error);
   if (!parsed) return nullptr;
   const uint64_t id = link_->next_id(), request = link_->next_id();
-  LoadProgram load{request, id, index_, parsed->options};
+  LoadProgram load{request, id, index_, parsed->options,
+                   uint8_t(parsed->global_variable_bytes == 0)};
   std::vector<std::byte> payload;
   const Reply r = link_->request(
       request, message(Kind::LoadProgram, load, Payload::lend(binary.data(), binary.size())),

@@ -343,6 +343,40 @@ TEST_F(RemoteDevices, ProfilingTimesAreInTheClientsTimeBase) {
   EXPECT_LT(start, end);
 }
 
+// Program-scope variables belong to their program object: two programs built from the same
+// source (one binary, which the server might load once) keep their own (CTS basic
+// progvar_prog_scope_*).
+TEST_F(RemoteDevices, ProgramsOfOneBinaryKeepTheirOwnGlobalVariables) {
+  cl_int err = CL_SUCCESS;
+  context_ = clCreateContext(nullptr, 1, &devices_.remote, nullptr, nullptr, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  const char* source = R"(
+global int counter;
+kernel void bump(global int* out) { counter += 1; out[0] = counter; }
+)";
+  cl_command_queue q = queue_on(devices_.remote);
+  cl_mem out = buffer(sizeof(cl_int));
+  for (int program_index = 0; program_index < 2; ++program_index) {
+    cl_program p = clCreateProgramWithSource(context_, 1, &source, nullptr, &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    ASSERT_EQ(clBuildProgram(p, 0, nullptr, "-cl-std=CL3.0", nullptr, nullptr), CL_SUCCESS);
+    cl_kernel k = clCreateKernel(p, "bump", &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    clSetKernelArg(k, 0, sizeof out, &out);
+    const size_t one = 1;
+    for (int launch = 1; launch <= 3; ++launch) {
+      ASSERT_EQ(clEnqueueNDRangeKernel(q, k, 1, nullptr, &one, nullptr, 0, nullptr, nullptr),
+                CL_SUCCESS);
+      cl_int value = 0;
+      ASSERT_EQ(clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof value, &value, 0, nullptr, nullptr),
+                CL_SUCCESS);
+      EXPECT_EQ(value, launch) << "program " << program_index;
+    }
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+  }
+}
+
 TEST_F(RemoteDevices, FailBuildsWithTheBuildStatus) {
   cl_int err = CL_SUCCESS;
   context_ = clCreateContext(nullptr, 1, &devices_.remote, nullptr, nullptr, &err);
