@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -43,17 +42,6 @@ int usage(const char* why) {
   return 2;
 }
 
-// The token: the file's first line, without surrounding blanks.
-bool read_token(const std::string& path, std::string* token) {
-  std::ifstream in(path);
-  if (!in) return false;
-  std::getline(in, *token);
-  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
-  while (!token->empty() && blank(token->back())) token->pop_back();
-  while (!token->empty() && blank(token->front())) token->erase(token->begin());
-  return !token->empty();
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -82,8 +70,8 @@ int main(int argc, char** argv) {
   }
   if (token_file.empty() == !no_token) return usage("give either --token-file or --no-token");
   std::string token;
-  if (!no_token && !read_token(token_file, &token))
-    return usage(("cannot read a token from " + token_file).c_str());
+  if (!no_token) token = manifold::read_token_file(token_file);
+  if (!no_token && token.empty()) return usage(("cannot read a token from " + token_file).c_str());
 
   // The server's own platform must not list remote devices: it would be its own client.
   setenv("MANIFOLD_DISABLE_REMOTE", "1", 1);

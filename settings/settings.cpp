@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <string_view>
 
@@ -36,17 +37,24 @@ bool parse_unsigned(std::string_view text, unsigned* out) {
   return true;
 }
 
-}  // namespace
-
-GpuPartitionSettings parse_gpu_partition(std::string_view text) {
-  GpuPartitionSettings out;
+// Calls `take(item)` for each non-empty item of a comma-separated list, blanks around it removed.
+template <class Take>
+void for_each_item(std::string_view text, Take&& take) {
   while (!text.empty()) {
     const size_t comma = text.find(',');
     std::string_view item = text.substr(0, comma);
     text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
     while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
     while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    if (item.empty()) continue;
+    if (!item.empty()) take(item);
+  }
+}
+
+}  // namespace
+
+GpuPartitionSettings parse_gpu_partition(std::string_view text) {
+  GpuPartitionSettings out;
+  for_each_item(text, [&](std::string_view item) {
     const size_t colon = item.find(':');
     unsigned index = 0, parts = 0;
     if (colon == std::string_view::npos && parse_unsigned(item, &parts)) {
@@ -58,19 +66,13 @@ GpuPartitionSettings parse_gpu_partition(std::string_view text) {
       if (!out.invalid.empty()) out.invalid += ',';
       out.invalid += item;
     }
-  }
+  });
   return out;
 }
 
 RemoteSettings parse_remote_servers(std::string_view text) {
   RemoteSettings out;
-  while (!text.empty()) {
-    const size_t comma = text.find(',');
-    std::string_view item = text.substr(0, comma);
-    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    if (item.empty()) continue;
+  for_each_item(text, [&](std::string_view item) {
     const size_t colon = item.rfind(':');
     std::string_view host = colon == std::string_view::npos ? item : item.substr(0, colon);
     unsigned port = 0;
@@ -85,8 +87,18 @@ RemoteSettings parse_remote_servers(std::string_view text) {
       if (!out.invalid.empty()) out.invalid += ',';
       out.invalid += item;
     }
-  }
+  });
   return out;
+}
+
+std::string read_token_file(const std::string& path) {
+  std::string token;
+  std::ifstream in(path);
+  if (!in || !std::getline(in, token)) return {};
+  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+  while (!token.empty() && blank(token.back())) token.pop_back();
+  while (!token.empty() && blank(token.front())) token.erase(token.begin());
+  return token;
 }
 
 Settings settings_from_environment() {

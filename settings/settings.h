@@ -58,6 +58,9 @@ struct RemoteSettings {
 };
 // Parses MANIFOLD_REMOTE's value.
 RemoteSettings parse_remote_servers(std::string_view text);
+// The secret of a token file (MANIFOLD_REMOTE_TOKEN, manifold-server --token-file): its first
+// line, blanks around it removed; empty when the file cannot be read.
+std::string read_token_file(const std::string& path);
 
 struct Settings {
   bool debug = false;            // MANIFOLD_DEBUG

@@ -1,8 +1,6 @@
 // The devices of the manifold-servers that MANIFOLD_REMOTE names, listed after this machine's
 // own. A server that cannot be reached, or refuses, contributes no devices (the debug log says
 // why); so does a machine without UCX.
-#include <fstream>
-
 #include "backends/remote/remote_device.h"
 #include "core/log.h"
 #include "settings/settings.h"
@@ -10,22 +8,6 @@
 namespace manifold::remote {
 
 namespace {
-
-// The token file's first line, without surrounding blanks; empty without a file.
-std::string read_token(const std::string& path) {
-  std::string token;
-  if (path.empty()) return token;
-  std::ifstream in(path);
-  if (!in) {
-    log_debug("remote: cannot read the token file %s", path.c_str());
-    return token;
-  }
-  std::getline(in, token);
-  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
-  while (!token.empty() && blank(token.back())) token.pop_back();
-  while (!token.empty() && blank(token.front())) token.erase(token.begin());
-  return token;
-}
 
 class RemoteDriver final : public Driver {
  public:
@@ -41,7 +23,9 @@ class RemoteDriver final : public Driver {
       log_debug("remote: no devices: %s", error.c_str());
       return {};
     }
-    const std::string token = read_token(s.token_file);
+    const std::string token = s.token_file.empty() ? "" : read_token_file(s.token_file);
+    if (!s.token_file.empty() && token.empty())
+      log_debug("remote: no token in %s (unreadable or empty)", s.token_file.c_str());
     std::vector<Device*> devices;
     for (const RemoteEndpoint& endpoint : s.servers) {
       auto link = ServerLink::connect(transport, endpoint, token, s.connect_timeout, &error);
