@@ -36,6 +36,7 @@ class ByteWriter {
     array(std::span<const T>(values));
   }
   void raw(const void* data, size_t size) {
+    if (size == 0) return;
     const auto* p = static_cast<const std::byte*>(data);
     out_.insert(out_.end(), p, p + size);
   }
@@ -86,6 +87,7 @@ class ByteReader {
     return bytes;
   }
   void raw(void* data, size_t size) {
+    if (size == 0) return;  // an empty array's data() may be null
     if (!ok_ || size > remaining()) {
       fail();
       std::memset(data, 0, size);

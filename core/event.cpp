@@ -206,6 +206,9 @@ bool Event::add_listener(EventListener* listener, NativeQueue* ordering_queue,
 }
 
 void Event::add_callback(cl_int on_status, EventCallback fn, void* user_data) {
+  // Once registered, the callback may come on another thread and release the application's last
+  // reference (its right): the event stays alive for the rest of this call.
+  Ref<Event> alive(this);
   cl_int reached;
   {
     std::lock_guard lock(mutex_);
