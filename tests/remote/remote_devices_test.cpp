@@ -1,6 +1,7 @@
-// Remote devices end to end, through the ICD loader: a manifold-server on 127.0.0.1 (started by
-// tests/remote/with_server.sh, which sets MANIFOLD_REMOTE and MANIFOLD_REMOTE_TOKEN) serves this
-// machine's CPU; the client sees it as one more device, next to its own CPU.
+// Remote devices end to end, through the ICD loader: a manifold-server on 127.0.0.1, or in a
+// network namespace of its own (started by tests/remote/with_server.sh, which sets
+// MANIFOLD_REMOTE and MANIFOLD_REMOTE_TOKEN) serves this machine's CPU; the client sees it as one
+// more device, next to its own CPU.
 #include <signal.h>
 
 #include "cl_test.h"
@@ -13,6 +14,13 @@ struct Devices {
   cl_platform_id platform = nullptr;
   cl_device_id remote = nullptr, local = nullptr;
 };
+
+// "host:" of the server, as its devices' names begin.
+std::string server_prefix() {
+  const char* remote = std::getenv("MANIFOLD_REMOTE");
+  std::string host = remote ? remote : "127.0.0.1:0";
+  return host.substr(0, host.rfind(':') + 1);
+}
 
 std::string device_name(cl_device_id d) {
   char name[512] = {};
@@ -36,7 +44,7 @@ Devices find_devices() {
     std::vector<cl_device_id> devices(count);
     clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, count, devices.data(), nullptr);
     for (cl_device_id d : devices) {
-      if (device_name(d).starts_with("127.0.0.1:")) {
+      if (device_name(d).starts_with(server_prefix())) {
         if (!found.remote) found.remote = d;
       } else if (!found.local) {
         found.local = d;
@@ -63,7 +71,7 @@ class RemoteDevices : public ::testing::Test {
  protected:
   void SetUp() override {
     devices_ = find_devices();
-    ASSERT_NE(devices_.remote, nullptr) << "no device of the server on 127.0.0.1";
+    ASSERT_NE(devices_.remote, nullptr) << "no device of the server at " << server_prefix();
   }
   // A context of `devices` with a program of kAddSource built for them.
   void make_context(std::vector<cl_device_id> devices) {
@@ -121,7 +129,7 @@ class RemoteDevices : public ::testing::Test {
 };
 
 TEST_F(RemoteDevices, AreNamedAfterTheirServerAndReportWhatCrossesTheNetwork) {
-  EXPECT_TRUE(device_name(devices_.remote).starts_with("127.0.0.1:"));
+  EXPECT_TRUE(device_name(devices_.remote).starts_with(server_prefix()));
   cl_bool images = CL_TRUE, available = CL_FALSE;
   clGetDeviceInfo(devices_.remote, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
   clGetDeviceInfo(devices_.remote, CL_DEVICE_AVAILABLE, sizeof available, &available, nullptr);

@@ -4,6 +4,8 @@
 # otherwise (empty: all devices). MANIFOLD_TEST_SERVER_PID tells the command which process
 # serves it (a test that kills the server). The server is stopped afterwards; its log is shown
 # when the command fails.
+# WITH_SERVER_NETNS=1: the server runs in a network namespace of its own (another "machine",
+# reached over a veth pair); where namespaces cannot be made here, exit 77 (skipped).
 #   with_server.sh SERVER [SERVER-ARGS...] -- COMMAND [ARGS...]
 set -uo pipefail
 server=("$1"); shift
@@ -11,10 +13,32 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do server+=("$1"); shift; done
 shift
 dir=$(mktemp -d)
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$dir/token"
+address=127.0.0.1 in_ns=()
+netns=
+if [ -n "${WITH_SERVER_NETNS-}" ]; then
+  netns=mnfd$$
+  octet=$(( $$ % 250 + 1 ))
+  if ! { ip netns add "$netns" && ip link add "v$netns" type veth peer name "p$netns" &&
+         ip link set "p$netns" netns "$netns" &&
+         ip addr add "10.213.$octet.1/30" dev "v$netns" && ip link set "v$netns" up &&
+         ip -n "$netns" addr add "10.213.$octet.2/30" dev "p$netns" &&
+         ip -n "$netns" link set "p$netns" up && ip -n "$netns" link set lo up; } 2> "$dir/netns"; then
+    echo "with_server.sh: no network namespace here ($(head -1 "$dir/netns")): skipped" >&2
+    ip netns del "$netns" 2>/dev/null
+    rm -rf "$dir"
+    exit 77
+  fi
+  address=10.213.$octet.2 in_ns=(ip netns exec "$netns")
+fi
 env -u MANIFOLD_DEVICES -u MANIFOLD_TEST_DEVICE_TYPE -u MANIFOLD_REMOTE -u MANIFOLD_DEVICE_GROUPS \
-  "${server[@]}" --listen 127.0.0.1 --port 0 --token-file "$dir/token" 2> "$dir/log" &
+  "${in_ns[@]}" "${server[@]}" --listen "$address" --port 0 --token-file "$dir/token" 2> "$dir/log" &
 pid=$!
-cleanup() { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$dir"; }
+cleanup() {
+  kill "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  [ -n "$netns" ] && { ip link del "v$netns" 2>/dev/null; ip netns del "$netns" 2>/dev/null; }
+  rm -rf "$dir"
+}
 trap cleanup EXIT
 port=
 for _ in $(seq 300); do
@@ -31,9 +55,9 @@ done
 # MANIFOLD_TEST_EXPECT_REFUSAL: the client presents another token, and the server must say so.
 cp "$dir/token" "$dir/client-token"
 [ -n "${MANIFOLD_TEST_EXPECT_REFUSAL-}" ] && echo "not-the-token" > "$dir/client-token"
-export MANIFOLD_REMOTE="127.0.0.1:$port" MANIFOLD_REMOTE_TOKEN="$dir/client-token"
+export MANIFOLD_REMOTE="$address:$port" MANIFOLD_REMOTE_TOKEN="$dir/client-token"
 export MANIFOLD_TEST_SERVER_PID=$pid
-export MANIFOLD_DEVICES="${MANIFOLD_DEVICES-127.0.0.1}"
+export MANIFOLD_DEVICES="${MANIFOLD_DEVICES-$address}"
 "$@"
 status=$?
 if [ $status -eq 0 ] && [ -n "${MANIFOLD_TEST_EXPECT_REFUSAL-}" ] && ! grep -q "refused" "$dir/log"; then
