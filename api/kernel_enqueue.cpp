@@ -1,10 +1,11 @@
-// The enqueueing of kernels: clEnqueueNDRangeKernel and clEnqueueTask, planned by
-// ndrange_operation (api/ndrange.h, local sizes chosen where the application gave none), and
-// clEnqueueNativeKernel.
+// The enqueueing of kernels: clEnqueueNDRangeKernel, clEnqueueTask and
+// clEnqueueNDRangeKernelPartMFLD, planned by ndrange_operation (api/ndrange.h, local sizes chosen
+// where the application gave none), and clEnqueueNativeKernel.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <variant>
 #include <vector>
 
 #include "api/common.h"
@@ -63,10 +64,34 @@ void choose_local_size(const DeviceInfo& dev, size_t kernel_max, bool non_unifor
   }
 }
 
+// The work-groups of each dimension that a part of an NDRange runs
+// (clEnqueueNDRangeKernelPartMFLD).
+struct GroupPart {
+  const size_t* first = nullptr;
+  const size_t* count = nullptr;
+};
+
+// Makes `op` run `part` of its NDRange's work-groups. Throws CL_INVALID_VALUE for a part that
+// does not lie inside them (an empty NDRange has none).
+void restrict_to_part(Operation& op, cl_uint work_dim, const GroupPart& part) {
+  auto* kernel_op = std::get_if<KernelOp>(&op);
+  check(kernel_op != nullptr, CL_INVALID_VALUE, "a part of an NDRange without work-groups");
+  compiler::NDRange& range = kernel_op->range;
+  for (cl_uint d = 0; d < work_dim; ++d) {
+    const size_t groups = range.num_groups(d);
+    check(part.count[d] > 0, CL_INVALID_VALUE, "a group_count is 0");
+    check(part.first[d] < groups && part.count[d] <= groups - part.first[d], CL_INVALID_VALUE,
+          "a part lies outside the NDRange's work-groups");
+    range.group_first[d] = part.first[d];
+    range.group_count[d] = part.count[d];
+  }
+}
+
 void enqueue_ndrange(cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim,
                      const size_t* global_work_offset, const size_t* global_work_size,
                      const size_t* local_work_size, cl_uint num_events_in_wait_list,
-                     const cl_event* event_wait_list, cl_event* event) {
+                     const cl_event* event_wait_list, cl_event* event,
+                     const GroupPart* part = nullptr) {
   CommandQueue& q = *resolve<CommandQueue>(command_queue);
   Kernel& k = *resolve<Kernel>(kernel);
   // The spec: CL_INVALID_CONTEXT if context associated with command_queue and kernel are not
@@ -75,8 +100,18 @@ void enqueue_ndrange(cl_command_queue command_queue, cl_kernel kernel, cl_uint w
         "the kernel and the queue belong to different contexts");
   const std::vector<Event*> waits =
       resolve_wait_list(q.context(), num_events_in_wait_list, event_wait_list);
+  if (part) {
+    // A group would split the launch again, as if it were whole.
+    check(q.device().runs_partial_ranges(), CL_INVALID_OPERATION,
+          "the queue's device does not run parts of NDRanges");
+    check(part->first && part->count, CL_INVALID_VALUE, "group_first or group_count is NULL");
+    // The parts of one NDRange must agree on its work-groups: no local size chosen per part.
+    check(local_work_size != nullptr, CL_INVALID_WORK_GROUP_SIZE,
+          "a part of an NDRange needs local_work_size");
+  }
   Operation op = ndrange_operation(q.device(), k, work_dim, global_work_offset, global_work_size,
                                    local_work_size, nullptr);
+  if (part) restrict_to_part(op, work_dim, *part);
   submit_command(Command::make(q, CL_COMMAND_NDRANGE_KERNEL, std::move(op)), waits, event);
 }
 
@@ -216,6 +251,17 @@ void clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel, cl
                             const cl_event* event_wait_list, cl_event* event) {
   enqueue_ndrange(command_queue, kernel, work_dim, global_work_offset, global_work_size,
                   local_work_size, num_events_in_wait_list, event_wait_list, event);
+}
+
+void clEnqueueNDRangeKernelPartMFLD(cl_command_queue command_queue, cl_kernel kernel,
+                                    cl_uint work_dim, const size_t* global_work_offset,
+                                    const size_t* global_work_size, const size_t* local_work_size,
+                                    const size_t* group_first, const size_t* group_count,
+                                    cl_uint num_events_in_wait_list,
+                                    const cl_event* event_wait_list, cl_event* event) {
+  const GroupPart part{group_first, group_count};
+  enqueue_ndrange(command_queue, kernel, work_dim, global_work_offset, global_work_size,
+                  local_work_size, num_events_in_wait_list, event_wait_list, event, &part);
 }
 
 void clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel,

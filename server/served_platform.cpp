@@ -55,6 +55,8 @@ ServedPlatform::ServedPlatform() {
     descriptions_.push_back(std::move(description));
   }
   if (devices_.empty()) throw std::runtime_error("the Manifold platform has no device to serve");
+  enqueue_part_ = reinterpret_cast<clEnqueueNDRangeKernelPartMFLD_fn>(
+      clGetExtensionFunctionAddressForPlatform(platform_, "clEnqueueNDRangeKernelPartMFLD"));
   const cl_context_properties properties[] = {CL_CONTEXT_PLATFORM, cl_context_properties(platform_),
                                               0};
   cl_int status = CL_SUCCESS;

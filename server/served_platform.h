@@ -6,6 +6,7 @@
 
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
+#include <CL/cl_manifold.h>
 
 #include <cstdint>
 #include <map>
@@ -33,6 +34,9 @@ class ServedPlatform {
   // Each device's description (CL_DEVICE_DESCRIPTION_MFLD), in the order of devices().
   const std::vector<std::string>& descriptions() const { return descriptions_; }
   std::string device_name(size_t index) const;
+  // The platform's clEnqueueNDRangeKernelPartMFLD (null where it has none): the launches of a
+  // part of an NDRange's work-groups.
+  clEnqueueNDRangeKernelPartMFLD_fn enqueue_part() const { return enqueue_part_; }
 
   // A program built from `binary` for device `index` with `options`: where `shareable`, the one
   // made before for the same inputs, else a new one. The caller owns one reference
@@ -48,6 +52,7 @@ class ServedPlatform {
   cl_context context_ = nullptr;
   std::vector<cl_device_id> devices_;
   std::vector<std::string> descriptions_;
+  clEnqueueNDRangeKernelPartMFLD_fn enqueue_part_ = nullptr;
   std::mutex programs_mutex_;
   // Keyed by device, the binary's hash and size, and options; holds one reference each.
   std::map<std::tuple<size_t, uint64_t, size_t, std::string>, cl_program> programs_;

@@ -371,13 +371,26 @@ void Session::launch(const Launch& l, const LaunchArgs& args) {
     }
     if (status != CL_SUCCESS) return enqueued(*q, status, nullptr, "clSetKernelArg");
   }
-  size_t offset[3], global[3], local[3];
-  for (int d = 0; d < 3; ++d)
+  size_t offset[3], global[3], local[3], first[3], count[3];
+  bool partial = false;
+  for (int d = 0; d < 3; ++d) {
     offset[d] = l.offset[d], global[d] = l.global[d], local[d] = l.local[d];
+    first[d] = l.group_first[d], count[d] = l.group_count[d];
+    partial = partial || count[d] != 0;
+  }
   cl_event event = nullptr;
-  const cl_int status = clEnqueueNDRangeKernel(q->queue, kernel, l.work_dim, offset, global, local,
-                                               0, nullptr, &event);
-  enqueued(*q, status, event, "clEnqueueNDRangeKernel");
+  if (!partial) {
+    const cl_int status = clEnqueueNDRangeKernel(q->queue, kernel, l.work_dim, offset, global,
+                                                 local, 0, nullptr, &event);
+    return enqueued(*q, status, event, "clEnqueueNDRangeKernel");
+  }
+  const auto enqueue_part = platform_.enqueue_part();
+  if (!enqueue_part)
+    return enqueued(*q, CL_INVALID_OPERATION, nullptr,
+                    "clEnqueueNDRangeKernelPartMFLD (not found)");
+  const cl_int status = enqueue_part(q->queue, kernel, l.work_dim, offset, global, local, first,
+                                     count, 0, nullptr, &event);
+  enqueued(*q, status, event, "clEnqueueNDRangeKernelPartMFLD");
 }
 
 cl_int Session::read_now(cl_mem mem, uint64_t offset, size_t size, void* host) {

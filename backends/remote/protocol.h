@@ -20,7 +20,7 @@
 
 namespace manifold::remote {
 
-constexpr uint32_t kProtocolVersion = 3;
+constexpr uint32_t kProtocolVersion = 4;
 
 enum class Kind : uint16_t {
   // Client to server.
@@ -275,9 +275,12 @@ struct Launch {
   std::string kernel;
   uint32_t work_dim = 1;
   std::array<uint64_t, 3> offset{}, global{}, local{};
+  // The part of the work-groups to run (compiler::NDRange's): all zero for the whole NDRange.
+  std::array<uint64_t, 3> group_first{}, group_count{};
   template <class V>
   void visit(V&& v) {
-    v(queue), v(program), v(kernel), v(work_dim), v(offset), v(global), v(local);
+    v(queue), v(program), v(kernel), v(work_dim), v(offset), v(global), v(local), v(group_first),
+        v(group_count);
   }
 };
 

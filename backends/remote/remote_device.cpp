@@ -73,6 +73,7 @@ RemoteDevice::RemoteDevice(std::shared_ptr<ServerLink> link, uint32_t index)
   const DeviceDescription& d = link_->devices().at(index);
   info_ = d.info;
   target_ = d.target;
+  runs_partial_ranges_ = d.runs_partial_ranges;
   keep_what_crosses(info_, target_);
   info_.name = link_->name() + ": " + info_.name;
   // A device of its own: not the server's own device's identity (which a local device of the

@@ -58,7 +58,7 @@ class RemoteDevice final : public Device {
   const compiler::Target& compiler_target() const override { return target_; }
   std::shared_ptr<const LoadedProgram> load_program(std::span<const uint8_t> binary,
                                                     std::string* error) override;
-  bool runs_partial_ranges() const override { return false; }
+  bool runs_partial_ranges() const override { return runs_partial_ranges_; }
   // Another device of the same server: the server copies between them itself.
   bool copies_directly_from(const Device& source) const override;
   void make_backing(MemObject& mem) override { backing(mem); }
@@ -81,6 +81,7 @@ class RemoteDevice final : public Device {
   std::shared_ptr<ServerLink> link_;
   const uint32_t index_;
   compiler::Target target_;
+  bool runs_partial_ranges_ = false;  // the server's device's own answer
 };
 
 }  // namespace manifold::remote

@@ -176,7 +176,6 @@ void RemoteOps::launch(const KernelOp& op) {
   const auto* program = dynamic_cast<const RemoteProgram*>(&op.program());
   check(program != nullptr, CL_INVALID_PROGRAM_EXECUTABLE,
         "the kernel's program is not loaded on the remote device");
-  check(op.range.whole(), CL_INVALID_OPERATION, "remote devices run whole NDRanges only");
   Launch l;
   l.queue = queue_;
   l.program = program->id();
@@ -187,6 +186,12 @@ void RemoteOps::launch(const KernelOp& op) {
     l.global[d] = op.range.global_size[d];
     l.local[d] = op.range.local_size[d];
   }
+  if (!op.range.whole())
+    for (unsigned d = 0; d < op.range.work_dim; ++d) {
+      // Explicit bounds: a count of 0 here means "every group from group_first on".
+      l.group_first[d] = op.range.launch_first(d);
+      l.group_count[d] = op.range.launch_end(d) - op.range.launch_first(d);
+    }
   LaunchArgs args;
   const std::vector<compiler::KernelArg>& infos = op.launch->info.args;
   for (size_t i = 0; i < op.args->values.size() && i < infos.size(); ++i) {

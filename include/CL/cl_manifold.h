@@ -4,7 +4,10 @@
  * it runs as parts of its work-groups on the members at once; the other commands run on one
  * member. Devices listed in MANIFOLD_DEVICE_GROUPS are groups made at start-up; an application
  * makes more with clCreateDeviceGroupMFLD (found with clGetExtensionFunctionAddressForPlatform)
- * and releases them with clReleaseDevice. */
+ * and releases them with clReleaseDevice.
+ *
+ * clEnqueueNDRangeKernelPartMFLD runs a part of an NDRange's work-groups: what each member of a
+ * group runs, and what manifold-server runs for a client's group over its devices. */
 #ifndef CL_MANIFOLD_H
 #define CL_MANIFOLD_H
 
@@ -39,10 +42,29 @@ typedef cl_device_id(CL_API_CALL* clCreateDeviceGroupMFLD_fn)(
     cl_platform_id platform, const cl_device_group_properties_mfld* properties, cl_uint num_devices,
     const cl_device_id* devices, cl_int* errcode_ret);
 
+/* clEnqueueNDRangeKernel that runs only the work-groups [group_first[d], group_first[d] +
+ * group_count[d]) of each dimension d < work_dim of the NDRange: get_group_id, get_global_id,
+ * get_num_groups and get_global_size answer as in the whole NDRange. local_work_size must be
+ * given (CL_INVALID_WORK_GROUP_SIZE), and each part must lie inside the NDRange's work-groups,
+ * with a group_count of at least 1 (CL_INVALID_VALUE). CL_INVALID_OPERATION on a device that does
+ * not run parts of NDRanges (device groups among them); else the errors of clEnqueueNDRangeKernel.
+ * Found with clGetExtensionFunctionAddressForPlatform. */
+typedef cl_int(CL_API_CALL* clEnqueueNDRangeKernelPartMFLD_fn)(
+    cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim,
+    const size_t* global_work_offset, const size_t* global_work_size, const size_t* local_work_size,
+    const size_t* group_first, const size_t* group_count, cl_uint num_events_in_wait_list,
+    const cl_event* event_wait_list, cl_event* event);
+
 #ifndef CL_NO_PROTOTYPES
 extern CL_API_ENTRY cl_device_id CL_API_CALL
 clCreateDeviceGroupMFLD(cl_platform_id platform, const cl_device_group_properties_mfld* properties,
                         cl_uint num_devices, const cl_device_id* devices, cl_int* errcode_ret);
+
+extern CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernelPartMFLD(
+    cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim,
+    const size_t* global_work_offset, const size_t* global_work_size, const size_t* local_work_size,
+    const size_t* group_first, const size_t* group_count, cl_uint num_events_in_wait_list,
+    const cl_event* event_wait_list, cl_event* event);
 #endif
 
 #ifdef __cplusplus

@@ -27,6 +27,8 @@ class GroupDevice final : public Device {
   std::shared_ptr<const LoadedProgram> load_program(std::span<const uint8_t> binary,
                                                     std::string* error) override;
   bool shares_host_memory() const override;
+  // A group splits whole NDRanges itself; a part given to it would be split as if whole.
+  bool runs_partial_ranges() const override { return false; }
 
   // The member that runs what is not split (copies, fills, maps, whole kernels): the first one
   // that works in host memory when the operation is about host memory, else the first member.

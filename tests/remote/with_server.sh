@@ -1,71 +1,83 @@
 #!/usr/bin/env bash
 # Runs COMMAND as a client of a manifold-server started here: on 127.0.0.1, a port the system
-# picks, a fresh token. The client sees only the server's devices unless MANIFOLD_DEVICES says
+# picks, a fresh token. WITH_SERVERS=N starts N servers sharing one token, all of them in
+# MANIFOLD_REMOTE. The client sees only the servers' devices unless MANIFOLD_DEVICES says
 # otherwise (empty: all devices). MANIFOLD_TEST_SERVER_PID tells the command which process
-# serves it (a test that kills the server). The server is stopped afterwards; its log is shown
-# when the command fails.
-# WITH_SERVER_NETNS=1: the server runs in a network namespace of its own (another "machine",
+# serves it (the first server: a test that kills the server). The servers are stopped
+# afterwards; their logs are shown when the command fails.
+# WITH_SERVER_NETNS=1: the servers run in a network namespace of their own (another "machine",
 # reached over a veth pair); where namespaces cannot be made here, exit 77 (skipped).
 #   with_server.sh SERVER [SERVER-ARGS...] -- COMMAND [ARGS...]
 set -uo pipefail
 server=("$1"); shift
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do server+=("$1"); shift; done
 shift
+count="${WITH_SERVERS-1}"
 dir=$(mktemp -d)
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$dir/token"
-address=127.0.0.1 in_ns=()
-netns=
-if [ -n "${WITH_SERVER_NETNS-}" ]; then
-  netns=mnfd$$
-  octet=$(( $$ % 250 + 1 ))
-  if ! { ip netns add "$netns" && ip link add "v$netns" type veth peer name "p$netns" &&
-         ip link set "p$netns" netns "$netns" &&
-         ip addr add "10.213.$octet.1/30" dev "v$netns" && ip link set "v$netns" up &&
-         ip -n "$netns" addr add "10.213.$octet.2/30" dev "p$netns" &&
-         ip -n "$netns" link set "p$netns" up && ip -n "$netns" link set lo up; } 2> "$dir/netns"; then
-    echo "with_server.sh: no network namespace here ($(head -1 "$dir/netns")): skipped" >&2
-    ip netns del "$netns" 2>/dev/null
-    rm -rf "$dir"
-    exit 77
-  fi
-  address=10.213.$octet.2 in_ns=(ip netns exec "$netns")
-fi
-env -u MANIFOLD_DEVICES -u MANIFOLD_TEST_DEVICE_TYPE -u MANIFOLD_REMOTE -u MANIFOLD_DEVICE_GROUPS \
-  "${in_ns[@]}" "${server[@]}" --listen "$address" --port 0 --token-file "$dir/token" 2> "$dir/log" &
-pid=$!
+pids=()
+address=127.0.0.1 in_ns=() netns=
 cleanup() {
-  kill "$pid" 2>/dev/null
-  wait "$pid" 2>/dev/null
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
   [ -n "$netns" ] && { ip link del "v$netns" 2>/dev/null; ip netns del "$netns" 2>/dev/null; }
   rm -rf "$dir"
 }
 trap cleanup EXIT
-port=
-for _ in $(seq 300); do
-  port=$(sed -n 's/.*listening on [^ ]*:\([0-9][0-9]*\).*/\1/p' "$dir/log" | head -1)
-  [ -n "$port" ] && break
-  if ! kill -0 "$pid" 2>/dev/null; then
-    echo "with_server.sh: the server did not start:" >&2
-    cat "$dir/log" >&2
-    exit 1
+if [ -n "${WITH_SERVER_NETNS-}" ]; then
+  netns=mnfd$$
+  octet=$(($$ % 250 + 1))
+  if ! { ip netns add "$netns" && ip link add "v$netns" type veth peer name "p$netns" &&
+    ip link set "p$netns" netns "$netns" &&
+    ip addr add "10.213.$octet.1/30" dev "v$netns" && ip link set "v$netns" up &&
+    ip -n "$netns" addr add "10.213.$octet.2/30" dev "p$netns" &&
+    ip -n "$netns" link set "p$netns" up && ip -n "$netns" link set lo up; } 2> "$dir/netns"; then
+    echo "with_server.sh: no network namespace here ($(head -1 "$dir/netns")): skipped" >&2
+    exit 77
   fi
-  sleep 0.1
+  address=10.213.$octet.2 in_ns=(ip netns exec "$netns")
+fi
+show_logs() {
+  for ((i = 0; i < count; i++)); do
+    [ "$count" -gt 1 ] && echo "--- server $i:" >&2
+    cat "$dir/log$i" >&2 2>/dev/null
+  done
+}
+for ((i = 0; i < count; i++)); do
+  env -u MANIFOLD_DEVICES -u MANIFOLD_TEST_DEVICE_TYPE -u MANIFOLD_REMOTE -u MANIFOLD_DEVICE_GROUPS \
+    "${in_ns[@]}" "${server[@]}" --listen "$address" --port 0 --token-file "$dir/token" 2> "$dir/log$i" &
+  pids+=($!)
 done
-[ -n "$port" ] || { echo "with_server.sh: the server did not listen within 30 s" >&2; exit 1; }
+remote=
+for ((i = 0; i < count; i++)); do
+  port=
+  for _ in $(seq 300); do
+    port=$(sed -n 's/.*listening on [^ ]*:\([0-9][0-9]*\).*/\1/p' "$dir/log$i" | head -1)
+    [ -n "$port" ] && break
+    if ! kill -0 "${pids[$i]}" 2>/dev/null; then
+      echo "with_server.sh: server $i did not start:" >&2
+      cat "$dir/log$i" >&2
+      exit 1
+    fi
+    sleep 0.1
+  done
+  [ -n "$port" ] || { echo "with_server.sh: server $i did not listen within 30 s" >&2; exit 1; }
+  remote="${remote:+$remote,}$address:$port"
+done
 # MANIFOLD_TEST_EXPECT_REFUSAL: the client presents another token, and the server must say so.
 cp "$dir/token" "$dir/client-token"
 [ -n "${MANIFOLD_TEST_EXPECT_REFUSAL-}" ] && echo "not-the-token" > "$dir/client-token"
-export MANIFOLD_REMOTE="$address:$port" MANIFOLD_REMOTE_TOKEN="$dir/client-token"
-export MANIFOLD_TEST_SERVER_PID=$pid
+export MANIFOLD_REMOTE="$remote" MANIFOLD_REMOTE_TOKEN="$dir/client-token"
+export MANIFOLD_TEST_SERVER_PID=${pids[0]}
 export MANIFOLD_DEVICES="${MANIFOLD_DEVICES-$address}"
 "$@"
 status=$?
-if [ $status -eq 0 ] && [ -n "${MANIFOLD_TEST_EXPECT_REFUSAL-}" ] && ! grep -q "refused" "$dir/log"; then
+if [ $status -eq 0 ] && [ -n "${MANIFOLD_TEST_EXPECT_REFUSAL-}" ] && ! grep -q "refused" "$dir"/log*; then
   echo "with_server.sh: the server did not log the refusal" >&2
   status=1
 fi
 if [ $status -ne 0 ]; then
-  echo "with_server.sh: the command failed ($status); the server's log:" >&2
-  cat "$dir/log" >&2
+  echo "with_server.sh: the command failed ($status); the servers' logs:" >&2
+  show_logs
 fi
 exit $status
