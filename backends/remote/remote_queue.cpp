@@ -193,7 +193,12 @@ RemoteQueue::~RemoteQueue() {
     state_->stopping = true;
   }
   state_->changed.notify_all();
-  worker_.join();
+  // The last reference may go on the worker itself (a finished job held the command queue): it
+  // ends on its own once it sees `stopping`, holding the state it needs.
+  if (worker_.get_id() == std::this_thread::get_id())
+    worker_.detach();
+  else
+    worker_.join();
   // The server releases its queue after what was sent before; Done messages still come.
   state_->link->send(message(Kind::ReleaseQueue, ReleaseQueue{state_->id}));
   if (state_->released()) state_->link->detach(state_->id);
