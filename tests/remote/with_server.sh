@@ -37,6 +37,12 @@ if [ -n "${WITH_SERVER_NETNS-}" ]; then
   fi
   address=10.213.$octet.2 in_ns=(ip netns exec "$netns")
 fi
+# UCX uses every network interface it finds, and other tests make and remove interfaces (the
+# namespace's veth pair): each side keeps to the interface that joins it to the other.
+server_ucx_devices=${UCX_NET_DEVICES-lo} client_ucx_devices=${UCX_NET_DEVICES-lo}
+if [ -n "$netns" ] && [ -z "${UCX_NET_DEVICES-}" ]; then
+  server_ucx_devices=p$netns client_ucx_devices=v$netns
+fi
 show_logs() {
   for ((i = 0; i < count; i++)); do
     [ "$count" -gt 1 ] && echo "--- server $i:" >&2
@@ -45,7 +51,7 @@ show_logs() {
 }
 for ((i = 0; i < count; i++)); do
   env -u MANIFOLD_DEVICES -u MANIFOLD_TEST_DEVICE_TYPE -u MANIFOLD_REMOTE -u MANIFOLD_DEVICE_GROUPS \
-    "${in_ns[@]}" "${server[@]}" --listen "$address" --port 0 --token-file "$dir/token" 2> "$dir/log$i" &
+    "${in_ns[@]}" env UCX_NET_DEVICES="$server_ucx_devices" "${server[@]}" --listen "$address" --port 0 --token-file "$dir/token" 2> "$dir/log$i" &
   pids+=($!)
 done
 remote=
@@ -68,7 +74,7 @@ done
 cp "$dir/token" "$dir/client-token"
 [ -n "${MANIFOLD_TEST_EXPECT_REFUSAL-}" ] && echo "not-the-token" > "$dir/client-token"
 export MANIFOLD_REMOTE="$remote" MANIFOLD_REMOTE_TOKEN="$dir/client-token"
-export MANIFOLD_TEST_SERVER_PID=${pids[0]}
+export MANIFOLD_TEST_SERVER_PID=${pids[0]} UCX_NET_DEVICES="$client_ucx_devices"
 export MANIFOLD_DEVICES="${MANIFOLD_DEVICES-$address}"
 "$@"
 status=$?
