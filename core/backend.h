@@ -32,13 +32,14 @@ struct NativeKernelOp;
 struct HostFunctionOp;
 struct OperationList;
 class Event;
+class Job;  // core/job.h
 class NativeQueue;
 
 // The device operations a backend implements, one virtual each, for one native in-order stream
 // (AdaptiveCpp's inorder_queue shape). Each puts its work into the stream after everything put
 // there before; the host may block only where the operation needs host memory finished. The
-// shared executor (Job::run, scheduler/command.cpp) calls them in the order a command needs.
-// A failure throws manifold::Error: Job::run maps it to the command's status for every backend.
+// shared executor (core/executor.h, through Job::run) calls them in the order a job needs.
+// A failure throws manifold::Error: the executor maps it to the job's status for every backend.
 // Thread: whichever thread runs the stream's submission (never two at once for one stream).
 class DeviceOps {
  public:
@@ -63,36 +64,6 @@ class DeviceOps {
 
  protected:
   ~DeviceOps() = default;
-};
-
-// What a native queue runs, in order: one command's migrations and operation. The backend sees
-// only this (never the scheduler's Command): it decides when the work goes into its stream
-// (run), and reports RUNNING (where it knows) and the end (finish).
-class Job {
- public:
-  virtual void retain() = 0;
-  virtual void release() = 0;
-  // Puts the command's migrations and operation into `ops`' stream. CL_SUCCESS, or the status
-  // the command fails with (nothing after the failing step was put into the stream).
-  virtual cl_int run(DeviceOps& ops) = 0;
-  // A kernel launch that moves no memory first (it may wait in a GPU launch batch); else null.
-  virtual const KernelOp* plain_launch() = 0;
-  virtual Event& event() const = 0;
-  // Whether the command's queue records profiling times.
-  virtual bool profiling() const = 0;
-  // Whether the job went to its native queue from the enqueueing thread, inside the enqueue (the
-  // direct path), rather than later, from whichever thread resolved its last dependency. A
-  // backend may leave completion of direct submissions to the application's own next wait.
-  virtual bool submitted_directly() const = 0;
-  // Other native queues whose submitted work this job must wait for on the device (only those
-  // for which waits_natively_for() said yes); the target queue inserts the waits.
-  virtual const std::vector<std::shared_ptr<NativeQueue>>& native_waits() const = 0;
-  void running();  // the event becomes CL_RUNNING
-  // Ends the job: CL_COMPLETE or a negative error. Thread: any.
-  virtual void finish(cl_int status) = 0;
-
- protected:
-  ~Job() = default;
 };
 
 // An in-order stream of one device: CUDA/HIP stream, Level Zero immediate command list, or a

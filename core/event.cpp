@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/context.h"
+#include "core/job.h"
 #include "core/platform.h"
 #include "core/queue.h"
 

@@ -8,7 +8,8 @@
 namespace manifold {
 
 Command::Command(CommandQueue& queue, cl_command_type type)
-    : event_(new Event(nullptr, Ref<CommandQueue>(&queue), type)) {  // the event holds the queue
+    : Job(queue.device().backend_name()),
+      event_(new Event(nullptr, Ref<CommandQueue>(&queue), type)) {  // the event holds the queue
   // The event was born with one API reference: the entry point hands it to the application,
   // or drops it when the application asked for no event. event_ holds the command's own.
   if (queue.profiling()) event_->set_stamp(Event::kQueued, host_time_ns());
@@ -57,13 +58,13 @@ void Command::submit(bool direct) {
     // The device's memory first: a command whose allocation fails ends here, before its plan
     // makes the device's copy the current one (it would never hold the bytes).
     try {
-      make_backings(op_, queue().device(), *event_);
+      make_backings(operation(), queue().device(), *event_);
     } catch (...) {
       finish(status_of_current_exception(queue().device().backend_name()));
       return;
     }
-    transfers_ =
-        plan_migrations(op_, queue().device(), planned_in_queue_order ? target : nullptr, *event_);
+    transfers() = plan_migrations(operation(), queue().device(),
+                                  planned_in_queue_order ? target : nullptr, *event_);
   }
   submitted_directly_ = direct;
   // A profiling queue's SUBMIT time is taken before the backend can start the command; elsewhere
@@ -75,16 +76,11 @@ void Command::submit(bool direct) {
   event_->mark_submitted(target);
 }
 
-cl_int Command::run(DeviceOps& ops) {
-  return execute(ops, transfers_, op_, queue().device().backend_name());
-}
-
 void Command::finish(cl_int status) {
   // The operation's objects go first: a buffer released by the application meanwhile is
   // deleted here (its destructor callbacks run), before the event completes and before clFinish or
   // a wait for this event returns.
-  op_ = NoOp{};
-  transfers_.clear();
+  drop_work();
   event_->set_status(status);
   // A command that failed by itself (not because of its wait list) is reported to the
   // context's pfn_notify.

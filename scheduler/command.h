@@ -1,6 +1,6 @@
 // A command node of the event DAG: an operation, its event, and the count of dependencies it
 // still waits for. When the count reaches zero it goes to its native queue, as a Job: the
-// backend runs it through its DeviceOps (Command::run, the one executor of every backend).
+// backend runs the job's plain data through its DeviceOps (core/job.h).
 #pragma once
 
 #include <atomic>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/event.h"
+#include "core/job.h"
 #include "core/operations.h"
 #include "core/queue.h"
 #include "core/recycler.h"
@@ -30,17 +31,13 @@ class Command final : public Job, public EventListener {
   template <class Op>
   static Ref<Command> make(CommandQueue& queue, cl_command_type type, Op&& op) {
     auto command = Ref<Command>::adopt(new Command(queue, type));
-    command->op_ = std::forward<Op>(op);
+    command->operation() = std::forward<Op>(op);
     return command;
   }
 
   Event& event() const override { return *event_; }
   Ref<Event> event_ref() const { return event_; }
   CommandQueue& queue() const { return *event_->queue(); }
-  Operation& operation() { return op_; }
-  // What must move into the command's memory place before its operation runs (planned at
-  // submission, scheduler/migration.h). run() carries them out first, in order.
-  std::vector<Transfer>& transfers() { return transfers_; }
 
   void retain() override { refs_.fetch_add(1, std::memory_order_relaxed); }
   void release() override {
@@ -79,10 +76,6 @@ class Command final : public Job, public EventListener {
   }
 
   // ---- Backend side (Job) ----
-  cl_int run(DeviceOps& ops) override;
-  const KernelOp* plain_launch() override {
-    return transfers_.empty() ? std::get_if<KernelOp>(&op_) : nullptr;
-  }
   bool profiling() const override { return queue().profiling(); }
   bool submitted_directly() const override { return submitted_directly_; }
   // Completes the command (CL_COMPLETE or a negative error). Thread: any.
@@ -100,8 +93,6 @@ class Command final : public Job, public EventListener {
   bool has_dependencies_ = false;    // depend_on was called (by the enqueueing thread)
   Ref<Event> event_;
   NativeQueue* target_ = nullptr;
-  Operation op_;
-  std::vector<Transfer> transfers_;
   std::mutex native_waits_mutex_;  // dependencies may resolve on several threads at once
   std::vector<std::shared_ptr<NativeQueue>> native_waits_;
 };

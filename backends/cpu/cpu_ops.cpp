@@ -7,6 +7,7 @@
 #include "backends/cpu/cpu_program.h"
 #include "backends/cpu/cpu_queue.h"
 #include "compiler/image_abi.h"
+#include "core/job.h"
 #include "core/operations.h"
 #include "core/small_array.h"
 

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "core/backend.h"
+#include "core/job.h"
 
 namespace manifold::cpu {
 

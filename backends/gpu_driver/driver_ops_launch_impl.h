@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backends/gpu_driver/driver_ops.h"
+#include "core/job.h"
 
 namespace manifold::gpu {
 

@@ -67,6 +67,7 @@
 #include "backends/gpu_stream/launch_batch.h"
 #include "core/backend.h"
 #include "core/event.h"
+#include "core/job.h"
 #include "core/platform.h"
 #include "settings/settings.h"
 

@@ -14,6 +14,7 @@
 #include "backends/level_zero/ze_device.h"
 #include "backends/level_zero/ze_events.h"
 #include "core/backend.h"
+#include "core/job.h"
 
 namespace manifold::level_zero {
 

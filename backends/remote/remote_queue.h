@@ -10,6 +10,7 @@
 
 #include "backends/remote/remote_device.h"
 #include "core/backend.h"
+#include "core/job.h"
 
 namespace manifold::remote {
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "core/executor.h"
 #include "core/queue.h"
 #include "scheduler/groups/balancer.h"
 #include "scheduler/groups/group_device.h"
@@ -11,14 +10,13 @@ namespace manifold {
 
 PartJob::PartJob(std::shared_ptr<GroupLaunch> launch, size_t index, const char* backend,
                  Operation op)
-    : launch_(std::move(launch)), index_(index), backend_(backend), op_(std::move(op)) {
+    : Job(backend), launch_(std::move(launch)), index_(index) {
+  operation() = std::move(op);
   Command& command = launch_->command();
   event_ = Ref<Event>(new Event(Ref<Context>(&command.queue().context()), nullptr,
                                 command.event().command_type(), /*timed=*/true));
   event_->drop_unpublished_api_reference();  // only this job holds it
 }
-
-cl_int PartJob::run(DeviceOps& ops) { return execute(ops, transfers_, op_, backend_); }
 
 bool PartJob::profiling() const { return launch_->timed(); }
 bool PartJob::submitted_directly() const { return launch_->started_directly(); }
@@ -29,8 +27,7 @@ const std::vector<std::shared_ptr<NativeQueue>>& PartJob::native_waits() const {
 }
 
 void PartJob::finish(cl_int status) {
-  op_ = NoOp{};
-  transfers_.clear();
+  drop_work();
   event_->set_status(status);
   // The launch may drop this job's last reference: nothing of `this` is used after the call.
   std::shared_ptr<GroupLaunch> launch = std::move(launch_);

@@ -11,6 +11,7 @@
 
 #include "core/backend.h"
 #include "core/event.h"
+#include "core/job.h"
 #include "core/operations.h"
 #include "scheduler/command.h"
 
@@ -28,28 +29,18 @@ class PartJob final : public Job {
   void release() override {
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
   }
-  cl_int run(DeviceOps& ops) override;
-  const KernelOp* plain_launch() override {
-    return transfers_.empty() ? std::get_if<KernelOp>(&op_) : nullptr;
-  }
   Event& event() const override { return *event_; }
   bool profiling() const override;
   bool submitted_directly() const override;
   const std::vector<std::shared_ptr<NativeQueue>>& native_waits() const override;
   void finish(cl_int status) override;
 
-  Operation& operation() { return op_; }
-  std::vector<Transfer>& transfers() { return transfers_; }
-
  private:
   ~PartJob() = default;
   std::atomic<uint32_t> refs_{1};
   std::shared_ptr<GroupLaunch> launch_;
   const size_t index_;
-  const char* backend_;
   Ref<Event> event_;
-  Operation op_;
-  std::vector<Transfer> transfers_;
 };
 
 class GroupLaunch : public std::enable_shared_from_this<GroupLaunch> {
