@@ -1,4 +1,4 @@
-// Pieces of the scheduler's random-DAG tests (test_random_dag.cpp, fault_campaign_test.cpp):
+// Pieces of the scheduler's random-DAG tests (random_dag_test.cpp, fault_campaign_test.cpp):
 // a fixed-size bit set for the ancestry of a node, a thread that sets user events after short
 // random delays, and a callback that records the status it was called with.
 #pragma once

@@ -4,7 +4,7 @@
 // events, markers, barriers) in which some user events end with a negative status, commands
 // wait on the faulted ones, and events, buffers, queues and kernels are released while commands
 // still use them. After every command that writes, reads of what it wrote on a queue of every
-// device join the DAG. The sequential model is test_random_dag.cpp's: conflicting commands are
+// device join the DAG. The sequential model is random_dag_test.cpp's: conflicting commands are
 // ordered by wait lists, a command fails exactly when its wait list holds a failed event, and a
 // failed command changes nothing.
 #include <algorithm>

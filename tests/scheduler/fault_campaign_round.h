@@ -52,7 +52,7 @@ struct Node {
   bool fails = false;  // expected to end with a negative status
   Fault fault = Fault::None;
   std::string what;
-  Bits trusted, reach;  // as in test_random_dag.cpp
+  Bits trusted, reach;  // as in random_dag_test.cpp
 };
 
 struct QueueModel {

@@ -15,7 +15,7 @@
 //
 // The "failing" variant sets some user events to a negative status: a command whose wait list
 // holds a failed event fails with CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST and has no
-// effect (queue order alone does not propagate a failure, as in tests/api/test_events.cpp).
+// effect (queue order alone does not propagate a failure, as in tests/api/events_test.cpp).
 //
 // Knobs: MANIFOLD_SCHED_SEED (number or "random"), MANIFOLD_SCHED_COMMANDS (default 3000,
 // 1500 under sanitizers), MANIFOLD_SCHED_OPS and MANIFOLD_SCHED_SERIAL_READS (narrow a failure

@@ -2,7 +2,7 @@
 // clGetSupportedImageFormats, clGetImageInfo / clGetMemObjectInfo, read / write / copy / fill /
 // map of every image type, image <-> buffer copies, images made from buffers and images, image
 // and sampler kernel arguments (clSetKernelArg only: kernels that read and write images are in
-// test_image_kernels.cpp).
+// image_kernels_test.cpp).
 #include <algorithm>
 #include <atomic>
 #include <cmath>
