@@ -61,6 +61,7 @@ struct Gpu {
   std::vector<Resource> groups;
   std::map<std::vector<bool>, void*> green;  // by the groups a mask covers
   std::map<void*, unsigned> green_sms;
+  std::vector<void*> descriptors;  // kept: the driver has no call that frees one
 };
 
 struct State {
@@ -138,6 +139,7 @@ HIP CUresult hipExtStreamCreateWithCUMask(void** stream, uint32_t words, const u
       void* made = nullptr;
       if (CUresult r = cuDevResourceGenerateDesc(&desc, chosen.data(), unsigned(chosen.size())))
         return r;
+      gpu.descriptors.push_back(desc);
       if (CUresult r = cuGreenCtxCreate(&made, desc, device, kGreenCtxDefaultStream)) return r;
       it = gpu.green.emplace(covered, made).first;
       gpu.green_sms[made] = sms;
