@@ -29,6 +29,8 @@ std::string error_text(CUresult result);
 struct CudaVendor {
   static constexpr const char* kName = "cuda";     // backend_name(), log prefixes
   static constexpr const char* kDisplay = "CUDA";  // messages
+  // Sub-devices: green contexts on groups of SMs (driver_partition_impl.h).
+  static constexpr Partitioning kPartitioning = Partitioning::GreenContexts;
   static const Api& api() { return detail::g_api; }
   static std::string error_text(CUresult r) { return cuda::error_text(r); }
 };

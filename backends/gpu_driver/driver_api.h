@@ -279,8 +279,8 @@ constexpr int CU_MEMORYTYPE_DEVICE = 2;
   X(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2", CUresult,                     \
     (CUdeviceptr*, void*, unsigned))
 
-// Green contexts, for sub-devices (null where the driver lacks them, and on HIP, whose loader
-// fills none of them: a vendor without them reports no partition scheme).
+// Green contexts, for CUDA's sub-devices (null where the driver lacks them: no partition scheme
+// then; and on HIP, whose loader fills none of them: HIP's sub-devices are CU masks).
 #define MANIFOLD_GPU_DRIVER_GREEN_FUNCTIONS(X)                                                   \
   X(cuDeviceGetDevResource, "cuDeviceGetDevResource", CUresult, (CUdevice, CUdevResource*, int)) \
   X(cuDevSmResourceSplitByCount, "cuDevSmResourceSplitByCount", CUresult,                        \
@@ -296,12 +296,22 @@ constexpr int CU_MEMORYTYPE_DEVICE = 2;
   X(cuGreenCtxGetDevResource, "cuGreenCtxGetDevResource", CUresult,                              \
     (CUgreenCtx, CUdevResource*, int))
 
+// How a vendor's sub-devices get their share of a GPU (each vendor policy names one:
+// driver_device.h).
+//   GreenContexts (CUDA): a green context on a group of the GPU's SMs, streams made in it.
+//   CuMasks (HIP): streams of the GPU's own context made with a mask of its compute units.
+enum class Partitioning { GreenContexts, CuMasks };
+
 struct Api {
 #define MANIFOLD_GPU_DRIVER_MEMBER(member, symbol, ret, params) ret(*member) params = nullptr;
   MANIFOLD_GPU_DRIVER_FUNCTIONS(MANIFOLD_GPU_DRIVER_MEMBER)
   MANIFOLD_GPU_DRIVER_OPTIONAL_FUNCTIONS(MANIFOLD_GPU_DRIVER_MEMBER)
   MANIFOLD_GPU_DRIVER_GREEN_FUNCTIONS(MANIFOLD_GPU_DRIVER_MEMBER)
 #undef MANIFOLD_GPU_DRIVER_MEMBER
+  // HIP's streams on a set of compute units (AMD's extension; null on CUDA and where the runtime
+  // lacks it): bit i of the mask's 32-bit words is CU i.
+  CUresult (*hipExtStreamCreateWithCUMask)(CUstream*, uint32_t cu_mask_words,
+                                           const uint32_t* cu_mask) = nullptr;
   bool has_graphs = false;  // every optional graph function is there
   bool has_vmm = false;     // every virtual memory management function is there
   // Every green-context function but cuGreenCtxGetDevResource (without it, sub-devices are not

@@ -5,6 +5,7 @@
 //   static constexpr const char* kDisplay;  // in messages: "CUDA", "HIP"
 //   static const gpu::Api& api();           // the loaded function table (driver_api.h)
 //   static std::string error_text(CUresult);
+//   static constexpr gpu::Partitioning kPartitioning;  // sub-devices: green contexts or CU masks
 // Each vendor instantiates these templates once (backends/cuda/cuda_device.cpp,
 // backends/hip/hip_device.cpp); the calls go straight through V's table.
 #pragma once
@@ -124,22 +125,18 @@ class DriverProgram final : public LoadedProgram {
 template <class V>
 CUresult launch_record(const LaunchRecord& record, CUstream stream);
 
-// A GPU, or a sub-device of one: the same GPU restricted to a group of its SMs (a green context
-// of its own, its streams in it), sharing its root device's memory, programs and staging
-// (driver_partition_impl.h).
+// A GPU, or a sub-device of one: the same GPU restricted to some of its compute units (CUDA: a
+// group of its SMs, a green context of its own and its streams in it; HIP: streams made with a
+// mask of its CUs, in the GPU's own context), sharing its root device's memory, programs and
+// staging (driver_partition_impl.h).
 template <class V>
 class DriverDevice final : public Device {
  public:
   DriverDevice(CUdevice device, int ordinal, DeviceFacts facts);
-  // A sub-device of `parent`: the green context of `desc`'s `sms` SMs. `partition` holds what
-  // the partition's SM groups came from, for as long as one of its sub-devices lives.
-  DriverDevice(DriverDevice& parent, CUdevResourceDesc desc, cl_uint sms,
-               std::vector<cl_device_partition_property> partition_type,
-               std::shared_ptr<GreenPartition<V>> partition);
   ~DriverDevice() override;
 
-  // clCreateSubDevices by SM groups of green contexts: counts in SMs, rounded up as the driver
-  // splits (on sm_90 groups of 8).
+  // clCreateSubDevices by V::kPartitioning: counts in SMs, rounded down as the driver splits
+  // green contexts (on sm_90 groups of 8), or in CUs, exact (CU masks).
   std::vector<cl_uint> partition_units(cl_device_partition_property kind,
                                        const std::vector<cl_uint>& requested) const override;
   std::vector<Device*> create_sub_devices(
@@ -148,7 +145,8 @@ class DriverDevice final : public Device {
   // The device whose memory, programs and staging this one uses: itself, or the GPU it was
   // partitioned from.
   DriverDevice& root() const { return *root_; }
-  // A non-blocking stream of this device: in its green context where it has one.
+  // A stream of this device: in its green context or with its CU mask where it has one
+  // (non-blocking but for CU-mask streams, which HIP makes with default flags).
   CUstream create_stream();
 
   static const Api& api() { return V::api(); }
@@ -257,15 +255,27 @@ class DriverDevice final : public Device {
 
   // Partitions (driver_partition_impl.h).
   struct Plan;
+  // Sub-device `part` of `plan`, a partition of `parent`.
+  DriverDevice(DriverDevice& parent, const Plan& plan, size_t part,
+               std::vector<cl_device_partition_property> partition_type);
+  // The units of a partition, and with `make` what makes each sub-device (green contexts: each
+  // group's descriptor; CU masks: each mask). False where the device cannot be split so.
+  bool plan(cl_device_partition_property kind, const std::vector<cl_uint>& requested, bool make,
+            Plan& out) const;
+  bool plan_green(cl_device_partition_property kind, const std::vector<cl_uint>& requested,
+                  bool make, Plan& out) const;
+  bool plan_cu_masks(cl_device_partition_property kind, const std::vector<cl_uint>& requested,
+                     Plan& out) const;
   bool sm_resource(CUdevResource& resource) const;
-  // The SM groups of a partition: their SM counts, and with `descriptors` what makes each
-  // group's green context. False where the driver cannot split so.
-  bool plan(cl_device_partition_property kind, const std::vector<cl_uint>& requested,
-            bool descriptors, Plan& out) const;
   void set_partition_limits();
+  void set_green_limits();
+  void set_cu_mask_limits();
+  // This device's CUs by their index on the GPU (CU masks).
+  std::vector<cl_uint> compute_unit_indices() const;
   DriverDevice* root_ = this;
-  CUgreenCtx green_ = nullptr;  // a sub-device's
+  CUgreenCtx green_ = nullptr;  // a sub-device's (green contexts)
   std::shared_ptr<GreenPartition<V>> partition_;
+  std::vector<uint32_t> cu_mask_;  // a sub-device's CUs, as the GPU numbers them (CU masks)
 };
 
 }  // namespace manifold::gpu

@@ -171,7 +171,8 @@ DriverDevice<V>::DriverDevice(CUdevice device, int ordinal, DeviceFacts facts)
   d.pci_bus_info.pci_function = 0;
   d.has_pci_bus_info = true;
   staging_ = std::make_unique<gpu::Staging<DriverStreamApi<V>>>(*this);
-  // clCreateSubDevices by green contexts, where the driver has them (driver_partition_impl.h).
+  // clCreateSubDevices by green contexts or CU masks, where the driver has them
+  // (driver_partition_impl.h).
   set_partition_limits();
   log_debug("%s: device %d '%s' %s, %u compute units, %zu MB, target %s %s %s", V::kName, ordinal,
             d.name.c_str(), facts.arch.c_str(), d.max_compute_units, total >> 20,
@@ -182,10 +183,10 @@ template <class V>
 DriverDevice<V>::~DriverDevice() {
   // Root devices live for the process; the driver may already be gone at exit: leave it be.
   // A sub-device goes when the application releases it: its streams first (the driver does not
-  // destroy a green context's streams with it), then its green context.
-  if (!green_) return;
+  // destroy a green context's streams with it), then its green context where it has one.
+  if (root_ == this) return;
   if (copy_stream_) api().cuStreamDestroy(copy_stream_);
-  api().cuGreenCtxDestroy(green_);
+  if (green_) api().cuGreenCtxDestroy(green_);
 }
 
 template <class V>
@@ -416,12 +417,22 @@ template <class V>
 CUstream DriverDevice<V>::create_stream() {
   CUstream s = nullptr;
   // Non-blocking: never implicitly ordered after the legacy default stream (and the only kind
-  // a green context makes).
-  const CUresult r = green_ ? api().cuGreenCtxStreamCreate(&s, green_, CU_STREAM_NON_BLOCKING, 0)
-                            : api().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
-  if (r != CUDA_SUCCESS)
-    fail(CL_OUT_OF_RESOURCES,
-         std::string(green_ ? "cuGreenCtxStreamCreate: " : "cuStreamCreate: ") + V::error_text(r));
+  // a green context makes). A CU-mask stream is made in the current context (the GPU's) with
+  // HIP's default flags: Manifold puts no work on the legacy default stream.
+  CUresult r;
+  const char* call;
+  if (green_) {
+    r = api().cuGreenCtxStreamCreate(&s, green_, CU_STREAM_NON_BLOCKING, 0);
+    call = "cuGreenCtxStreamCreate: ";
+  } else if (!cu_mask_.empty()) {
+    ensure_current();
+    r = api().hipExtStreamCreateWithCUMask(&s, uint32_t(cu_mask_.size()), cu_mask_.data());
+    call = "hipExtStreamCreateWithCUMask: ";
+  } else {
+    r = api().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
+    call = "cuStreamCreate: ";
+  }
+  if (r != CUDA_SUCCESS) fail(CL_OUT_OF_RESOURCES, call + V::error_text(r));
   return s;
 }
 

@@ -345,6 +345,8 @@ void load_once() {
                  a.cuGraphExecKernelNodeSetParams && a.cuGraphLaunch && a.cuGraphExecDestroy &&
                  a.cuGraphDestroy;
   optional(a.cuMemHostGetDevicePointer, "hipHostGetDevicePointer");
+  // Sub-devices (CU masks); whether the runtime honours them the device finds out by making one.
+  optional(a.hipExtStreamCreateWithCUMask, "hipExtStreamCreateWithCUMask");
   // HIP 6 names HIP 5's layout hipGetDevicePropertiesR0000 (its plain name may take the new one).
   optional(n.hipGetDeviceProperties, "hipGetDevicePropertiesR0000");
   const bool versioned_properties = n.hipGetDeviceProperties != nullptr;

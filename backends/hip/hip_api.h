@@ -37,6 +37,8 @@ int major_version();
 struct HipVendor {
   static constexpr const char* kName = "hip";
   static constexpr const char* kDisplay = "HIP";
+  // Sub-devices: streams with masks of the GPU's compute units (driver_partition_impl.h).
+  static constexpr Partitioning kPartitioning = Partitioning::CuMasks;
   static const Api& api() { return detail::g_api; }
   static std::string error_text(CUresult r) { return hip::error_text(r); }
 };

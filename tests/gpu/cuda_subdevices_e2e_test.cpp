@@ -1,7 +1,11 @@
-// Sub-devices of a real NVIDIA GPU (label gpu): green contexts from clCreateSubDevices, a program
-// built for the GPU running on two of its sub-devices at once, an event of one sub-device ordering
-// the other's kernel, and one buffer shared by the GPU and its sub-devices. Skipped, visibly, where
-// no CUDA device reports a partition scheme (no GPU, or a driver without green contexts).
+// Sub-devices of a real GPU (label gpu), on each backend that partitions it: CUDA's (green
+// contexts) and HIP's (CU masks; on an NVIDIA GPU through the HIP-over-CUDA shim,
+// MANIFOLD_HIP_RUNTIME=libhip_over_cuda.so, which maps them onto green contexts). A program built
+// for the GPU running on two of its sub-devices at once, an event of one sub-device ordering the
+// other's kernel, one buffer shared by the GPU and its sub-devices, and a kernel on a sub-device
+// of a sub-device. Skipped, visibly, where no device of the backend reports a partition scheme
+// (no GPU, no HIP runtime, or a driver without green contexts).
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -11,7 +15,9 @@ namespace {
 
 using namespace cltest;
 
-cl_device_id partitionable_cuda_gpu() {
+// The first GPU of `backend` ("CUDA", "HIP": CL_DEVICE_VERSION's "Manifold CUDA") that partitions
+// equally.
+cl_device_id partitionable_gpu(const std::string& backend) {
   cl_platform_id platform = findPlatform();
   if (!platform) return nullptr;
   cl_uint n = 0;
@@ -19,7 +25,9 @@ cl_device_id partitionable_cuda_gpu() {
   std::vector<cl_device_id> devices(n);
   clGetDeviceIDs(platform, CL_DEVICE_TYPE_GPU, n, devices.data(), nullptr);
   for (cl_device_id d : devices) {
-    if (deviceString(d, CL_DEVICE_VERSION).find("Manifold CUDA") == std::string::npos) continue;
+    if (deviceString(d, CL_DEVICE_VERSION).find("Manifold " + backend) == std::string::npos ||
+        kernelsComputeNothing(d))
+      continue;
     const auto schemes = infoVector<cl_device_partition_property>(clGetDeviceInfo, d,
                                                                   CL_DEVICE_PARTITION_PROPERTIES);
     if (std::find(schemes.begin(), schemes.end(), CL_DEVICE_PARTITION_EQUALLY) != schemes.end())
@@ -28,9 +36,36 @@ cl_device_id partitionable_cuda_gpu() {
   return nullptr;
 }
 
-TEST(CudaSubDevicesGpu, KernelsOnTwoSubDevices) {
-  cl_device_id gpu = partitionable_cuda_gpu();
-  if (!gpu) GTEST_SKIP() << "no CUDA device with a partition scheme";
+// The mark kernel's value for work-item i with factor k.
+cl_uint marked_value(size_t i, cl_uint k) {
+  cl_uint v = cl_uint(i) * k;
+  for (int r = 0; r < 64; ++r) v = v * 1664525u + 1013904223u;
+  return v;
+}
+
+const char* const kSource =
+    "kernel void mark(global uint* a, uint k) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  uint v = (uint)i * k;\n"
+    "  for (int r = 0; r < 64; ++r) v = v * 1664525u + 1013904223u;\n"
+    "  a[i] = v;\n"
+    "}\n"
+    "kernel void plus_one(global const uint* a, global uint* b) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  b[i] = a[i] + 1u;\n"
+    "}\n";
+
+class GpuSubDevices : public ::testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override {
+    gpu_ = partitionable_gpu(GetParam());
+    if (!gpu_) GTEST_SKIP() << "no " << GetParam() << " device with a partition scheme";
+  }
+  cl_device_id gpu_ = nullptr;
+};
+
+TEST_P(GpuSubDevices, KernelsOnTwoSubDevices) {
+  cl_device_id gpu = gpu_;
   const cl_uint sms = info<cl_uint>(clGetDeviceInfo, gpu, CL_DEVICE_MAX_COMPUTE_UNITS);
   // The largest equal split into at least two (counts round down to the driver's SM groups).
   cl_device_partition_property props[] = {CL_DEVICE_PARTITION_EQUALLY, 0, 0};
@@ -52,17 +87,7 @@ TEST(CudaSubDevicesGpu, KernelsOnTwoSubDevices) {
   cl_int err = CL_SUCCESS;
   Context context(clCreateContext(nullptr, 3, devices, nullptr, nullptr, &err));
   ASSERT_CL(CL_SUCCESS, err);
-  const char* source =
-      "kernel void mark(global uint* a, uint k) {\n"
-      "  size_t i = get_global_id(0);\n"
-      "  uint v = (uint)i * k;\n"
-      "  for (int r = 0; r < 64; ++r) v = v * 1664525u + 1013904223u;\n"
-      "  a[i] = v;\n"
-      "}\n"
-      "kernel void plus_one(global const uint* a, global uint* b) {\n"
-      "  size_t i = get_global_id(0);\n"
-      "  b[i] = a[i] + 1u;\n"
-      "}\n";
+  const char* source = kSource;
   Program program(clCreateProgramWithSource(context, 1, &source, nullptr, &err));
   ASSERT_CL(CL_SUCCESS, err);
   ASSERT_CL(CL_SUCCESS, clBuildProgram(program, 1, &gpu, "", nullptr, nullptr));  // the parent's
@@ -102,11 +127,7 @@ TEST(CudaSubDevicesGpu, KernelsOnTwoSubDevices) {
   ASSERT_CL(CL_SUCCESS, clEnqueueReadBuffer(qp, b, CL_TRUE, 0, kCount * 4, out.data(), 1,
                                             &wait_added, nullptr));
   size_t wrong = 0;
-  for (size_t i = 0; i < kCount; ++i) {
-    cl_uint v = cl_uint(i) * k;
-    for (int r = 0; r < 64; ++r) v = v * 1664525u + 1013904223u;
-    wrong += out[i] != v + 1;
-  }
+  for (size_t i = 0; i < kCount; ++i) wrong += out[i] != marked_value(i, k) + 1;
   EXPECT_EQ(wrong, 0u);
 
   // Both sub-devices at once, each on its half of one buffer (sub-buffers), read on the parent.
@@ -133,12 +154,78 @@ TEST(CudaSubDevicesGpu, KernelsOnTwoSubDevices) {
   ASSERT_CL(CL_SUCCESS,
             clEnqueueReadBuffer(qp, a, CL_TRUE, 0, kCount * 4, out.data(), 0, nullptr, nullptr));
   wrong = 0;
-  for (size_t i = 0; i < kCount; ++i) {
-    cl_uint v = cl_uint(i % half) * cl_uint(i < half ? 2 : 3);
-    for (int r = 0; r < 64; ++r) v = v * 1664525u + 1013904223u;
-    wrong += out[i] != v;
-  }
+  for (size_t i = 0; i < kCount; ++i)
+    wrong += out[i] != marked_value(i % half, cl_uint(i < half ? 2 : 3));
   EXPECT_EQ(wrong, 0u);
 }
+
+// A sub-device of a sub-device (a quarter of the GPU) runs the GPU's program; its result is read
+// on the GPU itself.
+TEST_P(GpuSubDevices, KernelOnASubDeviceOfASubDevice) {
+  // Halves, then halves of the second half (each split as the driver rounds it).
+  const auto split_in_two = [](cl_device_id d) {
+    std::vector<Device> out;
+    const cl_uint n = info<cl_uint>(clGetDeviceInfo, d, CL_DEVICE_MAX_COMPUTE_UNITS);
+    cl_device_partition_property props[] = {CL_DEVICE_PARTITION_EQUALLY, 0, 0};
+    cl_uint count = 0;
+    for (cl_uint each = n / 2; each > 0 && count < 2; --each) {
+      props[1] = each;
+      if (clCreateSubDevices(d, props, 0, nullptr, &count) != CL_SUCCESS) count = 0;
+    }
+    if (count < 2) return out;
+    std::vector<cl_device_id> raw(count);
+    if (clCreateSubDevices(d, props, count, raw.data(), nullptr) != CL_SUCCESS) return out;
+    for (cl_device_id s : raw) out.emplace_back(s);
+    return out;
+  };
+  std::vector<Device> halves = split_in_two(gpu_);
+  ASSERT_GE(halves.size(), 2u);
+  std::vector<Device> quarters = split_in_two(halves[1]);
+  if (quarters.size() < 2) GTEST_SKIP() << "the driver does not split a half of the GPU again";
+  cl_device_id quarter = quarters[1];
+  EXPECT_EQ(info<cl_device_id>(clGetDeviceInfo, quarter, CL_DEVICE_PARENT_DEVICE), halves[1].get());
+  EXPECT_LE(info<cl_uint>(clGetDeviceInfo, quarter, CL_DEVICE_MAX_COMPUTE_UNITS) * 2,
+            info<cl_uint>(clGetDeviceInfo, halves[1], CL_DEVICE_MAX_COMPUTE_UNITS));
+
+  cl_device_id devices[] = {gpu_, quarter};
+  cl_int err = CL_SUCCESS;
+  Context context(clCreateContext(nullptr, 2, devices, nullptr, nullptr, &err));
+  ASSERT_CL(CL_SUCCESS, err);
+  const char* source = kSource;
+  Program program(clCreateProgramWithSource(context, 1, &source, nullptr, &err));
+  ASSERT_CL(CL_SUCCESS, err);
+  ASSERT_CL(CL_SUCCESS, clBuildProgram(program, 1, &gpu_, "", nullptr, nullptr));
+  Kernel mark(clCreateKernel(program, "mark", &err));
+  ASSERT_CL(CL_SUCCESS, err);
+  constexpr size_t kCount = size_t(1) << 20;
+  Mem a(clCreateBuffer(context, CL_MEM_READ_WRITE, kCount * 4, nullptr, &err));
+  ASSERT_CL(CL_SUCCESS, err);
+  cl_mem am = a;
+  const cl_uint k = 5;
+  ASSERT_CL(CL_SUCCESS, clSetKernelArg(mark, 0, sizeof am, &am));
+  ASSERT_CL(CL_SUCCESS, clSetKernelArg(mark, 1, sizeof k, &k));
+  Queue q(clCreateCommandQueueWithProperties(context, quarter, nullptr, &err));
+  ASSERT_CL(CL_SUCCESS, err);
+  Queue qp(clCreateCommandQueueWithProperties(context, gpu_, nullptr, &err));
+  ASSERT_CL(CL_SUCCESS, err);
+  const size_t global = kCount;
+  Event done;
+  for (int i = 0; i < 40; ++i)  // past a launch batch
+    ASSERT_CL(CL_SUCCESS, clEnqueueNDRangeKernel(q, mark, 1, nullptr, &global, nullptr, 0, nullptr,
+                                                 i == 39 ? done.out() : nullptr));
+  ASSERT_CL(CL_SUCCESS, clFlush(q));
+  std::vector<cl_uint> out(kCount);
+  cl_event wait = done;
+  ASSERT_CL(CL_SUCCESS,
+            clEnqueueReadBuffer(qp, a, CL_TRUE, 0, kCount * 4, out.data(), 1, &wait, nullptr));
+  size_t wrong = 0;
+  for (size_t i = 0; i < kCount; ++i) wrong += out[i] != marked_value(i, k);
+  EXPECT_EQ(wrong, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, GpuSubDevices, ::testing::Values("CUDA", "HIP"),
+                         [](const ::testing::TestParamInfo<const char*>& p) {
+                           return std::string(p.param);
+                         });
 
 }  // namespace

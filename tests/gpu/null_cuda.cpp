@@ -300,6 +300,10 @@ API cuCtxGetCurrent(void** ctx) {
   *ctx = &context;
   return kSuccess;
 }
+API cuCtxGetDevice(int* device) {  // one GPU: every context is device 0's
+  *device = 0;
+  return kSuccess;
+}
 API cuCtxSynchronize() {
   legacy_stream()->wait_for(legacy_stream()->push(nullptr));
   return kSuccess;

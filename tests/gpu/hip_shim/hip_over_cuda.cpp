@@ -7,6 +7,7 @@
 //   libnull_hip.so: over the simulated CUDA driver (null_cuda.cpp), for CI and the sanitizers.
 // Structures and constants are HIP's (hip_runtime_api.h, HIP 5 and 6), written out here so that
 // the library needs no HIP headers; the backend's adapters translate to and from them.
+// hipExtStreamCreateWithCUMask (sub-devices) is hip_cu_masks.cpp's, over green contexts.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
