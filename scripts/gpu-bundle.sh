@@ -22,7 +22,7 @@ for t in kernel_corpus api_buffer api_transfer api_map api_events api_profiling 
          api_queue api_threads api_lifetime api_program api_context api_import_memory api_svm \
          api_command_buffer api_images api_image_kernels api_spirv api_stress spirv_producers \
          api_kernel_enqueue scheduler_random_dag scheduler_failure scheduler_readers \
-         scheduler_pipeline scheduler_pipeline_gpu manifold-cross-backend hip_over_cuda groups_api \
+         scheduler_pipeline scheduler_pipeline_gpu scheduler_fault_campaign manifold-cross-backend hip_over_cuda groups_api \
          gpu_subdevices gpu_subdevice_groups api_device remote_devices_test remote_bench; do
   grep -qx "$t" <<<"$known" && targets+=("$t")
 done
@@ -41,7 +41,7 @@ for lib in $(ldd "$build"/icd/libManifoldOpenCL.so.1 | awk '/libtbb|libsleef/ {p
   cp -L "$lib" "$stage/lib/"
 done
 # SLEEF is opened at run time by the CPU device's JIT (vector math), so ldd does not list it.
-for lib in $(ldconfig -p | awk '/libsleef.so.3 / {print $NF; exit}'); do cp -L "$lib" "$stage/lib/"; done
+for lib in $(ldconfig -p | awk '/libsleef.so.3 / && !n++ {print $NF}'); do cp -L "$lib" "$stage/lib/"; done
 # HIP over CUDA (tests/gpu/hip_shim): the HIP backend's runtime path on the NVIDIA GPU, selected
 # with MANIFOLD_HIP_RUNTIME by scripts/gpu-run.sh --hip.
 [ -f "$build/hip-over-cuda/libhip_over_cuda.so" ] && cp "$build/hip-over-cuda/libhip_over_cuda.so" "$stage/lib/"
@@ -60,13 +60,13 @@ fi
 # UCX (remote devices, manifold-server), which the GPU image lacks: its libraries and transport
 # modules (gpu-run.sh points UCX_MODULE_DIR at lib/ucx).
 for lib in libucp.so.0 libucs.so.0 libuct.so.0 libucm.so.0; do
-  path=$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')
+  path=$(ldconfig -p | awk -v l="$lib" '$1 == l && !n++ {print $NF}')
   [ -n "$path" ] && cp -L "$path" "$stage/lib/"
 done
-ucx_modules=$(dirname "$(ldconfig -p | awk '$1 == "libucs.so.0" {print $NF; exit}')")/ucx
+ucx_modules=$(dirname "$(ldconfig -p | awk '$1 == "libucs.so.0" && !n++ {print $NF}')")/ucx
 [ -d "$ucx_modules" ] && mkdir -p "$stage/lib/ucx" && cp -L "$ucx_modules"/libuct_cma.so.0 "$stage/lib/ucx/"
 # ocl-icd's loader (honours OCL_ICD_VENDORS; the GPU image's Khronos loader from CUDA does not).
-for lib in $(ldconfig -p | awk '/libOpenCL.so.1 / {print $NF; exit}'); do cp -L "$lib" "$stage/lib/"; done
+for lib in $(ldconfig -p | awk '/libOpenCL.so.1 / && !n++ {print $NF}'); do cp -L "$lib" "$stage/lib/"; done
 git rev-parse --short HEAD > "$stage/COMMIT" 2>/dev/null || true
 mkdir -p .carry
 rm -f .carry/manifold-gpu.tar.gz

@@ -28,7 +28,7 @@ MANIFOLD_BENCH_ONLY=$(IFS=,; echo "${metrics[*]}")
 export MANIFOLD_BENCH_ONLY
 
 gpu_index=$(OCL_ICD_VENDORS=$root/icd-manifold timeout 60 "$root/bin/manifold" devices 2>/dev/null |
-  awk '$2 == "Manifold" && $3 == "GPU" {print $1; exit}')
+  awk '$2 == "Manifold" && $3 == "GPU" && !n++ {print $1}')
 [ -n "$gpu_index" ] || { echo "no Manifold GPU device found"; exit 1; }
 
 reps=${KERNEL_REPS:-2}

@@ -38,7 +38,7 @@ if [ "${PERF_TABLE_ONLY:-0}" != 1 ]; then
   # The Manifold platform lists the CPU device too: the first GPU's index (`manifold devices`
   # numbers Manifold's devices first, as the platform lists them).
   gpu_index=$(OCL_ICD_VENDORS=$root/icd-manifold timeout 60 "$root/bin/manifold" devices 2>/dev/null |
-    awk '$2 == "Manifold" && $3 == "GPU" {print $1; exit}')
+    awk '$2 == "Manifold" && $3 == "GPU" && !n++ {print $1}')
   [ -n "$gpu_index" ] || { echo "no Manifold GPU device found"; exit 1; }
 
   # name|environment (empty: the defaults). Defaults: MANIFOLD_GPU_COMPLETION=lazy, batch 256,

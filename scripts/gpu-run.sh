@@ -29,7 +29,7 @@ tar -C "$root" -xf .carry/manifold-gpu.tar.xz
 mkdir -p "$root/icd-manifold" "$root/icd-all"
 echo "$root/lib/libManifoldOpenCL.so.1" > "$root/icd-manifold/manifold.icd"
 cp "$root/icd-manifold/manifold.icd" "$root/icd-all/"
-nvidia_cl=$(ldconfig -p | awk '/libnvidia-opencl.so.1/ {print $NF; exit}')
+nvidia_cl=$(ldconfig -p | awk '/libnvidia-opencl.so.1/ && !n++ {print $NF}')
 [ -n "$nvidia_cl" ] && echo "$nvidia_cl" > "$root/icd-all/nvidia.icd"
 # TBB (and SLEEF) travel next to the ICD.
 export LD_LIBRARY_PATH=$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}

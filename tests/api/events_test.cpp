@@ -1,6 +1,9 @@
 // Events: user events, clSetEventCallback for each status (also from other threads), wait lists
 // (invalid events, events of other contexts), markers and barriers with wait lists,
 // clWaitForEvents, failure propagation, event info, legacy sync commands.
+#include <atomic>
+#include <thread>
+
 #include "cl_test.h"
 
 using namespace cltest;
@@ -250,6 +253,36 @@ TEST_F(EventsApi, CallbackMayReleaseUserEventItWasSetOn) {
                             &calls));
   EXPECT_CL_OK(clSetUserEventStatus(u, CL_COMPLETE));
   EXPECT_EQ(1, calls.load());
+}
+
+// The event may complete on another thread while clSetEventCallback registers, and the callback
+// may drop the last reference there: clSetEventCallback must not touch the event afterwards
+// (ASan sees it where it does).
+TEST_F(EventsApi, CallbackReleasesTheEventWhileItIsBeingRegistered) {
+  for (int round = 0; round < 2000; ++round) {
+    cl_int err = -1;
+    cl_event u = clCreateUserEvent(context_, &err);
+    ASSERT_ERR(CL_SUCCESS, err);
+    ASSERT_CL(CL_SUCCESS, clRetainEvent(u));  // the setting thread's reference
+    std::atomic<bool> go{false};
+    std::atomic<int> calls{0};
+    std::thread setter([&] {
+      while (!go.load(std::memory_order_acquire)) {
+      }
+      clSetUserEventStatus(u, CL_COMPLETE);
+      clReleaseEvent(u);
+    });
+    go.store(true, std::memory_order_release);
+    EXPECT_CL_OK(clSetEventCallback(
+        u, CL_COMPLETE,
+        [](cl_event ev, cl_int, void* user) {
+          clReleaseEvent(ev);  // the application's reference
+          static_cast<std::atomic<int>*>(user)->fetch_add(1);
+        },
+        &calls));
+    setter.join();
+    ASSERT_EQ(1, calls.load()) << "round " << round;
+  }
 }
 
 TEST_F(EventsApi, SetEventCallbackValidation) {

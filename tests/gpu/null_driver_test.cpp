@@ -143,6 +143,18 @@ class NullCuda : public ::testing::Test {
   Kernel kernel_;
 };
 
+// Kernels written for constant memory index __constant buffers with int: a limit above 4 GiB
+// (the simulated GPU has 8 GiB, one allocation may take 7) would let a buffer of ints overflow it.
+TEST_F(NullCuda, ConstantBuffersStopAtFourGiB) {
+  cl_ulong constant = 0, allocation = 0;
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clGetDeviceInfo(device_, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE,
+                                                 sizeof constant, &constant, nullptr)));
+  ASSERT_EQ(Err(CL_SUCCESS), Err(clGetDeviceInfo(device_, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+                                                 sizeof allocation, &allocation, nullptr)));
+  EXPECT_GT(allocation, cl_ulong{4} << 30);
+  EXPECT_EQ(constant, cl_ulong{4} << 30);
+}
+
 TEST_F(NullCuda, RunsOfLaunchesGoAsGraphLaunches) {
   const Counts before = counts();
   launch(0);  // an idle stream: at once
