@@ -42,7 +42,7 @@ for lib in $(ldd "$build"/icd/libManifoldOpenCL.so.1 | awk '/libtbb|libsleef/ {p
 done
 # SLEEF is opened at run time by the CPU device's JIT (vector math), so ldd does not list it.
 for lib in $(ldconfig -p | awk '/libsleef.so.3 / && !n++ {print $NF}'); do cp -L "$lib" "$stage/lib/"; done
-# HIP over CUDA (tests/gpu/hip_shim): the HIP backend's runtime path on the NVIDIA GPU, selected
+# HIP over CUDA (tests/fakes/hip): the HIP backend's runtime path on the NVIDIA GPU, selected
 # with MANIFOLD_HIP_RUNTIME by scripts/gpu-run.sh --hip.
 [ -f "$build/hip-over-cuda/libhip_over_cuda.so" ] && cp "$build/hip-over-cuda/libhip_over_cuda.so" "$stage/lib/"
 for t in "${targets[@]}"; do

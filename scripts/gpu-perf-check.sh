@@ -3,7 +3,7 @@
 # scripts/gpu-bundle.sh: measures the CUDA backend's launch and pageable-transfer variants
 # (environment settings of backends/gpu_stream/stream_queue.h and staging.h) next to NVIDIA's
 # OpenCL and native CUDA, and prints one table (medians of 3 runs each), in about 4 minutes.
-# Without a GPU, the simulated driver (tests/gpu/null_cuda.cpp, LD_LIBRARY_PATH) runs it too.
+# Without a GPU, the simulated driver (tests/fakes/cuda/null_cuda.cpp, LD_LIBRARY_PATH) runs it too.
 #   bash scripts/gpu-perf-check.sh OUT_DIR [--tests]
 # --tests first runs the test binaries the variants touch (queue completion, transfers,
 # USE_HOST_PTR write-back) through scripts/gpu-run.sh. Output: OUT_DIR/perf.md (the table),

@@ -466,8 +466,8 @@ inline bool isCpuDevice(cl_device_id d) {
   return (t & CL_DEVICE_TYPE_CPU) != 0;
 }
 
-// The simulated CUDA driver (tests/gpu/null_cuda.cpp) runs no kernel code: the API suites run
-// over it (CI, sanitizers) for everything host-side, and a test that checks what a kernel
+// The simulated CUDA driver (tests/fakes/cuda/null_cuda.cpp) runs no kernel code: the API suites
+// run over it (CI, sanitizers) for everything host-side, and a test that checks what a kernel
 // computed skips there with SKIP_IF_KERNELS_COMPUTE_NOTHING.
 inline bool kernelsComputeNothing(cl_device_id d) {
   char name[256] = {};

@@ -1,5 +1,5 @@
 // clCreateSubDevices on a HIP device through CU masks (hipExtStreamCreateWithCUMask), over the
-// HIP-over-CUDA shim on the simulated CUDA driver (null_hip: hip_shim/, null_cuda.cpp,
+// HIP-over-CUDA shim on the simulated CUDA driver (null_hip: tests/fakes/hip, null_cuda.cpp,
 // null_cuda_green.cpp) posing as a GPU of 132 SMs, which the shim shows as 132 CUs and whose CU
 // masks it maps onto green contexts of groups of 8 SMs. Counts are exact (a CU is the granule):
 // the partition limits and errors, sub-device properties, the CU mask each sub-device's streams

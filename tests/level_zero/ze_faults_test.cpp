@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/fakes/level_zero/ze_test_driver_controls.h"
 #include "ze_test_devices.h"
-#include "ze_test_driver_controls.h"
 
 namespace {
 

@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "tests/fakes/level_zero/ze_test_driver_imports.h"
 #include "ze_test_devices.h"
-#include "ze_test_driver_imports.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ze_test_driver_values.h"
+#include "tests/fakes/level_zero/ze_test_driver_values.h"
 
 namespace ze_test {
 

@@ -1,15 +1,15 @@
 // The fault controls of the test drivers, found in the libraries Manifold has loaded (dlopen with
 // RTLD_NOLOAD of the path the environment gave Manifold): the simulated CUDA driver
-// (tests/gpu/null_cuda.cpp, MANIFOLD_CUDA_DRIVER) fails coming launches or allocations, the Level
-// Zero test driver (tests/level_zero/ze_test_driver_controls.h, ZE_ENABLE_ALT_DRIVERS) fails
-// coming device allocations or loses its device. A hook is null where its driver is not loaded.
+// (tests/fakes/cuda/null_cuda.cpp, MANIFOLD_CUDA_DRIVER) fails coming launches or allocations,
+// the Level Zero test driver (tests/fakes/level_zero/ze_test_driver_controls.h,
+// ZE_ENABLE_ALT_DRIVERS) fails coming device allocations or loses its device. A hook is null where its driver is not loaded.
 #pragma once
 
 #include <dlfcn.h>
 
 #include <cstdlib>
 
-#include "../level_zero/ze_test_driver_controls.h"
+#include "tests/fakes/level_zero/ze_test_driver_controls.h"
 
 namespace schedtest {
 

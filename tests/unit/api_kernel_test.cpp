@@ -33,7 +33,7 @@
 #include <vector>
 
 #ifdef MANIFOLD_FAKE_COMPILER
-#include "fake_compiler.h"
+#include "tests/fakes/compiler/fake_compiler.h"
 // Distinct test names for the two builds (ctest lists both binaries' tests side by side).
 #define KernelApi KernelApiFake
 #endif

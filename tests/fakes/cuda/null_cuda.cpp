@@ -244,7 +244,7 @@ int attribute(int which) {
 // Green contexts (null_cuda_green.cpp): forgets a stream of a green context.
 void null_cuda_green_stream_destroyed(void* stream);
 
-// The HIP shim's simulated runtime (tests/gpu/hip_shim) links this file with its entry points
+// The HIP shim's simulated runtime (tests/fakes/hip) links this file with its entry points
 // hidden: only the hip* names (and the test hooks below) are exported there.
 #ifndef NULL_CUDA_API_VISIBILITY
 #define NULL_CUDA_API_VISIBILITY "default"
