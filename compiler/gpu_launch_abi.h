@@ -12,7 +12,7 @@
 // AMDGPU code objects (code object v5, one per program, linked by lld; the HIP backend loads them
 // with hipModuleLoadData): kernels take no hidden arguments. Their kernarg segment is exactly
 // the explicit arguments (the NT_AMDGPU_METADATA note's .args list only by_value and
-// global_buffer kinds; tests/gpu/amdgpu_compile_test.cpp checks it), so hipModuleLaunchKernel
+// global_buffer kinds; tests/compiler/amdgpu_compile_test.cpp checks it), so hipModuleLaunchKernel
 // with kernelParams, or with HIP_LAUNCH_PARAM_BUFFER_POINTER and a buffer of that layout, is
 // enough. Work-item functions read the HSA dispatch packet instead of hidden arguments: the
 // work-group size and the grid size in work-items. A grid that is not a multiple of the

@@ -1,7 +1,7 @@
 // A kernel that calls every builtin function of half (cl_khr_fp16) at least once, in scalar and
 // vector forms: building it for a device checks that its builtin library defines them all
-// (tests/compiler for the CPU, tests/gpu for NVPTX). Built with -cl-std=CL3.0, it takes generic
-// pointers too where the device has them.
+// (tests/compiler, for the CPU and for NVPTX). Built with -cl-std=CL3.0, it takes generic pointers
+// too where the device has them.
 #pragma once
 
 inline const char* kEveryHalfBuiltin = R"CL(
