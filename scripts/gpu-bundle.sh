@@ -46,7 +46,7 @@ for lib in $(ldconfig -p | awk '/libsleef.so.3 / && !n++ {print $NF}'); do cp -L
 # with MANIFOLD_HIP_RUNTIME by scripts/gpu-run.sh --hip.
 [ -f "$build/hip-over-cuda/libhip_over_cuda.so" ] && cp "$build/hip-over-cuda/libhip_over_cuda.so" "$stage/lib/"
 for t in "${targets[@]}"; do
-  f=$(find "$build" -maxdepth 3 -type f -name "$t" -perm -u+x | head -1)
+  f=$(find "$build" -maxdepth 4 -type f -name "$t" -perm -u+x | head -1)
   [ -n "$f" ] && [ "$t" != ManifoldOpenCL ] && cp "$f" "$stage/bin/" && strip "$stage/bin/$t"
 done
 # The native CUDA peer of the benchmark (bench/cuda_native), when nvcc is here.

@@ -297,8 +297,9 @@ bool needs_unreported_feature(const std::string& source) {
 TEST_P(AmdgpuCorpus, EveryKernelLinksWithNothingUndefined) {
   const std::string processor = GetParam();
   size_t built = 0;
-  for (const char* file : {"tests/kernels/kernel_corpus_test.cpp", "tests/gpu/cuda_e2e_test.cpp",
-                           "tests/spirv/corpus.inc", "tests/compiler/nvptx_compile_test.cpp"}) {
+  for (const char* file :
+       {"tests/kernels/kernel_corpus_test.cpp", "tests/backends/gpu_driver/cuda_e2e_test.cpp",
+        "tests/spirv/corpus.inc", "tests/compiler/nvptx_compile_test.cpp"}) {
     const std::vector<std::string> sources =
         kernels_in(std::string(MANIFOLD_SOURCE_DIR "/") + file);
     EXPECT_GE(sources.size(), 5u) << file;

@@ -137,7 +137,7 @@ TEST_P(SpirvCorpus, EveryModuleIsValidAndDeclaresOnlyAllowedCapabilities) {
 INSTANTIATE_TEST_SUITE_P(Corpora, SpirvCorpus,
                          ::testing::Values(Corpus{"tests/kernels/kernel_corpus_test.cpp", 9},
                                            Corpus{"tests/spirv/corpus.inc", 12},
-                                           Corpus{"tests/gpu/cuda_e2e_test.cpp", 5},
+                                           Corpus{"tests/backends/gpu_driver/cuda_e2e_test.cpp", 5},
                                            Corpus{"tests/compiler/nvptx_compile_test.cpp", 10}));
 
 // The capability check itself refuses what the device does not report.

@@ -656,7 +656,7 @@ struct LaunchStats {
   }
 } g_stats;
 
-// For tests (tests/gpu/null_driver_test.cpp): launch counts, and failures on demand.
+// Launch counts, and failures on demand (tests/backends/gpu_driver/null_driver_test.cpp).
 std::atomic<int> g_fail_launches{0};     // that many coming cuLaunchKernel calls fail
 std::atomic<bool> g_fail_graphs{false};  // cuGraphInstantiate fails
 std::atomic<uint64_t> g_instantiations{0};
@@ -673,7 +673,8 @@ extern "C" __attribute__((visibility("default"))) void null_cuda_fail(int launch
   g_fail_graphs = graphs;
 }
 
-// The launch log (tests/gpu/null_cuda_language_test.cpp): off until a test turns it on.
+// The launch log, off until a test turns it on
+// (tests/backends/gpu_driver/null_cuda_language_test.cpp).
 struct LaunchEntry {
   unsigned grid[3], block[3], shared;
   unsigned char state[256];  // the module's __manifold_launch when the launch ran

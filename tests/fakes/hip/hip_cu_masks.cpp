@@ -156,8 +156,9 @@ HIP CUresult hipExtStreamCreateWithCUMask(void** stream, uint32_t words, const u
 }
 
 #ifdef NULL_HIP_SIMULATED
-// Test hooks (tests/gpu/null_hip_subdevices_test.cpp): streams made with a CU mask, the last one's
-// mask (its word count; up to `max` words copied to `out`) and its green context's SMs.
+// Test hooks (tests/backends/gpu_driver/null_hip_subdevices_test.cpp): streams made with a CU
+// mask, the last one's mask (its word count; up to `max` words copied to `out`) and its green
+// context's SMs.
 HIP uint64_t null_hip_cu_mask_streams() {
   std::lock_guard lock(state().mutex);
   return state().streams;

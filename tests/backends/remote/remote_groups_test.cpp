@@ -1,4 +1,4 @@
-// A device group over the CPUs of two manifold-servers (tests/remote/with_server.sh with
+// A device group over the CPUs of two manifold-servers (tests/backends/remote/with_server.sh with
 // WITH_SERVERS=2, the client seeing its own CPU too): kernels split over both servers give what
 // the local CPU gives, both members run a share of a kernel whose writes are provably disjoint,
 // and a buffer written on one server is read right on the other.

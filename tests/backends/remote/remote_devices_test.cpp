@@ -1,5 +1,5 @@
 // Remote devices end to end, through the ICD loader: a manifold-server on 127.0.0.1, or in a
-// network namespace of its own (started by tests/remote/with_server.sh, which sets
+// network namespace of its own (started by tests/backends/remote/with_server.sh, which sets
 // MANIFOLD_REMOTE and MANIFOLD_REMOTE_TOKEN) serves this machine's CPU; the client sees it as one
 // more device, next to its own CPU.
 #include <signal.h>
@@ -398,7 +398,8 @@ TEST_F(RemoteDevices, FailBuildsWithTheBuildStatus) {
 // with CL_DEVICE_NOT_AVAILABLE, never hangs, and its own devices keep working.
 TEST_F(RemoteDevices, AServerThatDiesFailsItsCommandsAndLocalDevicesGoOn) {
   const char* pid_text = std::getenv("MANIFOLD_TEST_SERVER_PID");
-  if (!pid_text) GTEST_SKIP() << "needs MANIFOLD_TEST_SERVER_PID (tests/remote/with_server.sh)";
+  if (!pid_text)
+    GTEST_SKIP() << "needs MANIFOLD_TEST_SERVER_PID (tests/backends/remote/with_server.sh)";
   ASSERT_NE(devices_.local, nullptr);
   make_context({devices_.local, devices_.remote});
   constexpr size_t n = 4096;
