@@ -2,7 +2,7 @@
 # Builds the API suite without the Manifold build (g++ against the system ICD loader and gtest)
 # and runs it against whatever platform the loader sees. Defaults target PoCL:
 #   OCL_ICD_VENDORS=/etc/OpenCL/vendors MANIFOLD_TEST_PLATFORM=any
-# Usage: tests/api/run-standalone.sh [build-dir] [test-name ...]   (names without test_ / .cpp)
+# Usage: tests/api/run-standalone.sh [build-dir] [test-name ...]   (names without _test.cpp)
 # Extra gtest flags can be passed through GTEST_ARGS. A binary that crashes is run again one test
 # per process, so that one crashing test does not hide the results of the others.
 set -uo pipefail
@@ -12,13 +12,13 @@ shift || true
 mkdir -p "$out"
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
-  for f in "$here"/test_*.cpp; do n=$(basename "$f" .cpp); names+=("${n#test_}"); done
+  for f in "$here"/*_test.cpp; do n=$(basename "$f" _test.cpp); names+=("$n"); done
 fi
 export OCL_ICD_VENDORS=${OCL_ICD_VENDORS:-/etc/OpenCL/vendors}
 export MANIFOLD_TEST_PLATFORM=${MANIFOLD_TEST_PLATFORM:-any}
 status=0
 for n in "${names[@]}"; do
-  src="$here/test_$n.cpp"; bin="$out/api_$n"
+  src="$here/${n}_test.cpp"; bin="$out/api_$n"
   if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ] || [ "$here/../common/cl_test.h" -nt "$bin" ]; then
     g++ -std=c++20 -O1 -g -Wall -Wextra -Wno-unused-parameter -DCL_TARGET_OPENCL_VERSION=300 \
       -I"$here/../common" "$src" -o "$bin" -lOpenCL -lgmock -lgtest_main -lgtest -lpthread || { status=1; continue; }
