@@ -24,7 +24,7 @@ foreach(i RANGE ${last})
   list(APPEND stripped ${WORK_DIR}/stripped${i}.bc)
 endforeach()
 # The symbols a part defines and exports: what SplitLibrary's fallback index (made by parsing
-# every part) records too; tests/unit compares the two.
+# every part) records too; tests/compiler/builtin_index_test.cpp compares the two.
 set(index "")
 foreach(i RANGE ${last})
   execute_process(COMMAND ${LLVM_NM} --defined-only --extern-only --just-symbol-name

@@ -1,4 +1,4 @@
-// Program entry points through the loader: the cases the unit tests (tests/unit) leave out.
+// Program entry points through the loader: the cases api_kernel_test.cpp leaves out.
 #include "cl_test.h"
 
 namespace {

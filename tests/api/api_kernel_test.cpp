@@ -1,7 +1,7 @@
 // Program, kernel, sampler, SVM and sharing entry points (api/program.cpp, api/kernel.cpp,
 // api/sampler.cpp, api/svm.cpp, api/sharing.cpp).
 //
-// Built twice (tests/unit/CMakeLists.txt):
+// Built twice (tests/api/CMakeLists.txt):
 //   api_kernel_enqueue       through the ICD loader, with Manifold's real compiler;
 //   api_kernel_enqueue_fake  linked with the runtime directly and MANIFOLD_FAKE_COMPILER: the
 //                            fake compiler reads kernel signatures and runs the C++ bodies
