@@ -8,8 +8,8 @@
 #include <CL/cl_ext.h>
 #include <CL/cl_gl.h>
 
-#include "core/cl_khr_command_buffer.h"
 #include "CL/cl_manifold.h"
+#include "core/cl_khr_command_buffer.h"
 
 #include "api/entry_points.inc"
 

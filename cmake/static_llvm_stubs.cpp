@@ -10,7 +10,7 @@ llvm::PassPluginLibraryInfo getPollyPluginInfo() {
 // lld's ELF driver initializes every target LLVM was built with (for LTO, which Manifold never
 // asks of it: it links AMDGPU objects). The static build carries only Manifold's targets; the
 // others' initializers are empty here.
-#define MANIFOLD_ABSENT_TARGET(T)                   \
+#define MANIFOLD_ABSENT_TARGET(T)                    \
   extern "C" void LLVMInitialize##T##TargetInfo() {} \
   extern "C" void LLVMInitialize##T##Target() {}     \
   extern "C" void LLVMInitialize##T##TargetMC() {}   \

@@ -13,8 +13,9 @@ namespace {
 constexpr int kRestorerFlag = 0x04000000;
 
 bool same_action(const struct sigaction& a, const struct sigaction& b) {
-  return (a.sa_flags & ~kRestorerFlag) == (b.sa_flags & ~kRestorerFlag) && ((a.sa_flags & SA_SIGINFO) ? a.sa_sigaction == b.sa_sigaction
-                                                                : a.sa_handler == b.sa_handler);
+  return (a.sa_flags & ~kRestorerFlag) == (b.sa_flags & ~kRestorerFlag) &&
+         ((a.sa_flags & SA_SIGINFO) ? a.sa_sigaction == b.sa_sigaction
+                                    : a.sa_handler == b.sa_handler);
 }
 
 bool same_stack(const stack_t& a, const stack_t& b) {

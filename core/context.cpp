@@ -25,7 +25,8 @@ Context::~Context() {
 }
 
 bool Context::has_device(const Device* d) const {
-  return std::any_of(devices_.begin(), devices_.end(), [d](const Ref<Device>& x) { return x.get() == d; });
+  return std::any_of(devices_.begin(), devices_.end(),
+                     [d](const Ref<Device>& x) { return x.get() == d; });
 }
 
 bool Context::any_device(bool (*predicate)(const DeviceInfo&)) const {

@@ -254,8 +254,8 @@ class MemObject : public ApiObject<_cl_mem, ObjectKind::Memory, CL_INVALID_MEM_O
   std::byte* data_ = nullptr;
   bool owns_data_ = false;
   bool imported_ = false;
-  std::byte* dma_data_ = nullptr;     // SVM: the root's bytes at the drivers' address
-  std::shared_ptr<void> svm_keeper_;  // SVM: holds the address range while the object lives
+  std::byte* dma_data_ = nullptr;        // SVM: the root's bytes at the drivers' address
+  std::shared_ptr<void> svm_keeper_;     // SVM: holds the address range while the object lives
   std::shared_ptr<void> import_keeper_;  // imports Manifold mapped itself (dma_buf)
   // Imported memory as each device that needed to map it sees it (Device::import_host).
   std::vector<std::pair<Ref<Device>, uint64_t>> imports_;

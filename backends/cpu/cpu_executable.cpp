@@ -378,8 +378,8 @@ void CpuExecutable::run(std::string_view kernel_name, const NDRange& range,
   // arrays, no regions, the kernel's own vectors as SIMD). So do small groups of kernels
   // without barriers, which would not fill one vector of work-items (the work-group form's
   // vector loop needs 8 or 16), larger groups of kernels that prefer it (compiler/
-  // compiler/workgroup/form_choice.cpp, prefers_item_loop), and groups that fill the item loop's work-items in
-  // lockstep (compiler/item_lockstep.h).
+  // compiler/workgroup/form_choice.cpp, prefers_item_loop), and groups that fill the item loop's
+  // work-items in lockstep (compiler/item_lockstep.h).
   constexpr uint64_t kSmallGroup = 8;
   const bool fills_lockstep =
       exec.item_loop_lockstep_items && items_per_group >= exec.item_loop_lockstep_items;

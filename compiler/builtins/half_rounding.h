@@ -19,7 +19,7 @@ static ushort half_bits(double x, int mode) {
     scaled = a * 0x1p24;
   } else {
     exponent = (int)((as_ulong(a) >> 52) & 0x7ff) - 1023;  // a is a normal double here
-    scaled = __builtin_ldexp(a, 10 - exponent);  // in [1024, 2048)
+    scaled = __builtin_ldexp(a, 10 - exponent);            // in [1024, 2048)
   }
   double whole = __builtin_floor(scaled);
   double fraction = scaled - whole;

@@ -391,8 +391,8 @@ TEST_F(CommandBufferTest, RecordingErrors) {
   clGetDeviceInfo(device_, CL_DEVICE_SVM_CAPABILITIES, sizeof svm, &svm, nullptr);
   const auto svm_error = [&](cl_int error) { return svm ? error : CL_INVALID_OPERATION; };
   EXPECT_CL(svm_error(CL_INVALID_VALUE),
-            khr_->clCommandSVMMemFillKHR(cb, nullptr, nullptr, nullptr, &pattern, 4, 16, 0,
-                                         nullptr, nullptr, nullptr));
+            khr_->clCommandSVMMemFillKHR(cb, nullptr, nullptr, nullptr, &pattern, 4, 16, 0, nullptr,
+                                         nullptr, nullptr));
   EXPECT_CL(svm_error(CL_INVALID_VALUE),
             khr_->clCommandSVMMemcpyKHR(cb, nullptr, nullptr, nullptr, b.get(), 16, 0, nullptr,
                                         nullptr, nullptr));

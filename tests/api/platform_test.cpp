@@ -90,7 +90,8 @@ TEST_F(PlatformTest, ExtensionsWithVersionMatchExtensionString) {
   auto words = splitSpaces(platformString(platform_, CL_PLATFORM_EXTENSIONS));
   std::set<std::string> fromString(words.begin(), words.end());
   EXPECT_EQ(fromString.size(), words.size()) << "duplicate names in CL_PLATFORM_EXTENSIONS";
-  auto list = infoVector<cl_name_version>(clGetPlatformInfo, platform_, CL_PLATFORM_EXTENSIONS_WITH_VERSION);
+  auto list = infoVector<cl_name_version>(clGetPlatformInfo, platform_,
+                                          CL_PLATFORM_EXTENSIONS_WITH_VERSION);
   std::set<std::string> fromList;
   for (auto& nv : list) {
     size_t len = strnlen(nv.name, CL_NAME_VERSION_MAX_NAME_SIZE);
@@ -119,11 +120,14 @@ TEST_F(PlatformTest, SizeSemantics) {
   ASSERT_GT(size, 1u);
   std::vector<char> buf(size + 16, '\x7f');
   // Too small (and param_value non-NULL) -> CL_INVALID_VALUE.
-  EXPECT_CL(CL_INVALID_VALUE, clGetPlatformInfo(platform_, CL_PLATFORM_NAME, size - 1, buf.data(), nullptr));
-  EXPECT_CL(CL_INVALID_VALUE, clGetPlatformInfo(platform_, CL_PLATFORM_NAME, 1, buf.data(), nullptr));
+  EXPECT_CL(CL_INVALID_VALUE,
+            clGetPlatformInfo(platform_, CL_PLATFORM_NAME, size - 1, buf.data(), nullptr));
+  EXPECT_CL(CL_INVALID_VALUE,
+            clGetPlatformInfo(platform_, CL_PLATFORM_NAME, 1, buf.data(), nullptr));
   // Larger than needed is fine; size_ret is the actual size.
   size_t ret = 0;
-  EXPECT_CL(CL_SUCCESS, clGetPlatformInfo(platform_, CL_PLATFORM_NAME, buf.size(), buf.data(), &ret));
+  EXPECT_CL(CL_SUCCESS,
+            clGetPlatformInfo(platform_, CL_PLATFORM_NAME, buf.size(), buf.data(), &ret));
   EXPECT_EQ(ret, size);
   EXPECT_EQ(buf[size - 1], '\0');
   // param_value NULL with a nonzero size: the size is ignored.
@@ -132,17 +136,20 @@ TEST_F(PlatformTest, SizeSemantics) {
   EXPECT_CL(CL_SUCCESS, clGetPlatformInfo(platform_, CL_PLATFORM_NAME, 0, nullptr, nullptr));
   if (atLeast30()) {
     cl_version v = 0;
-    EXPECT_CL(CL_INVALID_VALUE,
-              clGetPlatformInfo(platform_, CL_PLATFORM_NUMERIC_VERSION, sizeof(v) - 1, &v, nullptr));
+    EXPECT_CL(CL_INVALID_VALUE, clGetPlatformInfo(platform_, CL_PLATFORM_NUMERIC_VERSION,
+                                                  sizeof(v) - 1, &v, nullptr));
     ret = 0;
-    EXPECT_CL(CL_SUCCESS, clGetPlatformInfo(platform_, CL_PLATFORM_NUMERIC_VERSION, 0, nullptr, &ret));
+    EXPECT_CL(CL_SUCCESS,
+              clGetPlatformInfo(platform_, CL_PLATFORM_NUMERIC_VERSION, 0, nullptr, &ret));
     EXPECT_EQ(ret, sizeof(cl_version));
   }
   cl_ulong r = 0;
   ret = 0;
-  EXPECT_CL(CL_SUCCESS, clGetPlatformInfo(platform_, CL_PLATFORM_HOST_TIMER_RESOLUTION, sizeof(r), &r, &ret));
+  EXPECT_CL(CL_SUCCESS,
+            clGetPlatformInfo(platform_, CL_PLATFORM_HOST_TIMER_RESOLUTION, sizeof(r), &r, &ret));
   EXPECT_EQ(ret, sizeof(cl_ulong));
-  EXPECT_CL(CL_INVALID_VALUE, clGetPlatformInfo(platform_, CL_PLATFORM_HOST_TIMER_RESOLUTION, 4, &r, nullptr));
+  EXPECT_CL(CL_INVALID_VALUE,
+            clGetPlatformInfo(platform_, CL_PLATFORM_HOST_TIMER_RESOLUTION, 4, &r, nullptr));
 }
 
 TEST_F(PlatformTest, InvalidParamName) {
@@ -159,17 +166,18 @@ TEST_F(PlatformTest, WrongHandleType) {
   cl_device_id dev = nullptr;
   ASSERT_CL(CL_SUCCESS, clGetDeviceIDs(platform_, CL_DEVICE_TYPE_ALL, 1, &dev, nullptr));
   char buf[256];
-  EXPECT_CL(CL_INVALID_PLATFORM,
-            clGetPlatformInfo(reinterpret_cast<cl_platform_id>(dev), CL_PLATFORM_NAME, sizeof(buf), buf, nullptr));
+  EXPECT_CL(CL_INVALID_PLATFORM, clGetPlatformInfo(reinterpret_cast<cl_platform_id>(dev),
+                                                   CL_PLATFORM_NAME, sizeof(buf), buf, nullptr));
   cl_int err = 0;
   Context ctx(clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &err));
   ASSERT_ERR(CL_SUCCESS, err);
-  EXPECT_CL(CL_INVALID_PLATFORM, clGetPlatformInfo(reinterpret_cast<cl_platform_id>(ctx.get()), CL_PLATFORM_NAME,
-                                                   sizeof(buf), buf, nullptr));
+  EXPECT_CL(CL_INVALID_PLATFORM, clGetPlatformInfo(reinterpret_cast<cl_platform_id>(ctx.get()),
+                                                   CL_PLATFORM_NAME, sizeof(buf), buf, nullptr));
 }
 
 TEST_F(PlatformTest, ExtensionFunctionAddress) {
-  EXPECT_EQ(clGetExtensionFunctionAddressForPlatform(platform_, "clThisFunctionDoesNotExistKHR"), nullptr);
+  EXPECT_EQ(clGetExtensionFunctionAddressForPlatform(platform_, "clThisFunctionDoesNotExistKHR"),
+            nullptr);
   EXPECT_EQ(clGetExtensionFunctionAddressForPlatform(platform_, ""), nullptr);
   // cl_khr_icd's entry point is exported by every ICD platform.
   EXPECT_NE(clGetExtensionFunctionAddressForPlatform(platform_, "clIcdGetPlatformIDsKHR"), nullptr);
@@ -179,7 +187,8 @@ TEST_F(PlatformTest, ExtensionFunctionsOfReportedExtensions) {
   // Entry points of extensions the device reports must be obtainable.
   cl_device_id dev = nullptr;
   ASSERT_CL(CL_SUCCESS, clGetDeviceIDs(platform_, CL_DEVICE_TYPE_ALL, 1, &dev, nullptr));
-  std::string ext = deviceString(dev, CL_DEVICE_EXTENSIONS) + " " + platformString(platform_, CL_PLATFORM_EXTENSIONS);
+  std::string ext = deviceString(dev, CL_DEVICE_EXTENSIONS) + " " +
+                    platformString(platform_, CL_PLATFORM_EXTENSIONS);
   struct {
     const char* ext;
     const char* fn;
@@ -199,7 +208,8 @@ TEST_F(PlatformTest, ExtensionFunctionsOfReportedExtensions) {
   for (auto& k : known) {
     if (!hasWord(ext, k.ext)) continue;
     ++checked;
-    EXPECT_NE(clGetExtensionFunctionAddressForPlatform(platform_, k.fn), nullptr) << k.ext << ": " << k.fn;
+    EXPECT_NE(clGetExtensionFunctionAddressForPlatform(platform_, k.fn), nullptr)
+        << k.ext << ": " << k.fn;
   }
   if (!checked) GTEST_SKIP() << "no reported extension with entry points known to this test";
 }

@@ -108,10 +108,10 @@ TEST(FootprintAnalysis, Vstore3OfShortsStepsBySixBytes) {
       "  size_t i = get_global_id(0);\n"
       "  vstore3(vload3(i, in), i, out);\n}");
   ASSERT_EQ(k.footprint.whole_reason, "");
-  expect_range(part(k, 1, range_1d(1024, 64, 1, 1), ArgValues().buffer().buffer()).writes,
-               64 * 6, 128 * 6, k);
-  expect_range(part(k, 0, range_1d(1024, 64, 1, 1), ArgValues().buffer().buffer()).reads,
-               64 * 6, 128 * 6, k);
+  expect_range(part(k, 1, range_1d(1024, 64, 1, 1), ArgValues().buffer().buffer()).writes, 64 * 6,
+               128 * 6, k);
+  expect_range(part(k, 0, range_1d(1024, 64, 1, 1), ArgValues().buffer().buffer()).reads, 64 * 6,
+               128 * 6, k);
 }
 
 TEST(FootprintAnalysis, VectorStoresAndVstore) {

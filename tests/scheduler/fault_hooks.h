@@ -2,7 +2,8 @@
 // RTLD_NOLOAD of the path the environment gave Manifold): the simulated CUDA driver
 // (tests/fakes/cuda/null_cuda.cpp, MANIFOLD_CUDA_DRIVER) fails coming launches or allocations,
 // the Level Zero test driver (tests/fakes/level_zero/ze_test_driver_controls.h,
-// ZE_ENABLE_ALT_DRIVERS) fails coming device allocations or loses its device. A hook is null where its driver is not loaded.
+// ZE_ENABLE_ALT_DRIVERS) fails coming device allocations or loses its device. A hook is null where
+// its driver is not loaded.
 #pragma once
 
 #include <dlfcn.h>
