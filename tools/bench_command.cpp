@@ -129,6 +129,14 @@ std::string take_line(const std::string& line, Subject& subject) {
   if (fields.size() == 2 && (fields[0] == "#device" || fields[0] == "#driver"))
     fields = {"info", fields[0].substr(1), fields[1]};
   if (fields.size() < 2 || fields[0][0] == '#') return {};
+  if (fields[0] == "split") {
+    if (fields.size() < 5) return {};
+    GroupSplit chosen{fields[1], fields[2], fields[3], {}};
+    for (const std::string& fraction : split(fields[4], ','))
+      chosen.fractions.push_back(std::strtod(fraction.c_str(), nullptr));
+    subject.splits.push_back(std::move(chosen));
+    return {};
+  }
   if (fields[0] == "info") {
     if (fields.size() >= 3 && fields[1] == "running") return fields[2];
     if (fields.size() >= 3 && fields[1] == "device" && subject.description.empty())
