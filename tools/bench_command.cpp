@@ -129,6 +129,14 @@ std::string take_line(const std::string& line, Subject& subject) {
   if (fields.size() == 2 && (fields[0] == "#device" || fields[0] == "#driver"))
     fields = {"info", fields[0].substr(1), fields[1]};
   if (fields.size() < 2 || fields[0][0] == '#') return {};
+  if (fields[0] == "split") {
+    if (fields.size() < 5) return {};
+    GroupSplit chosen{fields[1], fields[2], fields[3], {}};
+    for (const std::string& fraction : split(fields[4], ','))
+      chosen.fractions.push_back(std::strtod(fraction.c_str(), nullptr));
+    subject.splits.push_back(std::move(chosen));
+    return {};
+  }
   if (fields[0] == "info") {
     if (fields.size() >= 3 && fields[1] == "running") return fields[2];
     if (fields.size() >= 3 && fields[1] == "device" && subject.description.empty())
@@ -179,10 +187,15 @@ void mark_unreported(Subject& subject, const std::vector<std::string>& expected,
   }
 }
 
+// The metrics the worker should report: every kernel metric, or those of MANIFOLD_BENCH_ONLY
+// (the others are not measured, not missing).
 std::vector<std::string> kernel_metric_names() {
+  const std::string only = "," + manifold::tool_settings().bench_only + ",";
   std::vector<std::string> names;
   for (const auto& metric : kMetrics)
-    if (std::string(metric.name).rfind("build_", 0) != 0) names.push_back(metric.name);
+    if (std::string(metric.name).rfind("build_", 0) != 0 &&
+        (only == ",," || only.find("," + std::string(metric.name) + ",") != std::string::npos))
+      names.push_back(metric.name);
   return names;
 }
 

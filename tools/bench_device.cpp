@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "bench_metrics.h"
 #include "settings/settings.h"
@@ -20,7 +22,81 @@ bool selected(const char* metric) {
   return list.find(std::string(",") + metric + ",") != std::string::npos;
 }
 
+// The kernels launched on a device group during the current measurement, held until measure()
+// has asked for their splits. The group keeps the split of each kernel name's last launch, so
+// one entry per name, with its last NDRange.
+struct NotedLaunch {
+  cl_kernel kernel;
+  cl_device_id device;
+  std::string name;
+  cl_uint dims;
+  size_t global[3], local[3];  // local all 0: left to the platform
+};
+std::vector<NotedLaunch> noted_launches;
+
+bool same_range(const NotedLaunch& noted, cl_uint dims, const size_t* global, const size_t* local) {
+  if (noted.dims != dims) return false;
+  for (cl_uint d = 0; d < dims; ++d)
+    if (noted.global[d] != global[d] || noted.local[d] != (local ? local[d] : 0)) return false;
+  return true;
+}
+
+std::string range_text(const NotedLaunch& noted) {
+  std::string text;
+  for (cl_uint d = 0; d < noted.dims; ++d) text += (d ? "x" : "") + std::to_string(noted.global[d]);
+  if (noted.local[0] == 0) return text;
+  text += "/";
+  for (cl_uint d = 0; d < noted.dims; ++d) text += (d ? "x" : "") + std::to_string(noted.local[d]);
+  return text;
+}
+
+// One split line per noted kernel; lets the kernels go.
+void emit_splits(const char* metric) {
+  for (const NotedLaunch& noted : noted_launches) {
+    const std::vector<float> split = group_split(noted.kernel, noted.device);
+    if (!split.empty()) {
+      std::string fractions;
+      for (size_t m = 0; m < split.size(); ++m) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%s%.4g", m ? "," : "", double(split[m]));
+        fractions += text;
+      }
+      std::printf("split\t%s\t%s\t%s\t%s\n", metric, noted.name.c_str(), range_text(noted).c_str(),
+                  fractions.c_str());
+    }
+    clReleaseKernel(noted.kernel);
+  }
+  std::fflush(stdout);
+  noted_launches.clear();
+}
+
 }  // namespace
+
+void note_launch(const Device& device, cl_kernel kernel, cl_uint dims, const size_t* global,
+                 const size_t* local) {
+  if (!device.group || dims < 1 || dims > 3) return;
+  // The timed loops launch one kernel many times: the common case is one comparison.
+  for (const NotedLaunch& noted : noted_launches)
+    if (noted.kernel == kernel && same_range(noted, dims, global, local)) return;
+  size_t size = 0;
+  if (clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, 0, nullptr, &size) != CL_SUCCESS) return;
+  std::string name(size, '\0');
+  clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, size, name.data(), nullptr);
+  while (!name.empty() && name.back() == '\0') name.pop_back();
+  NotedLaunch launch{kernel, device.device, name, dims, {1, 1, 1}, {0, 0, 0}};
+  for (cl_uint d = 0; d < dims; ++d) {
+    launch.global[d] = global[d];
+    launch.local[d] = local ? local[d] : 0;
+  }
+  clRetainKernel(kernel);
+  for (NotedLaunch& noted : noted_launches)
+    if (noted.name == name) {
+      clReleaseKernel(noted.kernel);
+      noted = launch;
+      return;
+    }
+  noted_launches.push_back(launch);
+}
 
 void emit(const char* metric, const std::string& value, const std::string& note) {
   const MetricInfo* info = find_metric(metric);
@@ -51,6 +127,7 @@ void measure(const char* metric, const std::function<Outcome()>& body) {
   } catch (const std::exception& error) {
     emit(metric, "ERROR", error.what());
   }
+  emit_splits(metric);
 }
 
 Device open_device(const std::string& platform_name, int device_index, int member) {
@@ -75,6 +152,8 @@ Device open_device(const std::string& platform_name, int device_index, int membe
     const std::vector<cl_device_id> members = group_members(result.device);
     if (size_t(member) >= members.size()) throw std::runtime_error("no such group member");
     result.device = members[size_t(member)];
+  } else {
+    result.group = !group_members(result.device).empty();
   }
   cl_int status = CL_SUCCESS;
   cl_context_properties properties[] = {
@@ -173,6 +252,7 @@ void run_ndrange(const Device& device, cl_kernel kernel, cl_uint dims, const siz
   cl_check(clEnqueueNDRangeKernel(device.queue, kernel, dims, nullptr, global, local, 0, nullptr,
                                   nullptr),
            "clEnqueueNDRangeKernel");
+  note_launch(device, kernel, dims, global, local);
 }
 
 void finish(const Device& device) { cl_check(clFinish(device.queue), "clFinish"); }

@@ -61,7 +61,10 @@ struct Outcome {
 void emit(const char* metric, const std::string& value, const std::string& note = {});
 void emit_info(const char* key, const std::string& value);
 
-// Runs one measurement and prints its line, whatever happens inside.
+// Runs one measurement and prints its line, whatever happens inside. On a device group, also
+// one line per kernel the measurement launched:
+//   split<TAB>metric<TAB>kernel<TAB>global[/local]<TAB>fraction,fraction,...
+// each member's fraction of the work-groups of the kernel's last launch.
 void measure(const char* metric, const std::function<Outcome()>& body);
 
 struct Device {
@@ -69,6 +72,7 @@ struct Device {
   cl_device_id device = nullptr;
   Context context;
   Queue queue;
+  bool group = false;  // a Manifold device group: measure() reports the splits it chose
 };
 
 // Finds the device the parent named (platform name + index) and opens a context and queue.
@@ -93,6 +97,10 @@ void set_arg(cl_kernel kernel, cl_uint index, const T& value) {
 }
 
 void run_ndrange(const Device& device, cl_kernel kernel, cl_uint dims, const size_t* global,
+                 const size_t* local);
+// A launch of `kernel` enqueued by hand: on a group, measure() then reports its split
+// (run_ndrange notes its own launches).
+void note_launch(const Device& device, cl_kernel kernel, cl_uint dims, const size_t* global,
                  const size_t* local);
 void finish(const Device& device);
 // Times `repeats` runs of `body` (after one warm-up run), each ended by clFinish; the median.

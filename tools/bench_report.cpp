@@ -125,6 +125,25 @@ Grid build_grid(const Report& report) {
   return grid;
 }
 
+// A device group's splits as a grid: metric, kernel, NDRange, then one column per member.
+Grid split_grid(const Subject& subject) {
+  Grid grid;
+  grid.header = {"metric", "kernel", "NDRange"};
+  size_t members = 0;
+  for (const auto& split : subject.splits) members = std::max(members, split.fractions.size());
+  for (size_t m = 0; m < members; ++m) grid.header.push_back("member " + std::to_string(m));
+  for (const auto& split : subject.splits) {
+    std::vector<std::string> row = {split.metric, split.kernel, split.range};
+    for (size_t m = 0; m < members; ++m) {
+      char text[32] = "-";
+      if (m < split.fractions.size()) std::snprintf(text, sizeof text, "%.3f", split.fractions[m]);
+      row.push_back(text);
+    }
+    grid.rows.push_back(std::move(row));
+  }
+  return grid;
+}
+
 struct Target {
   std::string text, measured;
   bool met;
@@ -230,22 +249,19 @@ std::vector<std::string> headline_lines(const Report& report) {
   return lines;
 }
 
-}  // namespace
-
-std::string render_text(const Report& report) {
-  Grid grid = build_grid(report);
+// A grid as aligned text; columns from `first_numeric` on are right-aligned.
+void print_grid(std::ostringstream& out, const Grid& grid, size_t first_numeric,
+                const std::string& indent = {}) {
   std::vector<size_t> widths(grid.header.size());
   for (size_t c = 0; c < grid.header.size(); ++c) {
     widths[c] = grid.header[c].size();
     for (const auto& row : grid.rows) widths[c] = std::max(widths[c], row[c].size());
   }
-  std::ostringstream out;
   auto print_row = [&](const std::vector<std::string>& row) {
-    std::string line;
+    std::string line = indent;
     for (size_t c = 0; c < row.size(); ++c) {
-      bool numeric = c >= 2;
       std::string text = row[c];
-      if (numeric && text.size() < widths[c])
+      if (c >= first_numeric && text.size() < widths[c])
         text = std::string(widths[c] - text.size(), ' ') + text;
       line += pad(text, widths[c]) + (c + 1 < row.size() ? "  " : "");
     }
@@ -254,8 +270,21 @@ std::string render_text(const Report& report) {
   };
   print_row(grid.header);
   for (const auto& row : grid.rows) print_row(row);
+}
+
+}  // namespace
+
+std::string render_text(const Report& report) {
+  std::ostringstream out;
+  print_grid(out, build_grid(report), 2);
   out << "(^ higher is better, v lower is better; \"A vs B\" = how many times faster A is than "
          "B)\n";
+  for (const auto& subject : report.subjects) {
+    if (subject.splits.empty()) continue;
+    out << "\nSplit on " << subject.label
+        << " (each member's fraction of the work-groups of the kernel's last launch):\n";
+    print_grid(out, split_grid(subject), 3, "  ");
+  }
   auto targets = cpu_targets(report);
   if (!targets.empty()) {
     out << "\nPerformance targets for Manifold's CPU device:\n";
@@ -324,6 +353,25 @@ std::string render_markdown(const Report& report) {
     for (size_t c = 0; c < row.size(); ++c)
       out << " " << (c == 0 ? "`" + row[c] + "`" : row[c]) << " |";
     out << "\n";
+  }
+
+  for (const auto& subject : report.subjects) {
+    if (subject.splits.empty()) continue;
+    Grid splits = split_grid(subject);
+    out << "\n## Split on " << subject.label
+        << "\n\nEach member's fraction of the work-groups of the kernel's last launch in the "
+           "metric "
+           "(`CL_KERNEL_GROUP_SPLIT_MFLD`); NDRange: global size / local size.\n\n|";
+    for (const auto& header : splits.header) out << " " << header << " |";
+    out << "\n|";
+    for (size_t c = 0; c < splits.header.size(); ++c) out << (c < 3 ? "---|" : "---:|");
+    out << "\n";
+    for (const auto& row : splits.rows) {
+      out << "|";
+      for (size_t c = 0; c < row.size(); ++c)
+        out << " " << (c < 2 ? "`" + row[c] + "`" : row[c]) << " |";
+      out << "\n";
+    }
   }
 
   auto targets = cpu_targets(report);

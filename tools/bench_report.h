@@ -18,6 +18,14 @@ struct Cell {
   std::string note;  // why a FAIL/ERROR/CRASH happened
 };
 
+// How a device group divided one kernel of a metric: each member's fraction of the work-groups of
+// the kernel's last launch (CL_KERNEL_GROUP_SPLIT_MFLD).
+struct GroupSplit {
+  std::string metric, kernel;
+  std::string range;  // "GLOBAL[/LOCAL]", dimensions joined by x
+  std::vector<double> fractions;
+};
+
 // One column of the table: an OpenCL device, the host C++ reference, or an external peer program.
 struct Subject {
   std::string label;        // "Manifold CPU"
@@ -25,6 +33,7 @@ struct Subject {
   bool manifold = false;    // ratio columns compare Manifold's subjects against the others
   std::string description;  // device name, driver version...
   std::map<std::string, Cell> cells;
+  std::vector<GroupSplit> splits;  // a device group's: in the order the metrics ran
 };
 
 struct MachineInfo {

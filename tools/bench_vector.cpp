@@ -276,6 +276,7 @@ Outcome measure_groups_of_one(const Device& device, cl_program program, bool pol
     cl_check(clEnqueueNDRangeKernel(device.queue, kernel, 1, nullptr, &global, &local, 0, nullptr,
                                     &done),
              "clEnqueueNDRangeKernel");
+    note_launch(device, kernel, 1, &global, &local);
     if (!poll) {
       finish(device);
     } else {

@@ -412,4 +412,17 @@ std::vector<cl_device_id> group_members(cl_device_id device) {
   return members;
 }
 
+std::vector<float> group_split(cl_kernel kernel, cl_device_id device) {
+  constexpr cl_kernel_work_group_info kGroupSplit = 0x4F42;  // CL_KERNEL_GROUP_SPLIT_MFLD
+  size_t size = 0;
+  if (clGetKernelWorkGroupInfo(kernel, device, kGroupSplit, 0, nullptr, &size) != CL_SUCCESS ||
+      size == 0)
+    return {};
+  std::vector<float> split(size / sizeof(float));
+  if (clGetKernelWorkGroupInfo(kernel, device, kGroupSplit, size, split.data(), nullptr) !=
+      CL_SUCCESS)
+    return {};
+  return split;
+}
+
 }  // namespace manifold_tool

@@ -58,6 +58,9 @@ void remove_icd_setup();
 // The members of a Manifold device group (CL_DEVICE_GROUP_MEMBERS_MFLD); empty for any other
 // device or platform.
 std::vector<cl_device_id> group_members(cl_device_id device);
+// What fraction of the work-groups of the last launch of `kernel` each member of the group
+// `device` ran (CL_KERNEL_GROUP_SPLIT_MFLD); empty where the device is no group.
+std::vector<float> group_split(cl_kernel kernel, cl_device_id device);
 
 struct DeviceRef {
   cl_platform_id platform = nullptr;

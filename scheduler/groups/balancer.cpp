@@ -34,6 +34,18 @@ Balancer::Balancer(std::vector<double> weights, std::vector<double> pinned)
       initial_(normalized(pinned.empty() ? initial_shares(std::move(weights), kDropShare)
                                          : std::move(pinned))) {}
 
+Balancer::Learned& Balancer::learned(const std::string& key) {
+  auto [it, made] = learned_.try_emplace(key);
+  Learned& l = it->second;
+  if (made) {
+    l.rate.assign(initial_.size(), 0.0);
+    l.shares = initial_;
+    l.probe_interval.assign(initial_.size(), 0);
+    l.probe_in.assign(initial_.size(), 0);
+  }
+  return l;
+}
+
 std::vector<double> Balancer::shares(const std::string& key) const {
   if (pinned_) return initial_;
   std::lock_guard lock(mutex_);
@@ -41,21 +53,38 @@ std::vector<double> Balancer::shares(const std::string& key) const {
   return it == learned_.end() ? initial_ : it->second.shares;
 }
 
+std::vector<double> Balancer::next_shares(const std::string& key) {
+  if (pinned_) return initial_;
+  std::lock_guard lock(mutex_);
+  Learned& l = learned(key);
+  std::vector<double> next = l.shares;
+  bool probe = false;
+  for (size_t m = 0; m < next.size(); ++m) {
+    if (l.shares[m] > 0) continue;
+    if (l.probe_interval[m] == 0) l.probe_in[m] = l.probe_interval[m] = kFirstProbeAfter;
+    if (--l.probe_in[m] > 0) continue;
+    // Until its result is recorded, the probe comes again after as many launches: a launch that
+    // ran whole or failed measured nothing.
+    l.probe_in[m] = l.probe_interval[m];
+    next[m] = kProbeShare;
+    probe = true;
+  }
+  return probe ? normalized(std::move(next)) : next;
+}
+
 void Balancer::record(const std::string& key, std::span<const size_t> groups,
                       std::span<const double> seconds) {
   if (pinned_ || groups.size() != initial_.size() || seconds.size() != groups.size()) return;
   std::lock_guard lock(mutex_);
-  auto [it, made] = learned_.try_emplace(key);
-  Learned& l = it->second;
-  if (made) {
-    l.rate.assign(initial_.size(), 0.0);
-    l.shares = initial_;
-  }
+  Learned& l = learned(key);
+  // A part on a dropped member is a probe: its old rate is stale, the probe's alone counts.
+  std::vector<bool> probed(groups.size(), false);
   for (size_t m = 0; m < groups.size(); ++m) {
     if (groups[m] == 0 || seconds[m] <= 0) continue;
     const double rate = double(groups[m]) / seconds[m];
+    probed[m] = l.shares[m] <= 0;
     // Smoothed: one slow launch (a first use that moved every buffer) does not decide alone.
-    l.rate[m] = l.rate[m] > 0 ? 0.5 * l.rate[m] + 0.5 * rate : rate;
+    l.rate[m] = l.rate[m] > 0 && !probed[m] ? 0.5 * l.rate[m] + 0.5 * rate : rate;
   }
   // Members without a measurement keep their share relative to the measured ones.
   std::vector<double> next(initial_.size(), 0.0);
@@ -71,11 +100,21 @@ void Balancer::record(const std::string& key, std::span<const size_t> groups,
   next = normalized(std::move(next));
   // Equal finish times need shares proportional to speed; a member left with a sliver only
   // adds its launch and its copies (judged after a few launches: the first ones also pay for
-  // first uses).
-  if (++l.launches >= kLaunchesBeforeDropping)
-    for (double& s : next)
-      if (s < kDropShare) s = 0;
+  // first uses; a probe is judged at once).
+  const bool judged = ++l.launches >= kLaunchesBeforeDropping;
+  for (size_t m = 0; m < next.size(); ++m)
+    if (next[m] < kDropShare && (judged || probed[m])) next[m] = 0;
   l.shares = normalized(std::move(next));
+  for (size_t m = 0; m < l.shares.size(); ++m) {
+    if (l.shares[m] > 0) {
+      l.probe_interval[m] = 0;  // taken back in: a later drop starts the probes afresh
+    } else if (probed[m]) {
+      l.probe_interval[m] = l.probe_interval[m]
+                                ? std::min(2 * l.probe_interval[m], kLongestProbeInterval)
+                                : kFirstProbeAfter;
+      l.probe_in[m] = l.probe_interval[m];
+    }
+  }
 }
 
 std::vector<double> Balancer::last_split(const std::string& name) const {

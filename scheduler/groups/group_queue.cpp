@@ -81,7 +81,7 @@ void GroupQueue::submit(Ref<Job> job) {
 
 void GroupQueue::plan_kernel(GroupLaunch& launch, const KernelOp& op, bool track) {
   const std::string key = launch_key(op);
-  const KernelSplit split = plan_kernel_split(op, group_, group_.balancer().shares(key));
+  const KernelSplit split = plan_kernel_split(op, group_, group_.balancer().next_shares(key));
   if (!split.why_whole.empty()) log_whole(op.launch->info.name, split.why_whole);
   const auto& members = group_.members();
   size_t total_groups = 0;

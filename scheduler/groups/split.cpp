@@ -32,7 +32,10 @@ std::vector<KernelPart> divide(const compiler::NDRange& range, unsigned d,
     if (shares[m] <= 0) continue;
     cumulative += shares[m];
     size_t end = m == last_member ? total : size_t(cumulative * double(total) + 0.5);
-    end = std::clamp(end, first + 1, total);
+    // Members after this one with a share keep a group each (a probe's sliver rounds to none).
+    size_t later = 0;
+    for (size_t o = m + 1; o < shares.size(); ++o) later += shares[o] > 0;
+    end = std::clamp(end, first + 1, std::max(first + 1, total - std::min(total, later)));
     KernelPart part;
     part.member = m;
     part.range = range;
