@@ -17,8 +17,9 @@ std::shared_ptr<ServerLink> ServerLink::connect(std::shared_ptr<Transport> trans
                                                 const std::string& token,
                                                 std::chrono::milliseconds timeout,
                                                 std::string* error) {
-  std::shared_ptr<ServerLink> link(new ServerLink);
+  std::shared_ptr<ServerLink> link = handle_of(std::shared_ptr<ServerLink>(new ServerLink));
   link->transport_ = std::move(transport);
+  link->timeout_ = timeout;
   link->endpoint_ = endpoint;
   link->token_ = token;
   link->name_ = endpoint.host.find(':') == std::string::npos
@@ -93,6 +94,24 @@ std::shared_ptr<ServerLink> ServerLink::connect(std::shared_ptr<Transport> trans
   return link;
 }
 
+std::shared_ptr<ServerLink> ServerLink::handle_of(std::shared_ptr<ServerLink> link) {
+  ServerLink* raw = link.get();
+  return std::shared_ptr<ServerLink>(raw, [link = std::move(link)](ServerLink*) mutable {
+    link->close_and_wait_for_handlers();
+    link.reset();
+  });
+}
+
+void ServerLink::close_and_wait_for_handlers() {
+  if (!connection_) return;  // never connected: no handler was ever called
+  connection_->close();
+  std::unique_lock lock(handlers_end_->mutex);
+  // on_closed is owed once close() was called; a transport that stalls must not hang the
+  // release, so the wait is bounded (the link then goes wherever its last reference ends).
+  const auto bound = std::max(timeout_, std::chrono::milliseconds(1000));
+  handlers_end_->ended.wait_for(lock, bound, [&] { return handlers_end_->done; });
+}
+
 ServerLink::~ServerLink() {
   if (connection_) connection_->close();
   {
@@ -120,8 +139,12 @@ Handlers ServerLink::handlers() {
     return it != link->expected_.end() && it->second.size == size ? it->second.destination
                                                                   : nullptr;
   };
-  h.on_closed = [weak](const std::string& why) {
+  h.on_closed = [weak, end = handlers_end_](const std::string& why) {
     if (auto link = weak.lock()) link->closed(why);
+    // No handler runs after this one, and it holds the link no more.
+    std::lock_guard lock(end->mutex);
+    end->done = true;
+    end->ended.notify_all();
   };
   return h;
 }

@@ -76,6 +76,12 @@ class ServerLink : public std::enable_shared_from_this<ServerLink> {
 
  private:
   ServerLink() = default;
+  // The transport's thread may hold the link (through the handlers' weak reference) while the
+  // last caller lets go of it; the link would then end on that thread, and with it, perhaps,
+  // the transport that thread runs. So callers hold a handle whose release closes the connection
+  // and waits until the handlers have let go for good (on_closed has returned its reference).
+  static std::shared_ptr<ServerLink> handle_of(std::shared_ptr<ServerLink> link);
+  void close_and_wait_for_handlers();
   Handlers handlers();
   void received(IncomingMessage&& m);
   void closed(const std::string& why);
@@ -83,6 +89,14 @@ class ServerLink : public std::enable_shared_from_this<ServerLink> {
 
   std::shared_ptr<Transport> transport_;
   std::shared_ptr<Connection> connection_;
+  std::chrono::milliseconds timeout_{0};
+  struct HandlersEnd {
+    std::mutex mutex;
+    std::condition_variable ended;
+    bool done = false;
+  };
+  // Shared with the handlers directly, so that signalling it takes no reference to the link.
+  std::shared_ptr<HandlersEnd> handlers_end_ = std::make_shared<HandlersEnd>();
   std::string name_;
   RemoteEndpoint endpoint_;
   std::string token_;
