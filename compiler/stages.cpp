@@ -482,12 +482,14 @@ void rewrite_local_arguments(llvm::Module& module, const std::vector<KernelInfo>
 void run_module_passes(
     llvm::Module& module, llvm::TargetMachine* machine,
     const std::function<void(llvm::PassBuilder&, llvm::ModulePassManager&)>& populate,
-    const llvm::PipelineTuningOptions* tuning) {
+    const llvm::PipelineTuningOptions* tuning,
+    llvm::PassInstrumentationCallbacks* instrumentation) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder builder(machine, tuning ? *tuning : llvm::PipelineTuningOptions());
+  llvm::PassBuilder builder(machine, tuning ? *tuning : llvm::PipelineTuningOptions(), std::nullopt,
+                            instrumentation);
   builder.registerModuleAnalyses(mam);
   builder.registerCGSCCAnalyses(cgam);
   builder.registerFunctionAnalyses(fam);

@@ -19,6 +19,7 @@ class LLVMContext;
 class MemoryBufferRef;
 class Module;
 class PassBuilder;
+class PassInstrumentationCallbacks;
 class PipelineTuningOptions;
 class TargetMachine;
 }  // namespace llvm
@@ -131,11 +132,13 @@ uint64_t static_local_bytes(const llvm::Module& module, unsigned local_address_s
 // ---- Optimization ----
 
 // Runs the passes `populate` adds, with analyses registered for `machine`. tuning: null for
-// LLVM's defaults.
+// LLVM's defaults. instrumentation: callbacks around each pass (one may skip optional passes on
+// some functions), or null.
 void run_module_passes(
     llvm::Module& module, llvm::TargetMachine* machine,
     const std::function<void(llvm::PassBuilder&, llvm::ModulePassManager&)>& populate,
-    const llvm::PipelineTuningOptions* tuning = nullptr);
+    const llvm::PipelineTuningOptions* tuning = nullptr,
+    llvm::PassInstrumentationCallbacks* instrumentation = nullptr);
 
 // ---- Emission ----
 
