@@ -140,9 +140,8 @@ class UnlessKeepingVectors : public llvm::PassInfoMixin<UnlessKeepingVectors> {
 // several work-items in every register; what stays scalar there is per work-item (accesses that
 // are not consecutive across work-items, and the loop over the work-items left over). The SLP
 // vectorizer finds little to pack in it, but its search over those loads, stores and lane
-// inserts and extracts grows faster than the body: 1.7 s of a 3 s build for one fully unrolled
-// SHA-256 kernel of 8000 instructions, for a handful of two-lane operations. Such functions above
-// this size skip it; smaller ones, where it costs little, keep it.
+// inserts and extracts grows faster than the body and dominates the build of large unrolled
+// kernels (hash rounds). Such functions above this size skip it; smaller ones keep it.
 constexpr size_t kLockstepSlpInstructionLimit = 2000;
 
 bool skips_slp_vectorizer(const llvm::Function& function) {
