@@ -190,11 +190,9 @@ void mark_unreported(Subject& subject, const std::vector<std::string>& expected,
 // The metrics the worker should report: every kernel metric, or those of MANIFOLD_BENCH_ONLY
 // (the others are not measured, not missing).
 std::vector<std::string> kernel_metric_names() {
-  const std::string only = "," + manifold::tool_settings().bench_only + ",";
   std::vector<std::string> names;
   for (const auto& metric : kMetrics)
-    if (std::string(metric.name).rfind("build_", 0) != 0 &&
-        (only == ",," || only.find("," + std::string(metric.name) + ",") != std::string::npos))
+    if (std::string(metric.name).rfind("build_", 0) != 0 && metric_selected(metric.name))
       names.push_back(metric.name);
   return names;
 }

@@ -13,15 +13,6 @@
 namespace manifold_tool {
 namespace {
 
-// MANIFOLD_BENCH_ONLY=metric,metric,...: measure only those (quick experiments, e.g.
-// scripts/gpu-perf-check.sh); unset: all.
-bool selected(const char* metric) {
-  const std::string only = manifold::tool_settings().bench_only;
-  if (only.empty()) return true;
-  const std::string list = "," + only + ",";
-  return list.find(std::string(",") + metric + ",") != std::string::npos;
-}
-
 // The kernels launched on a device group during the current measurement, held until measure()
 // has asked for their splits. The group keeps the split of each kernel name's last launch, so
 // one entry per name, with its last NDRange.
@@ -111,7 +102,7 @@ void emit_info(const char* key, const std::string& value) {
 }
 
 void measure(const char* metric, const std::function<Outcome()>& body) {
-  if (!selected(metric)) return;
+  if (!metric_selected(metric)) return;
   emit_info("running", metric);
   try {
     Outcome outcome = body();

@@ -7,8 +7,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <string>
 #include <string_view>
 #include <vector>
+
+#include "settings/settings.h"
 
 namespace manifold_tool {
 
@@ -89,6 +92,14 @@ inline const MetricInfo* find_metric(std::string_view name) {
   for (const auto& metric : kMetrics)
     if (name == metric.name) return &metric;
   return nullptr;
+}
+
+// MANIFOLD_BENCH_ONLY=metric,metric,...: measure only those (quick experiments, e.g.
+// scripts/gpu-perf-check.sh); unset: all.
+inline bool metric_selected(std::string_view metric) {
+  const std::string& only = manifold::tool_settings().bench_only;
+  if (only.empty()) return true;
+  return ("," + only + ",").find("," + std::string(metric) + ",") != std::string::npos;
 }
 
 // The median of a set of timings (the mean of the middle two for an even count).

@@ -1,4 +1,5 @@
 #include "cl_support.h"
+#include "include/CL/cl_manifold.h"
 #include "settings/settings.h"
 
 #include <CL/cl_icd.h>
@@ -402,25 +403,26 @@ bool selector_matches(const std::string& selector, const DeviceRef& device, size
 }
 
 std::vector<cl_device_id> group_members(cl_device_id device) {
-  constexpr cl_device_info kGroupMembers = 0x4F41;  // CL_DEVICE_GROUP_MEMBERS_MFLD
   size_t size = 0;
-  if (clGetDeviceInfo(device, kGroupMembers, 0, nullptr, &size) != CL_SUCCESS || size == 0)
+  if (clGetDeviceInfo(device, CL_DEVICE_GROUP_MEMBERS_MFLD, 0, nullptr, &size) != CL_SUCCESS ||
+      size == 0)
     return {};
   std::vector<cl_device_id> members(size / sizeof(cl_device_id));
-  if (clGetDeviceInfo(device, kGroupMembers, size, members.data(), nullptr) != CL_SUCCESS)
+  if (clGetDeviceInfo(device, CL_DEVICE_GROUP_MEMBERS_MFLD, size, members.data(), nullptr) !=
+      CL_SUCCESS)
     return {};
   return members;
 }
 
 std::vector<float> group_split(cl_kernel kernel, cl_device_id device) {
-  constexpr cl_kernel_work_group_info kGroupSplit = 0x4F42;  // CL_KERNEL_GROUP_SPLIT_MFLD
   size_t size = 0;
-  if (clGetKernelWorkGroupInfo(kernel, device, kGroupSplit, 0, nullptr, &size) != CL_SUCCESS ||
+  if (clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_GROUP_SPLIT_MFLD, 0, nullptr, &size) !=
+          CL_SUCCESS ||
       size == 0)
     return {};
   std::vector<float> split(size / sizeof(float));
-  if (clGetKernelWorkGroupInfo(kernel, device, kGroupSplit, size, split.data(), nullptr) !=
-      CL_SUCCESS)
+  if (clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_GROUP_SPLIT_MFLD, size, split.data(),
+                               nullptr) != CL_SUCCESS)
     return {};
   return split;
 }
