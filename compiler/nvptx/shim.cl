@@ -352,3 +352,36 @@ FROM_LIBDEVICE(float, cosh, __nv_coshf)
 FROM_LIBDEVICE(float, tanh, __nv_tanhf)
 FROM_LIBDEVICE(float, sin, __nv_sinf)
 FROM_LIBDEVICE(float, cos, __nv_cosf)
+
+// sincos: libdevice's, which reduces the argument once for both results. libclc's computes sine
+// and cosine apart, each through its own reduction, and neither matches sin() and cos() above.
+void __nv_sincosf(float x, float* sine, float* cosine);
+void __nv_sincos(double x, double* sine, double* cosine);
+#define SHIM_SINCOS(AS, T, impl)                              \
+  INLINE OVERLOAD T sincos(T x, AS T* cosine) {               \
+    T s, c;                                                   \
+    impl(x, &s, &c);                                          \
+    *cosine = c;                                              \
+    return s;                                                 \
+  }
+#define SHIM_SINCOS_VECTOR(AS, T, N)                          \
+  INLINE OVERLOAD T##N sincos(T##N x, AS T##N* cosine) {      \
+    T##N s, c;                                                \
+    for (int i = 0; i < N; ++i) {                             \
+      T lane_cosine;                                          \
+      s[i] = sincos(x[i], &lane_cosine);                      \
+      c[i] = lane_cosine;                                     \
+    }                                                         \
+    *cosine = c;                                              \
+    return s;                                                 \
+  }
+#define SHIM_SINCOS_ALL(AS, T, impl)                                                      \
+  SHIM_SINCOS(AS, T, impl)                                                                \
+  SHIM_SINCOS_VECTOR(AS, T, 2) SHIM_SINCOS_VECTOR(AS, T, 3) SHIM_SINCOS_VECTOR(AS, T, 4) \
+  SHIM_SINCOS_VECTOR(AS, T, 8) SHIM_SINCOS_VECTOR(AS, T, 16)
+SHIM_SINCOS_ALL(__private, float, __nv_sincosf)
+SHIM_SINCOS_ALL(__global, float, __nv_sincosf)
+SHIM_SINCOS_ALL(__local, float, __nv_sincosf)
+SHIM_SINCOS_ALL(__private, double, __nv_sincos)
+SHIM_SINCOS_ALL(__global, double, __nv_sincos)
+SHIM_SINCOS_ALL(__local, double, __nv_sincos)

@@ -522,6 +522,86 @@ TEST_F(KernelCorpus, MathBuiltinsOfSpecialValues) {
   });
 }
 
+// ---- sincos through every pointer address space and vector width, within the spec's 4 ulp of
+// the exact sine and cosine and the same whichever form is called (on CUDA, libdevice's
+// sincos: one argument reduction for both) ----
+
+const char* kSincos = R"CL(
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+kernel void sincos_forms(global const float* x, global float* out, global const double* dx,
+                         global double* out_d) {
+  local float shared_cosine[64];
+  const size_t i = get_global_id(0), n = get_global_size(0), l = get_local_id(0);
+  float private_cosine;
+  out[i] = sincos(x[i], &private_cosine);
+  out[n + i] = private_cosine;
+  out[2 * n + i] = sincos(x[i], out + 3 * n + i);
+  out[4 * n + i] = sincos(x[i], shared_cosine + l);
+  out[5 * n + i] = shared_cosine[l];
+  // Lane 2 of a float4 and lane 9 of a float16 hold x[i].
+  float4 c4;
+  const float4 s4 = sincos((float4)(0.5f, -1.0f, x[i], 2.0f), &c4);
+  out[6 * n + i] = s4.z;
+  out[7 * n + i] = c4.z;
+  float16 c16;
+  float16 v16 = (float16)(x[i] + 1.0f);
+  v16.s9 = x[i];
+  const float16 s16 = sincos(v16, &c16);
+  out[8 * n + i] = s16.s9;
+  out[9 * n + i] = c16.s9;
+  double cosine_d;
+  out_d[i] = sincos(dx[i], &cosine_d);
+  out_d[n + i] = cosine_d;
+  double2 c2;
+  const double2 s2 = sincos((double2)(dx[i], 0.25), &c2);
+  out_d[2 * n + i] = s2.x;
+  out_d[3 * n + i] = c2.x;
+}
+)CL";
+
+TEST_F(KernelCorpus, SincosInEveryFormWithinFourUlp) {
+  std::vector<double> d = {0.0, -0.0, 1e-30, 0.5, -1.5707963267948966, 3.141592653589793, 100.25,
+                           -2047.75, 1e6, 3e9, 1e30, -7.5e37};
+  while (d.size() < 64) d.push_back(std::ldexp(double(d.size() * 37 % 101) - 50.0, -3));
+  const std::vector<float> f(d.begin(), d.end());
+  const size_t n = d.size();
+  // The spec's bound, in ulp of the exact result (of the float argument for floats).
+  auto within_4_ulp = [](double got, long double exact, bool is_float) {
+    const int exponent = std::ilogb(exact == 0 ? 1e-300L : exact);
+    const long double ulp = std::ldexp(1.0L, std::max(exponent, is_float ? -126 : -1022) -
+                                                 (is_float ? 23 : 52));
+    return std::fabs(got - exact) <= 4 * ulp;
+  };
+  for_each_device([&](DeviceSession& s) {
+    if (!s.has_extension("cl_khr_fp64")) return;
+    Program program = s.build(kSincos);
+    if (!program) return;
+    Kernel kernel = s.kernel(program, "sincos_forms");
+    Mem X = s.buffer(f), Out = s.buffer(n * 10 * 4), DX = s.buffer(d), OutD = s.buffer(n * 4 * 8);
+    s.set_args(kernel.get(), X, Out, DX, OutD);
+    const size_t local = 16;
+    s.run(kernel.get(), 1, &n, &local);
+    const std::vector<float> out = s.read<float>(Out.get(), n * 10);
+    const std::vector<double> out_d = s.read<double>(OutD.get(), n * 4);
+    for (size_t i = 0; i < n; ++i) {
+      const long double sine = std::sin((long double)f[i]), cosine = std::cos((long double)f[i]);
+      EXPECT_TRUE(within_4_ulp(out[i], sine, true)) << "sin of " << f[i] << ": " << out[i];
+      EXPECT_TRUE(within_4_ulp(out[n + i], cosine, true)) << "cos of " << f[i] << ": " << out[n + i];
+      for (size_t form = 1; form < 5; ++form) {
+        EXPECT_EQ(out[2 * form * n + i], out[i]) << "sine, form " << form << ", x = " << f[i];
+        EXPECT_EQ(out[(2 * form + 1) * n + i], out[n + i])
+            << "cosine, form " << form << ", x = " << f[i];
+      }
+      const long double sine_d = std::sin((long double)d[i]), cosine_d = std::cos((long double)d[i]);
+      EXPECT_TRUE(within_4_ulp(out_d[i], sine_d, false)) << "sin of " << d[i] << ": " << out_d[i];
+      EXPECT_TRUE(within_4_ulp(out_d[n + i], cosine_d, false))
+          << "cos of " << d[i] << ": " << out_d[n + i];
+      EXPECT_EQ(out_d[2 * n + i], out_d[i]) << "double2 sine, x = " << d[i];
+      EXPECT_EQ(out_d[3 * n + i], out_d[n + i]) << "double2 cosine, x = " << d[i];
+    }
+  });
+}
+
 #include "half_corpus.inc"
 
 // ---- Sub-groups (__opencl_c_subgroups and the cl_khr_subgroup_* extensions) against a host
