@@ -560,16 +560,17 @@ kernel void sincos_forms(global const float* x, global float* out, global const 
 )CL";
 
 TEST_F(KernelCorpus, SincosInEveryFormWithinFourUlp) {
-  std::vector<double> d = {0.0, -0.0, 1e-30, 0.5, -1.5707963267948966, 3.141592653589793, 100.25,
-                           -2047.75, 1e6, 3e9, 1e30, -7.5e37};
+  std::vector<double> d = {
+      0.0, -0.0, 1e-30, 0.5,    -1.5707963267948966, 3.141592653589793, 100.25, -2047.75,
+      1e6, 3e9,  1e30,  -7.5e37};
   while (d.size() < 64) d.push_back(std::ldexp(double(d.size() * 37 % 101) - 50.0, -3));
   const std::vector<float> f(d.begin(), d.end());
   const size_t n = d.size();
   // The spec's bound, in ulp of the exact result (of the float argument for floats).
   auto within_4_ulp = [](double got, long double exact, bool is_float) {
     const int exponent = std::ilogb(exact == 0 ? 1e-300L : exact);
-    const long double ulp = std::ldexp(1.0L, std::max(exponent, is_float ? -126 : -1022) -
-                                                 (is_float ? 23 : 52));
+    const long double ulp =
+        std::ldexp(1.0L, std::max(exponent, is_float ? -126 : -1022) - (is_float ? 23 : 52));
     return std::fabs(got - exact) <= 4 * ulp;
   };
   for_each_device([&](DeviceSession& s) {
@@ -586,13 +587,15 @@ TEST_F(KernelCorpus, SincosInEveryFormWithinFourUlp) {
     for (size_t i = 0; i < n; ++i) {
       const long double sine = std::sin((long double)f[i]), cosine = std::cos((long double)f[i]);
       EXPECT_TRUE(within_4_ulp(out[i], sine, true)) << "sin of " << f[i] << ": " << out[i];
-      EXPECT_TRUE(within_4_ulp(out[n + i], cosine, true)) << "cos of " << f[i] << ": " << out[n + i];
+      EXPECT_TRUE(within_4_ulp(out[n + i], cosine, true))
+          << "cos of " << f[i] << ": " << out[n + i];
       for (size_t form = 1; form < 5; ++form) {
         EXPECT_EQ(out[2 * form * n + i], out[i]) << "sine, form " << form << ", x = " << f[i];
         EXPECT_EQ(out[(2 * form + 1) * n + i], out[n + i])
             << "cosine, form " << form << ", x = " << f[i];
       }
-      const long double sine_d = std::sin((long double)d[i]), cosine_d = std::cos((long double)d[i]);
+      const long double sine_d = std::sin((long double)d[i]),
+                        cosine_d = std::cos((long double)d[i]);
       EXPECT_TRUE(within_4_ulp(out_d[i], sine_d, false)) << "sin of " << d[i] << ": " << out_d[i];
       EXPECT_TRUE(within_4_ulp(out_d[n + i], cosine_d, false))
           << "cos of " << d[i] << ": " << out_d[n + i];
