@@ -333,8 +333,11 @@ VEC_UNARY(double, atanpi, double)
 // lgamma(float) of tiny negative arguments was inf; exp(float) and erfc(float) flushed results
 // in the denormal range to zero (allowed without CL_FP_DENORM, but NVIDIA's OpenCL keeps them).
 // Also where libclc's float forms are less accurate than NVIDIA's OpenCL on the same inputs
-// (bench/math_ulp): exp2 (denormal results flushed too), cosh, tanh, sin and cos.
+// (bench/math_ulp): exp2 (denormal results flushed too), cosh, tanh, sin and cos. sinh(double)
+// too: libclc's shares cosh's table code, and the CTS's vector kernels of it (a lane of constant
+// NaN) failed the CUDA context.
 double __nv_cosh(double x);
+double __nv_sinh(double x);
 float __nv_expf(float x);
 float __nv_erfcf(float x);
 float __nv_lgammaf(float x);
@@ -344,6 +347,7 @@ float __nv_tanhf(float x);
 float __nv_sinf(float x);
 float __nv_cosf(float x);
 FROM_LIBDEVICE(double, cosh, __nv_cosh)
+FROM_LIBDEVICE(double, sinh, __nv_sinh)
 FROM_LIBDEVICE(float, exp, __nv_expf)
 FROM_LIBDEVICE(float, erfc, __nv_erfcf)
 FROM_LIBDEVICE(float, lgamma, __nv_lgammaf)

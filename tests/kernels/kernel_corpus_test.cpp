@@ -474,6 +474,17 @@ kernel void special(global const double* d, global double* out_d, global const f
   out_f[i * 4 + 2] = exp(f[i]);
   out_f[i * 4 + 3] = erfc(f[i]);
 }
+// As the CTS's vector kernels: a lane of constant NaN beside the argument.
+kernel void special_vectors(global const double* d, global double* out) {
+  size_t i = get_global_id(0);
+  const double3 s = sinh((double3)(NAN, d[i], NAN)), c = cosh((double3)(d[i], NAN, NAN));
+  const double16 t = tanh((double16)(NAN, d[i], NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN,
+                                     NAN, NAN, NAN, NAN));
+  out[i * 4 + 0] = s.y;
+  out[i * 4 + 1] = c.x;
+  out[i * 4 + 2] = t.s1;
+  out[i * 4 + 3] = isnan(s.x) && isnan(c.y) && isnan(t.s0) ? 1.0 : 0.0;
+}
 )CL";
 
 TEST_F(KernelCorpus, MathBuiltinsOfSpecialValues) {
@@ -518,6 +529,18 @@ TEST_F(KernelCorpus, MathBuiltinsOfSpecialValues) {
       EXPECT_TRUE(c < 0x1p-126 ? out_f[i * 4 + 3] >= 0 && out_f[i * 4 + 3] < 0x1p-126f
                                : near(out_f[i * 4 + 3], c))
           << "erfcf(" << y << ") " << out_f[i * 4 + 3];
+    }
+    Kernel vectors = s.kernel(program, "special_vectors");
+    Mem OutV = s.buffer(n * 4 * 8);
+    s.set_args(vectors.get(), D, OutV);
+    s.run(vectors.get(), 1, &n, nullptr);
+    const std::vector<double> out_v = s.read<double>(OutV.get(), n * 4);
+    for (size_t i = 0; i < n; ++i) {
+      const double x = d[i];
+      EXPECT_TRUE(near(out_v[i * 4 + 0], std::sinh(x))) << "sinh(double3 lane " << x << ")";
+      EXPECT_TRUE(near(out_v[i * 4 + 1], std::cosh(x))) << "cosh(double3 lane " << x << ")";
+      EXPECT_TRUE(near(out_v[i * 4 + 2], std::tanh(x))) << "tanh(double16 lane " << x << ")";
+      EXPECT_EQ(out_v[i * 4 + 3], 1.0) << "the NaN lanes beside " << x;
     }
   });
 }
