@@ -5,10 +5,20 @@
 // alone, and the allocation's bytes are checked on the host and on other devices afterwards.
 #include <CL/cl_manifold.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <functional>
 #include <numeric>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <tuple>
 
 #include "cl_test.h"
 
@@ -41,8 +51,51 @@ kernel void scatter(global const int* index, global int* out) {
 
 cl_device_svm_capabilities svm_caps(cl_device_id d) {
   cl_device_svm_capabilities caps = ~cl_device_svm_capabilities(0);
-  EXPECT_CL(CL_SUCCESS, clGetDeviceInfo(d, CL_DEVICE_SVM_CAPABILITIES, sizeof caps, &caps, nullptr));
+  EXPECT_CL(CL_SUCCESS,
+            clGetDeviceInfo(d, CL_DEVICE_SVM_CAPABILITIES, sizeof caps, &caps, nullptr));
   return caps;
+}
+
+// One line of the migration trace (MANIFOLD_TRACE_MIGRATION): how a command uses a range of one
+// memory object at a place, and the copies it gets there (offset, size, from which place).
+struct TracedUse {
+  std::string mem;
+  char access = 0;
+  size_t offset = 0, size = 0;
+  unsigned place = 0;
+  std::set<std::tuple<size_t, size_t, unsigned>> moves;
+};
+
+// The trace lines the platform prints to stderr while `work` runs.
+std::vector<TracedUse> traced(const std::function<void()>& work) {
+  std::fflush(stderr);
+  char path[] = "/tmp/manifold_group_svm_XXXXXX";
+  const int file = mkstemp(path);
+  const int saved = dup(2);
+  EXPECT_GE(file, 0);
+  EXPECT_GE(saved, 0);
+  dup2(file, 2);
+  work();
+  std::fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  close(file);
+  std::ifstream in(path);
+  std::vector<TracedUse> uses;
+  const std::regex line(R"(\[mig\] .* mem=(\S+) ([ROU]) \[(\d+),\+(\d+)\) at (\d+):(.*))");
+  const std::regex move(R"(move\[(\d+),\+(\d+)\) from (\d+))");
+  for (std::string text; std::getline(in, text);) {
+    std::smatch m;
+    if (!std::regex_match(text, m, line)) continue;
+    TracedUse u{m[1], m[2].str()[0], std::stoul(m[3]), std::stoul(m[4]), unsigned(std::stoul(m[5])),
+                {}};
+    const std::string rest = m[6];
+    for (std::sregex_iterator it(rest.begin(), rest.end(), move), end; it != end; ++it)
+      u.moves.insert({std::stoul((*it)[1]), std::stoul((*it)[2]), unsigned(std::stoul((*it)[3]))});
+    uses.push_back(std::move(u));
+  }
+  unlink(path);
+  return uses;
 }
 
 // A group released at the end of the scope.
@@ -137,15 +190,15 @@ class GroupSvm : public ::testing::Test {
   static size_t members_with_work(cl_kernel kernel, cl_device_id group) {
     std::vector<cl_float> split(8, 0.0f);
     size_t size = 0;
-    EXPECT_CL(CL_SUCCESS, clGetKernelWorkGroupInfo(kernel, group, CL_KERNEL_GROUP_SPLIT_MFLD,
-                                                   split.size() * sizeof(cl_float), split.data(),
-                                                   &size));
+    EXPECT_CL(CL_SUCCESS,
+              clGetKernelWorkGroupInfo(kernel, group, CL_KERNEL_GROUP_SPLIT_MFLD,
+                                       split.size() * sizeof(cl_float), split.data(), &size));
     split.resize(size / sizeof(cl_float));
     return size_t(std::count_if(split.begin(), split.end(), [](cl_float f) { return f > 0; }));
   }
   static void run(cl_command_queue q, cl_kernel k, size_t global, size_t local) {
-    ASSERT_CL(CL_SUCCESS, clEnqueueNDRangeKernel(q, k, 1, nullptr, &global, &local, 0, nullptr,
-                                                 nullptr));
+    ASSERT_CL(CL_SUCCESS,
+              clEnqueueNDRangeKernel(q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
   }
   template <class T>
   static void write(cl_command_queue q, T* p, const std::vector<T>& values) {
@@ -156,8 +209,8 @@ class GroupSvm : public ::testing::Test {
   }
   template <class T>
   static std::vector<T> read(cl_command_queue q, const T* p, size_t n) {
-    EXPECT_CL(CL_SUCCESS, clEnqueueSVMMap(q, CL_TRUE, CL_MAP_READ, const_cast<T*>(p),
-                                          n * sizeof(T), 0, nullptr, nullptr));
+    EXPECT_CL(CL_SUCCESS, clEnqueueSVMMap(q, CL_TRUE, CL_MAP_READ, const_cast<T*>(p), n * sizeof(T),
+                                          0, nullptr, nullptr));
     std::vector<T> out(p, p + n);
     EXPECT_CL(CL_SUCCESS, clEnqueueSVMUnmap(q, const_cast<T*>(p), 0, nullptr, nullptr));
     return out;
@@ -205,8 +258,7 @@ class GroupSvm : public ::testing::Test {
     const std::vector<float> on_group = stencil(group, 5, &members);
     const std::vector<float> alone = stencil(cpu_, 5);
     ASSERT_EQ(on_group.size(), alone.size());
-    for (size_t i = 0; i < alone.size(); ++i)
-      ASSERT_FLOAT_EQ(on_group[i], alone[i]) << "at " << i;
+    for (size_t i = 0; i < alone.size(); ++i) ASSERT_FLOAT_EQ(on_group[i], alone[i]) << "at " << i;
     for (size_t i = 0; i < 64; ++i) ASSERT_EQ(on_group[i], -7.0f) << "before the pointer, at " << i;
     EXPECT_EQ(members, expected_members);
   }
@@ -249,12 +301,12 @@ TEST_F(GroupSvm, CommandsOnAGroupQueueAndTheirErrors) {
   ASSERT_NE(a, nullptr);
   ASSERT_NE(b, nullptr);
   const cl_int pattern = 0x01020304;
-  ASSERT_CL(CL_SUCCESS, clEnqueueSVMMemFill(q, a, &pattern, sizeof pattern, n * 4, 0, nullptr,
-                                            nullptr));
+  ASSERT_CL(CL_SUCCESS,
+            clEnqueueSVMMemFill(q, a, &pattern, sizeof pattern, n * 4, 0, nullptr, nullptr));
   ASSERT_CL(CL_SUCCESS, clEnqueueSVMMemcpy(q, CL_FALSE, b, a, n * 4, 0, nullptr, nullptr));
   const cl_int seven = 7;
-  ASSERT_CL(CL_SUCCESS, clEnqueueSVMMemFill(q, b + 10, &seven, sizeof seven, 4 * 4, 0, nullptr,
-                                            nullptr));
+  ASSERT_CL(CL_SUCCESS,
+            clEnqueueSVMMemFill(q, b + 10, &seven, sizeof seven, 4 * 4, 0, nullptr, nullptr));
   std::vector<cl_int> got = read(q, b, n);
   for (size_t i = 0; i < n; ++i)
     ASSERT_EQ(got[i], i >= 10 && i < 14 ? seven : pattern) << "at " << i;
@@ -263,16 +315,15 @@ TEST_F(GroupSvm, CommandsOnAGroupQueueAndTheirErrors) {
   EXPECT_EQ(host, got);
 
   // The spec's errors, on the group's queue as on any device's.
-  EXPECT_CL(CL_INVALID_VALUE, clEnqueueSVMMap(q, CL_TRUE, CL_MAP_READ, nullptr, 4, 0, nullptr,
-                                              nullptr));
+  EXPECT_CL(CL_INVALID_VALUE,
+            clEnqueueSVMMap(q, CL_TRUE, CL_MAP_READ, nullptr, 4, 0, nullptr, nullptr));
   EXPECT_CL(CL_INVALID_VALUE, clEnqueueSVMMap(q, CL_TRUE, CL_MAP_READ, a, 0, 0, nullptr, nullptr));
   EXPECT_CL(CL_INVALID_VALUE, clEnqueueSVMMemcpy(q, CL_TRUE, nullptr, a, 4, 0, nullptr, nullptr));
   EXPECT_CL(CL_MEM_COPY_OVERLAP, clEnqueueSVMMemcpy(q, CL_TRUE, a + 1, a, 8, 0, nullptr, nullptr));
   EXPECT_CL(CL_INVALID_VALUE, clEnqueueSVMMemFill(q, a, &pattern, 3, 12, 0, nullptr, nullptr));
   EXPECT_CL(CL_INVALID_VALUE,
             clEnqueueSVMMemFill(q, a, &pattern, sizeof pattern, n * 4 + 4, 0, nullptr, nullptr));
-  EXPECT_CL(CL_INVALID_EVENT_WAIT_LIST,
-            clEnqueueSVMUnmap(q, a, 1, nullptr, nullptr));
+  EXPECT_CL(CL_INVALID_EVENT_WAIT_LIST, clEnqueueSVMUnmap(q, a, 1, nullptr, nullptr));
   Kernel k = kernel(s, "add");
   EXPECT_CL(CL_INVALID_ARG_INDEX, clSetKernelArgSVMPointer(k, 9, a));
   EXPECT_CL(CL_INVALID_VALUE,
@@ -348,8 +399,8 @@ TEST_F(GroupSvm, UnprovableSvmKernelsRunWholeOnMembersOfTheirOwnMemories) {
     ASSERT_CL(CL_SUCCESS, clSetKernelArgSVMPointer(add, 2, out));
     ASSERT_CL(CL_SUCCESS, clSetKernelArg(add, 3, sizeof count, &count));
     void* reached[] = {bins};
-    ASSERT_CL(CL_SUCCESS, clSetKernelExecInfo(add, CL_KERNEL_EXEC_INFO_SVM_PTRS, sizeof reached,
-                                              reached));
+    ASSERT_CL(CL_SUCCESS,
+              clSetKernelExecInfo(add, CL_KERNEL_EXEC_INFO_SVM_PTRS, sizeof reached, reached));
     run(q, add, n, 64);
     const std::vector<float> sums = read(q, reinterpret_cast<float*>(out), n);
     for (size_t i = 0; i < n; ++i) ASSERT_EQ(sums[i], ramp[i] + ramp[i]) << "at " << i;
@@ -406,8 +457,8 @@ TEST_F(GroupSvm, BytesStayValidOnEveryDeviceOfTheContext) {
   EXPECT_EQ(host, expect_c);
   // The CPU overwrites a piece the group then reads.
   const float zero = 0.0f;
-  ASSERT_CL(CL_SUCCESS, clEnqueueSVMMemFill(on_cpu, c + 1000, &zero, 4, 500 * 4, 0, nullptr,
-                                            nullptr));
+  ASSERT_CL(CL_SUCCESS,
+            clEnqueueSVMMemFill(on_cpu, c + 1000, &zero, 4, 500 * 4, 0, nullptr, nullptr));
   ASSERT_CL(CL_SUCCESS, clFinish(on_cpu));
   launch(on_group, c, c, b);  // b = 2c
   const std::vector<float> doubled = read(on_member, b, n);
@@ -416,6 +467,108 @@ TEST_F(GroupSvm, BytesStayValidOnEveryDeviceOfTheContext) {
   clSVMFree(s.context, a);
   clSVMFree(s.context, b);
   clSVMFree(s.context, c);
+}
+
+// Where the bytes are, from the migration trace (a ctest entry sets MANIFOLD_TRACE_MIGRATION): on
+// emulated GPUs an allocation's copies share the host's pages, so only the residency shows whether
+// each part left its writes current on its own member, at the offset of the kernel's pointer, and
+// whether the host and a whole launch then copy each range from the member that wrote it.
+TEST_F(GroupSvm, PartsLeaveTheirWritesCurrentOnTheirMembers) {
+  if (!std::getenv("MANIFOLD_TRACE_MIGRATION")) GTEST_SKIP() << "needs MANIFOLD_TRACE_MIGRATION";
+  GroupRef group;
+  if (!emulated_pair(group)) GTEST_SKIP() << "needs two emulated GPUs";
+  Session s = open({group.id});
+  cl_command_queue q = s.queues[0];
+  constexpr size_t kSkip = 64, n = 4096, local = 64;
+  constexpr size_t bytes = (kSkip + n) * 4, half = n / 2 * 4, start = kSkip * 4;
+  auto* a = static_cast<float*>(clSVMAlloc(s.context, CL_MEM_READ_WRITE, n * 4, 0));
+  auto* out = static_cast<float*>(clSVMAlloc(s.context, CL_MEM_READ_WRITE, bytes, 0));
+  auto* index = static_cast<cl_int*>(clSVMAlloc(s.context, CL_MEM_READ_WRITE, n * 4, 0));
+  ASSERT_TRUE(a && out && index);
+  std::vector<float> ramp(n);
+  std::iota(ramp.begin(), ramp.end(), 1.0f);
+  write(q, a, ramp);
+  write(q, out, std::vector<float>(kSkip + n, -1.0f));
+  std::vector<cl_int> reversed(n);
+  for (size_t i = 0; i < n; ++i) reversed[i] = cl_int(kSkip + n - 1 - i);
+  write(q, index, reversed);
+  ASSERT_CL(CL_SUCCESS, clFinish(q));
+
+  Kernel add = kernel(s, "add");
+  const int count = int(n);
+  ASSERT_CL(CL_SUCCESS, clSetKernelArgSVMPointer(add, 0, a));
+  ASSERT_CL(CL_SUCCESS, clSetKernelArgSVMPointer(add, 1, a));
+  ASSERT_CL(CL_SUCCESS, clSetKernelArgSVMPointer(add, 2, out + kSkip));
+  ASSERT_CL(CL_SUCCESS, clSetKernelArg(add, 3, sizeof count, &count));
+  const std::vector<TracedUse> launch = traced([&] {
+    run(q, add, n, local);
+    ASSERT_CL(CL_SUCCESS, clFinish(q));
+  });
+  ASSERT_EQ(members_with_work(add, group.id), 2u);
+  // Only `out` is written: one range per part, each half of what the pointer reaches.
+  std::vector<TracedUse> writes;
+  for (const TracedUse& u : launch)
+    if (u.access != 'R') writes.push_back(u);
+  ASSERT_EQ(writes.size(), 2u);
+  std::sort(writes.begin(), writes.end(),
+            [](const TracedUse& x, const TracedUse& y) { return x.offset < y.offset; });
+  EXPECT_EQ(writes[0].access, 'O');
+  EXPECT_EQ(writes[0].offset, start);
+  EXPECT_EQ(writes[0].size, half);
+  EXPECT_EQ(writes[1].offset, start + half);
+  EXPECT_EQ(writes[1].size, half);
+  const unsigned first = writes[0].place, second = writes[1].place;
+  EXPECT_NE(first, 0u);
+  EXPECT_NE(second, 0u);
+  EXPECT_NE(first, second);
+  const std::string out_mem = writes[0].mem;
+  EXPECT_EQ(writes[1].mem, out_mem);
+
+  // A whole launch (a data-dependent write) on one member gets the other member's half there.
+  Kernel scatter = kernel(s, "scatter");
+  ASSERT_CL(CL_SUCCESS, clSetKernelArgSVMPointer(scatter, 0, index));
+  ASSERT_CL(CL_SUCCESS, clSetKernelArgSVMPointer(scatter, 1, out));
+  const std::vector<TracedUse> whole = traced([&] {
+    run(q, scatter, n, local);
+    ASSERT_CL(CL_SUCCESS, clFinish(q));
+  });
+  ASSERT_EQ(members_with_work(scatter, group.id), 1u);
+  std::vector<TracedUse> on_out;
+  for (const TracedUse& u : whole)
+    if (u.mem == out_mem) on_out.push_back(u);
+  ASSERT_EQ(on_out.size(), 1u);
+  const TracedUse& w = on_out[0];
+  EXPECT_EQ(w.access, 'U');
+  EXPECT_EQ(w.offset, 0u);
+  EXPECT_EQ(w.size, bytes);
+  ASSERT_TRUE(w.place == first || w.place == second) << "place " << w.place;
+  const std::set<std::tuple<size_t, size_t, unsigned>> expected_moves =
+      w.place == first
+          ? std::set<std::tuple<size_t, size_t, unsigned>>{{0, start, 0},
+                                                           {start + half, half, second}}
+          : std::set<std::tuple<size_t, size_t, unsigned>>{{0, start, 0}, {start, half, first}};
+  EXPECT_EQ(w.moves, expected_moves);
+
+  // The host's map copies everything from that member.
+  std::vector<cl_int> got;
+  const std::vector<TracedUse> mapped =
+      traced([&] { got = read(q, reinterpret_cast<cl_int*>(out), kSkip + n); });
+  std::vector<TracedUse> map_out;
+  for (const TracedUse& u : mapped)
+    if (u.mem == out_mem) map_out.push_back(u);
+  ASSERT_EQ(map_out.size(), 1u);
+  EXPECT_EQ(map_out[0].place, 0u);
+  EXPECT_EQ(map_out[0].moves,
+            (std::set<std::tuple<size_t, size_t, unsigned>>{{0, bytes, w.place}}));
+  // scatter wrote i at kSkip + n - 1 - i, over add's sums; the bytes before stay the host's.
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(got[kSkip + n - 1 - i], cl_int(i)) << "at " << i;
+  const float minus_one = -1.0f;
+  cl_int minus_one_bits = 0;
+  std::memcpy(&minus_one_bits, &minus_one, 4);
+  for (size_t i = 0; i < kSkip; ++i) ASSERT_EQ(got[i], minus_one_bits) << "at " << i;
+  clSVMFree(s.context, a);
+  clSVMFree(s.context, out);
+  clSVMFree(s.context, index);
 }
 
 }  // namespace
