@@ -5,7 +5,6 @@
 // alone, and the allocation's bytes are checked on the host and on other devices afterwards.
 #include <CL/cl_manifold.h>
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,7 +16,6 @@
 #include <numeric>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <tuple>
 
 #include "cl_test.h"
