@@ -215,7 +215,7 @@ class GroupSvm : public ::testing::Test {
   }
 
   // `steps` rounds of blur back and forth between two SVM allocations on `device`, the kernel's
-  // pointers `skip` floats into them (bytes before those stay as the host wrote them); every
+  // pointers kSkip floats into them (bytes before those stay as the host wrote them); every
   // float of the first allocation afterwards. `members` gets how many members ran the last
   // launch where `device` is a group.
   std::vector<float> stencil(cl_device_id device, int steps, size_t* members = nullptr) {
