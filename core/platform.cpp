@@ -156,6 +156,10 @@ Platform::Platform() {
     for (Device* s : subs)
       if (!s->is_root() && !root_of(s)->info().svm_capabilities)
         s->disable_svm("its root device has none");
+    // A group has SVM only where every member kept it: one address must be valid on each.
+    if (std::any_of(d->members().begin(), d->members().end(),
+                    [](const Ref<Device>& m) { return !m->info().svm_capabilities; }))
+      d->disable_svm("a member has none");
   }
 }
 

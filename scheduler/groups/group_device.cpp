@@ -85,6 +85,7 @@ DeviceInfo group_info(const std::vector<Ref<Device>>& members) {
     d.pipe_support = d.pipe_support && m.pipe_support;
     d.max_pipe_args = std::min(d.max_pipe_args, m.max_pipe_args);
     d.max_global_variable_size = std::min(d.max_global_variable_size, m.max_global_variable_size);
+    d.svm_capabilities &= m.svm_capabilities;
     d.atomic_memory_capabilities &= m.atomic_memory_capabilities;
     d.atomic_fence_capabilities &= m.atomic_fence_capabilities;
     if (d.sub_group_size != m.sub_group_size) d.sub_group_size = 0;
@@ -108,8 +109,11 @@ DeviceInfo group_info(const std::vector<Ref<Device>>& members) {
   d.name = "Manifold group (" + names + ")";
   d.vendor = Platform::kVendor;
   d.max_compute_units = units;
-  // Not yet on a group: one SVM range over every member, sub-devices, imported host memory.
-  d.svm_capabilities = 0;
+  // Coarse grain only: its bytes move between the members' memories with the commands that use
+  // them, as a buffer's do. Fine-grain pages are imported by each device of a context in place
+  // (MemObject's Svm), which a group does not do for its members.
+  d.svm_capabilities &= CL_DEVICE_SVM_COARSE_GRAIN_BUFFER;
+  // Not yet on a group: sub-devices, imported host memory.
   d.partition_max_sub_devices = 0;
   d.partition_properties.clear();
   d.partition_affinity_domain = 0;

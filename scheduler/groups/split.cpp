@@ -71,17 +71,27 @@ std::string add_footprint_uses(const KernelOp& op, const GroupDevice& group,
   std::vector<RootRange> written;
   for (KernelPart& part : parts) {
     for (size_t a = 0; a < values.size() && a < info.args.size(); ++a) {
-      if (info.args[a].kind != compiler::ArgKind::Buffer || !values[a].buffer) continue;
-      MemObject& mem = *values[a].buffer;
+      if (info.args[a].kind != compiler::ArgKind::Buffer) continue;
+      // The footprint counts from the argument's pointer: a buffer's start, or an SVM pointer
+      // anywhere in its allocation (whose residency then holds the bytes).
+      MemObject* arg_mem = values[a].buffer.get();
+      size_t base = 0;
+      if (!arg_mem && values[a].svm_allocation) {
+        arg_mem = values[a].svm_allocation.get();
+        base = size_t(static_cast<std::byte*>(values[a].svm_pointer) - arg_mem->host_data());
+      }
+      if (!arg_mem) continue;
+      MemObject& mem = *arg_mem;
       const compiler::PartFootprint f =
           compiler::evaluate_part(info.footprint, a, part.range, arg_bytes);
       const bool read_only = info.args[a].address == CL_KERNEL_ARG_ADDRESS_CONSTANT ||
                              (info.args[a].type_qualifier & CL_KERNEL_ARG_TYPE_CONST) ||
                              (mem.flags() & CL_MEM_READ_ONLY);
+      // In bytes of `mem`, within it.
       const auto clip = [&](compiler::ByteRange r) {
-        r.end = std::min<uint64_t>(r.end, mem.size());
+        r.end = std::min<uint64_t>(r.end, mem.size() - base);
         r.first = std::min(r.first, r.end);
-        return r;
+        return compiler::ByteRange{r.first + base, r.end + base};
       };
       if (!read_only) {
         if (!f.writes) return "what it writes to argument " + std::to_string(a) + " is not proven";
@@ -117,11 +127,16 @@ std::string blocker_across_memories(const KernelOp& op) {
   const compiler::KernelFootprint& footprint = op.launch->info.footprint;
   if (!footprint.analyzed) return "the binary has no footprint";
   if (!footprint.whole_reason.empty()) return footprint.whole_reason;
-  if (!op.args->svm_allocations.empty()) return "SVM pointers";
+  // Allocations reached through pointers in memory have no footprint of their own.
+  if (!op.args->svm_allocations.empty()) return "SVM pointers given with clSetKernelExecInfo";
   const auto& args = op.launch->info.args;
   for (size_t a = 0; a < args.size() && a < op.args->values.size(); ++a) {
+    const KernelArgValue& value = op.args->values[a];
     if (args[a].kind == compiler::ArgKind::Image) return "image arguments";
-    if (op.args->values[a].svm_allocation) return "SVM pointers";
+    // A pointer outside the SVM allocations is host memory, which not every member reaches.
+    if (value.svm_pointer && !value.svm_allocation) return "SVM pointers to host memory";
+    // Fine-grain pages are used in place by every device, never migrated.
+    if (value.svm_allocation && value.svm_allocation->imported()) return "fine-grain SVM pointers";
   }
   return {};
 }

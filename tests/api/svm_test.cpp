@@ -102,8 +102,11 @@ TEST_F(Svm, CapabilitiesAreReportedPerDevice) {
     cl_device_type type = 0;
     clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, nullptr);
     EXPECT_TRUE(caps & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER);
+    // A device group (MANIFOLD_DEVICE_GROUPS) has coarse-grain buffers only, whatever its members.
+    if (deviceString(d, CL_DEVICE_NAME).rfind("Manifold group", 0) == 0)
+      EXPECT_EQ(caps, cl_device_svm_capabilities(CL_DEVICE_SVM_COARSE_GRAIN_BUFFER));
     // The CPU device is the host: every kind of SVM, system pointers and atomics included.
-    if (type == CL_DEVICE_TYPE_CPU)
+    else if (type == CL_DEVICE_TYPE_CPU)
       EXPECT_EQ(caps, cl_device_svm_capabilities(
                           CL_DEVICE_SVM_COARSE_GRAIN_BUFFER | CL_DEVICE_SVM_FINE_GRAIN_BUFFER |
                           CL_DEVICE_SVM_FINE_GRAIN_SYSTEM | CL_DEVICE_SVM_ATOMICS));

@@ -1,7 +1,8 @@
 // A device group over the CPUs of two manifold-servers (tests/backends/remote/with_server.sh with
 // WITH_SERVERS=2, the client seeing its own CPU too): kernels split over both servers give what
 // the local CPU gives, both members run a share of a kernel whose writes are provably disjoint,
-// and a buffer written on one server is read right on the other.
+// and a buffer written on one server is read right on the other; a group with a remote member has
+// no SVM.
 #include <CL/cl_manifold.h>
 
 #include <cstring>
@@ -261,6 +262,62 @@ TEST_F(RemoteGroups, ABufferMovesBetweenTheServers) {
     ASSERT_EQ(y[i], x[i] * k) << "at " << i;
     ASSERT_EQ(z[i], x[i] * k + x[i]) << "at " << i;
   }
+}
+
+// A remote device has no SVM: neither has a group with one among its members, even beside the
+// local CPU, which has. The spec's errors on the group's queue, while the CPU's SVM works.
+TEST_F(RemoteGroups, NoSvmWhereAMemberHasNone) {
+  cl_device_svm_capabilities caps = ~cl_device_svm_capabilities(0);
+  ASSERT_CL(CL_SUCCESS,
+            clGetDeviceInfo(remote_[0], CL_DEVICE_SVM_CAPABILITIES, sizeof caps, &caps, nullptr));
+  if (caps) GTEST_SKIP() << "the remote device reports SVM";
+  auto create = reinterpret_cast<clCreateDeviceGroupMFLD_fn>(
+      clGetExtensionFunctionAddressForPlatform(platform_, "clCreateDeviceGroupMFLD"));
+  cl_device_id members[2] = {remote_[0], local_};
+  cl_int err = -1;
+  cl_device_id mixed = create(platform_, nullptr, 2, members, &err);
+  ASSERT_ERR(CL_SUCCESS, err);
+  caps = ~cl_device_svm_capabilities(0);
+  EXPECT_CL(CL_SUCCESS,
+            clGetDeviceInfo(mixed, CL_DEVICE_SVM_CAPABILITIES, sizeof caps, &caps, nullptr));
+  EXPECT_EQ(caps, cl_device_svm_capabilities(0));
+  cl_device_id devices[2] = {mixed, local_};
+  {
+    Context context(clCreateContext(nullptr, 2, devices, nullptr, nullptr, &err));
+    ASSERT_ERR(CL_SUCCESS, err);
+    Queue on_group(clCreateCommandQueueWithProperties(context, mixed, nullptr, &err));
+    ASSERT_ERR(CL_SUCCESS, err);
+    Queue on_cpu(clCreateCommandQueueWithProperties(context, local_, nullptr, &err));
+    ASSERT_ERR(CL_SUCCESS, err);
+    Program program(clCreateProgramWithSource(context, 1, &kSource, nullptr, &err));
+    ASSERT_CL(CL_SUCCESS, clBuildProgram(program, 2, devices, "", nullptr, nullptr));
+    Kernel scale(clCreateKernel(program, "scale", &err));
+    ASSERT_ERR(CL_SUCCESS, err);
+    constexpr size_t n = 256;
+    auto* p = static_cast<float*>(clSVMAlloc(context, CL_MEM_READ_WRITE, n * 4, 0));
+    ASSERT_NE(p, nullptr);
+    const float one = 1.0f, k = 3.0f;
+    EXPECT_CL(CL_INVALID_OPERATION,
+              clEnqueueSVMMap(on_group, CL_TRUE, CL_MAP_READ, p, n * 4, 0, nullptr, nullptr));
+    EXPECT_CL(CL_INVALID_OPERATION,
+              clEnqueueSVMMemFill(on_group, p, &one, 4, n * 4, 0, nullptr, nullptr));
+    ASSERT_CL(CL_SUCCESS, clSetKernelArgSVMPointer(scale, 0, p));
+    ASSERT_CL(CL_SUCCESS, clSetKernelArgSVMPointer(scale, 1, p));
+    ASSERT_CL(CL_SUCCESS, clSetKernelArg(scale, 2, sizeof k, &k));
+    EXPECT_CL(CL_INVALID_OPERATION, clEnqueueNDRangeKernel(on_group, scale, 1, nullptr, &n, nullptr,
+                                                           0, nullptr, nullptr));
+    // The CPU's queue of the same context: SVM as ever.
+    ASSERT_CL(CL_SUCCESS, clEnqueueSVMMemFill(on_cpu, p, &one, 4, n * 4, 0, nullptr, nullptr));
+    ASSERT_CL(CL_SUCCESS,
+              clEnqueueNDRangeKernel(on_cpu, scale, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+    ASSERT_CL(CL_SUCCESS,
+              clEnqueueSVMMap(on_cpu, CL_TRUE, CL_MAP_READ, p, n * 4, 0, nullptr, nullptr));
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(p[i], k) << "at " << i;
+    ASSERT_CL(CL_SUCCESS, clEnqueueSVMUnmap(on_cpu, p, 0, nullptr, nullptr));
+    ASSERT_CL(CL_SUCCESS, clFinish(on_cpu));
+    clSVMFree(context, p);
+  }
+  clReleaseDevice(mixed);
 }
 
 }  // namespace
