@@ -292,7 +292,7 @@ bool NvptxPipeline::optimize(Build& build) {
       build.options.opt_disable ? llvm::OptimizationLevel::O1 : llvm::OptimizationLevel::O3;
   run_module_passes(module, &machine(),
                     [level](llvm::PassBuilder& builder, llvm::ModulePassManager& passes) {
-                      register_cuda_style_unrolling(builder);
+                      register_full_unroll_of_short_loops(builder);
                       passes = builder.buildPerModuleDefaultPipeline(level);
                     });
   for (const KernelInfo& k : kernels)

@@ -1,12 +1,9 @@
 // Short loops of known trip count are unrolled fully on NVPTX, as CUDA compilers do: a private
 // array they index stays in registers, and the constant tables they read fold away; a loop the
-// program keeps rolled (#pragma unroll 1) stays a loop. Small loops of a trip count known at run
-// time are unrolled by four, and ptxas may unroll them again: only their remainder loop is
-// marked nounroll.
+// program keeps rolled (#pragma unroll 1) stays a loop.
 #include <gtest/gtest.h>
 
 #include <string>
-#include <vector>
 
 #include "compiler/compiler.h"
 
@@ -73,54 +70,6 @@ kernel void rolled(global float* f) {
 }
 )CLC");
   EXPECT_TRUE(has(ptx, "bra")) << ptx;
-}
-
-// The loops' bodies: from each label to a branch back to it.
-std::vector<std::string> loops_of(const std::string& ptx) {
-  std::vector<std::string> loops;
-  for (size_t at = ptx.find("\n$L__BB"); at != std::string::npos;
-       at = ptx.find("\n$L__BB", at + 1)) {
-    const size_t colon = ptx.find(':', at);
-    const std::string label = ptx.substr(at + 1, colon - at - 1);
-    const size_t back = ptx.find(label + ";", colon);  // a branch to it, after it
-    if (back != std::string::npos) loops.push_back(ptx.substr(at + 1, back - at - 1));
-  }
-  return loops;
-}
-
-size_t count(const std::string& text, const char* what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
-// A CSR sparse matrix-vector product: the row's length is known at run time only.
-TEST(NvptxUnroll, RuntimeLoopsUnrollByFourAndStayOpenToPtxas) {
-  const std::string ptx = ptx_of(R"CLC(
-kernel void spmv(global const uint* start, global const uint* columns, global const float* values,
-                 global const float* x, global float* y) {
-  const uint r = get_global_id(0);
-  float sum = 0.0f;
-  for (uint k = start[r]; k < start[r + 1]; ++k) sum += values[k] * x[columns[k]];
-  y[r] = sum;
-}
-)CLC");
-  const std::vector<std::string> loops = loops_of(ptx);
-  ASSERT_EQ(loops.size(), 2u) << ptx;  // the unrolled loop and its remainder
-  size_t rolled = 0, unrolled = 0;
-  for (const std::string& loop : loops) {
-    const size_t fmas = count(loop, "fma.rn.f32");
-    if (fmas == 1) {
-      ++rolled;
-      EXPECT_TRUE(has(loop, "nounroll")) << loop;  // the remainder, at most three iterations
-    } else {
-      ++unrolled;
-      EXPECT_EQ(fmas, 4u) << loop;
-      EXPECT_FALSE(has(loop, "nounroll")) << loop;
-    }
-  }
-  EXPECT_EQ(rolled, 1u) << ptx;
-  EXPECT_EQ(unrolled, 1u) << ptx;
 }
 
 }  // namespace
