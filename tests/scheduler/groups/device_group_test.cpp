@@ -1,19 +1,13 @@
 // Device groups (cl_mfld_device_group): groups the application makes of the CPU's halves (one
 // memory) and of two emulated GPUs (memories of their own, so that parts run only where the
 // compiler proved their writes), compared element by element with the host.
-#include <CL/cl_manifold.h>
-
-#include <algorithm>
-#include <cstdlib>
 #include <numeric>
 
-#include "cl_test.h"
+#include "group_fixture.h"
 
-using namespace cltest;
+using namespace group_test;
 
 namespace {
-
-const bool kEmulated = [] { return setenv("MANIFOLD_EMULATED_GPUS", "2", /*overwrite=*/0) == 0; }();
 
 const char* kSource = R"CLC(
 kernel void add(global const float* a, global const float* b, global float* out, int n) {
@@ -69,35 +63,8 @@ cl_command_queue make_queue(cl_context context, cl_device_id device,
   return clCreateCommandQueueWithProperties(context, device, list, err);
 }
 
-clCreateDeviceGroupMFLD_fn create_group_function(cl_platform_id platform) {
-  return reinterpret_cast<clCreateDeviceGroupMFLD_fn>(
-      clGetExtensionFunctionAddressForPlatform(platform, "clCreateDeviceGroupMFLD"));
-}
-
-class DeviceGroups : public ::testing::Test {
+class DeviceGroups : public GroupFixture {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(kEmulated);
-    std::string why;
-    platform_ = findPlatform(&why);
-    if (!platform_) GTEST_SKIP() << why;
-    create_ = create_group_function(platform_);
-    ASSERT_NE(create_, nullptr) << "clCreateDeviceGroupMFLD is not found";
-    cl_uint n = 0;
-    ASSERT_CL(CL_SUCCESS, clGetDeviceIDs(platform_, CL_DEVICE_TYPE_ALL, 0, nullptr, &n));
-    std::vector<cl_device_id> all(n);
-    ASSERT_CL(CL_SUCCESS, clGetDeviceIDs(platform_, CL_DEVICE_TYPE_ALL, n, all.data(), nullptr));
-    for (cl_device_id d : all) {
-      const std::string name = deviceString(d, CL_DEVICE_NAME);
-      if (name.find("emulated GPU") != std::string::npos) emulated_.push_back(d);
-      if (isCpuDevice(d) && !cpu_ && name.find("Manifold group") == std::string::npos) cpu_ = d;
-      if (!isCpuDevice(d) && !native_gpu_ && name.find("emulated GPU") == std::string::npos &&
-          name.find("Manifold group") == std::string::npos)
-        native_gpu_ = d;
-    }
-    ASSERT_NE(cpu_, nullptr);
-  }
-
   // A group of `members`; `shares` fixed (empty: learned).
   cl_device_id make_group(std::vector<cl_device_id> members, std::vector<cl_float> shares = {}) {
     cl_device_group_properties_mfld props[3] = {CL_DEVICE_GROUP_SHARES_MFLD,
@@ -108,19 +75,6 @@ class DeviceGroups : public ::testing::Test {
     EXPECT_ERR(CL_SUCCESS, err);
     return group;
   }
-  // The CPU's two halves (sub-devices of one core each on a two-core machine).
-  std::vector<cl_device_id> cpu_halves() {
-    const cl_uint units = deviceInfo<cl_uint>(cpu_, CL_DEVICE_MAX_COMPUTE_UNITS);
-    if (units < 2) return {};
-    const cl_device_partition_property props[] = {CL_DEVICE_PARTITION_EQUALLY,
-                                                  cl_device_partition_property(units / 2), 0};
-    std::vector<cl_device_id> halves(2);
-    cl_uint got = 0;
-    EXPECT_CL(CL_SUCCESS, clCreateSubDevices(cpu_, props, 2, halves.data(), &got));
-    halves.resize(std::min<cl_uint>(got, 2));
-    return halves;
-  }
-
   struct Session {
     Context context;
     Queue queue;
@@ -174,12 +128,6 @@ class DeviceGroups : public ::testing::Test {
         ASSERT_EQ(out[y * w + x], int(y * 1000 + x)) << "at " << x << "," << y;
     EXPECT_EQ(members_with_work(split_of(k, group)), expected_members);
   }
-
-  cl_platform_id platform_ = nullptr;
-  clCreateDeviceGroupMFLD_fn create_ = nullptr;
-  cl_device_id cpu_ = nullptr;
-  cl_device_id native_gpu_ = nullptr;  // a GPU of a driver (CUDA, HIP, Level Zero), not emulated
-  std::vector<cl_device_id> emulated_;
 };
 
 TEST_F(DeviceGroups, ReportsMembersNameAndCommonLimits) {

@@ -18,13 +18,11 @@
 #include <set>
 #include <tuple>
 
-#include "cl_test.h"
+#include "group_fixture.h"
 
-using namespace cltest;
+using namespace group_test;
 
 namespace {
-
-const bool kEmulated = [] { return setenv("MANIFOLD_EMULATED_GPUS", "2", /*overwrite=*/0) == 0; }();
 
 const char* kSource = R"CLC(
 kernel void add(global const float* a, global const float* b, global float* out, int n) {
@@ -104,27 +102,11 @@ struct GroupRef {
   }
 };
 
-class GroupSvm : public ::testing::Test {
+class GroupSvm : public GroupFixture {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(kEmulated);
-    std::string why;
-    platform_ = findPlatform(&why);
-    if (!platform_) GTEST_SKIP() << why;
-    create_ = reinterpret_cast<clCreateDeviceGroupMFLD_fn>(
-        clGetExtensionFunctionAddressForPlatform(platform_, "clCreateDeviceGroupMFLD"));
-    ASSERT_NE(create_, nullptr);
-    cl_uint n = 0;
-    ASSERT_CL(CL_SUCCESS, clGetDeviceIDs(platform_, CL_DEVICE_TYPE_ALL, 0, nullptr, &n));
-    std::vector<cl_device_id> all(n);
-    ASSERT_CL(CL_SUCCESS, clGetDeviceIDs(platform_, CL_DEVICE_TYPE_ALL, n, all.data(), nullptr));
-    for (cl_device_id d : all) {
-      const std::string name = deviceString(d, CL_DEVICE_NAME);
-      if (name.find("Manifold group") != std::string::npos) continue;
-      if (name.find("emulated GPU") != std::string::npos) emulated_.push_back(d);
-      if (isCpuDevice(d) && !cpu_) cpu_ = d;
-    }
-    ASSERT_NE(cpu_, nullptr);
+    GroupFixture::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     if (!(svm_caps(cpu_) & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER)) GTEST_SKIP() << "no SVM";
   }
 
@@ -138,18 +120,11 @@ class GroupSvm : public ::testing::Test {
     ASSERT_ERR(CL_SUCCESS, err);
   }
   bool cpu_halves(GroupRef& group) {
-    const cl_uint units = deviceInfo<cl_uint>(cpu_, CL_DEVICE_MAX_COMPUTE_UNITS);
-    if (units < 2) return false;
-    const cl_device_partition_property props[] = {CL_DEVICE_PARTITION_EQUALLY,
-                                                  cl_device_partition_property(units / 2), 0};
-    cl_device_id halves[2] = {};
-    cl_uint got = 0;
-    EXPECT_CL(CL_SUCCESS, clCreateSubDevices(cpu_, props, 2, halves, &got));
-    if (got < 2) return false;
-    make_group(group, {halves[0], halves[1]});
+    const std::vector<cl_device_id> halves = GroupFixture::cpu_halves();
+    if (halves.size() < 2) return false;
+    make_group(group, halves);
     // The group holds its members.
-    clReleaseDevice(halves[0]);
-    clReleaseDevice(halves[1]);
+    for (cl_device_id half : halves) clReleaseDevice(half);
     return group.id != nullptr;
   }
   bool emulated_pair(GroupRef& group) {
@@ -260,11 +235,6 @@ class GroupSvm : public ::testing::Test {
     for (size_t i = 0; i < 64; ++i) ASSERT_EQ(on_group[i], -7.0f) << "before the pointer, at " << i;
     EXPECT_EQ(members, expected_members);
   }
-
-  cl_platform_id platform_ = nullptr;
-  clCreateDeviceGroupMFLD_fn create_ = nullptr;
-  cl_device_id cpu_ = nullptr;
-  std::vector<cl_device_id> emulated_;
 };
 
 TEST_F(GroupSvm, ReportsCoarseGrainOnlyWhereEveryMemberHasSvm) {
