@@ -41,6 +41,23 @@
   OVL RET##8 NAME(ARG##8 x) { return (RET##8)(NAME(x.lo), NAME(x.hi)); }                  \
   OVL RET##16 NAME(ARG##16 x) { return (RET##16)(NAME(x.lo), NAME(x.hi)); }
 
+// Element-wise vector versions of a scalar function with a pointer result, f(T x, AS P* p),
+// for an address space AS (the CPU's math.cl and the NVPTX shim's sincos).
+#define PTR1_VECTOR(AS, NAME, T, P, N)        \
+  OVL T##N NAME(T##N x, AS P##N* p) {         \
+    T##N r;                                   \
+    P##N o;                                   \
+    for (int i = 0; i < N; ++i) {             \
+      P t;                                    \
+      r[i] = NAME(x[i], &t);                  \
+      o[i] = t;                               \
+    }                                         \
+    *p = o;                                   \
+    return r;                                 \
+  }
+#define PTR1_VECTORS(AS, NAME, T, P)                                                 \
+  PTR1_VECTOR(AS, NAME, T, P, 2) PTR1_VECTOR(AS, NAME, T, P, 3)                      \
+  PTR1_VECTOR(AS, NAME, T, P, 4) PTR1_VECTOR(AS, NAME, T, P, 8) PTR1_VECTOR(AS, NAME, T, P, 16)
 #define VEC_BINARY(RET, NAME, A, B)                                                          \
   OVL RET##2 NAME(A##2 x, B##2 y) { return (RET##2)(NAME(x.s0, y.s0), NAME(x.s1, y.s1)); }    \
   OVL RET##3 NAME(A##3 x, B##3 y) {                                                          \

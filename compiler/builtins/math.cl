@@ -479,21 +479,6 @@ REMQUO_CORE(double, __builtin_fabs, fmod, remainder)
     *p = t;                         \
     return r;                       \
   }
-#define PTR1_VECTOR(AS, NAME, T, P, N)        \
-  OVL T##N NAME(T##N x, AS P##N* p) {         \
-    T##N r;                                   \
-    P##N o;                                   \
-    for (int i = 0; i < N; ++i) {             \
-      P t;                                    \
-      r[i] = NAME(x[i], &t);                  \
-      o[i] = t;                               \
-    }                                         \
-    *p = o;                                   \
-    return r;                                 \
-  }
-#define PTR1_VECTORS(AS, NAME, T, P)                                                 \
-  PTR1_VECTOR(AS, NAME, T, P, 2) PTR1_VECTOR(AS, NAME, T, P, 3)                      \
-  PTR1_VECTOR(AS, NAME, T, P, 4) PTR1_VECTOR(AS, NAME, T, P, 8) PTR1_VECTOR(AS, NAME, T, P, 16)
 #define PTR1_ALL(NAME, T, P)                                  \
   PTR1_SCALAR(__global, NAME, T, P)                           \
   PTR1_SCALAR(__local, NAME, T, P)                            \

@@ -13,7 +13,7 @@
 #define OVERLOAD __attribute__((overloadable))
 #define INLINE __attribute__((always_inline))
 
-#include "common.h"  // VEC_UNARY / VEC_BINARY / VEC_SPLAT_SECOND, shared with the CPU library
+#include "common.h"  // VEC_UNARY / VEC_BINARY / PTR1_VECTORS ..., shared with the CPU library
 #include "saturating_fp_conversions.h"  // NaN -> 0, which libclc leaves to the hardware
 
 typedef struct {
@@ -368,21 +368,9 @@ void __nv_sincos(double x, double* sine, double* cosine);
     *cosine = c;                                              \
     return s;                                                 \
   }
-#define SHIM_SINCOS_VECTOR(AS, T, N)                          \
-  INLINE OVERLOAD T##N sincos(T##N x, AS T##N* cosine) {      \
-    T##N s, c;                                                \
-    for (int i = 0; i < N; ++i) {                             \
-      T lane_cosine;                                          \
-      s[i] = sincos(x[i], &lane_cosine);                      \
-      c[i] = lane_cosine;                                     \
-    }                                                         \
-    *cosine = c;                                              \
-    return s;                                                 \
-  }
-#define SHIM_SINCOS_ALL(AS, T, impl)                                                      \
-  SHIM_SINCOS(AS, T, impl)                                                                \
-  SHIM_SINCOS_VECTOR(AS, T, 2) SHIM_SINCOS_VECTOR(AS, T, 3) SHIM_SINCOS_VECTOR(AS, T, 4) \
-  SHIM_SINCOS_VECTOR(AS, T, 8) SHIM_SINCOS_VECTOR(AS, T, 16)
+#define SHIM_SINCOS_ALL(AS, T, impl) \
+  SHIM_SINCOS(AS, T, impl)           \
+  PTR1_VECTORS(AS, sincos, T, T)
 SHIM_SINCOS_ALL(__private, float, __nv_sincosf)
 SHIM_SINCOS_ALL(__global, float, __nv_sincosf)
 SHIM_SINCOS_ALL(__local, float, __nv_sincosf)

@@ -25,16 +25,15 @@ std::vector<KernelPart> divide(const compiler::NDRange& range, unsigned d,
   std::vector<KernelPart> parts;
   double cumulative = 0;
   size_t first = 0;
-  size_t last_member = 0;
-  for (size_t m = 0; m < shares.size(); ++m)
-    if (shares[m] > 0) last_member = m;
+  // Members with a share not yet given their range; the last of them takes what is left.
+  size_t later =
+      size_t(std::count_if(shares.begin(), shares.end(), [](double s) { return s > 0; }));
   for (size_t m = 0; m < shares.size() && first < total; ++m) {
     if (shares[m] <= 0) continue;
     cumulative += shares[m];
-    size_t end = m == last_member ? total : size_t(cumulative * double(total) + 0.5);
+    --later;
+    size_t end = later == 0 ? total : size_t(cumulative * double(total) + 0.5);
     // Members after this one with a share keep a group each (a probe's sliver rounds to none).
-    size_t later = 0;
-    for (size_t o = m + 1; o < shares.size(); ++o) later += shares[o] > 0;
     end = std::clamp(end, first + 1, std::max(first + 1, total - std::min(total, later)));
     KernelPart part;
     part.member = m;
