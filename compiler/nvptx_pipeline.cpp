@@ -30,6 +30,7 @@
 #include "compiler/nvptx_address_spaces.h"
 #include "compiler/nvptx_atomics.h"
 #include "compiler/nvptx_math.h"
+#include "compiler/nvptx_narrow_integers.h"
 #include "compiler/nvptx_printf.h"
 #include "compiler/nvptx_unroll.h"
 #include "compiler/stages.h"
@@ -295,6 +296,7 @@ bool NvptxPipeline::optimize(Build& build) {
                       register_full_unroll_of_short_loops(builder);
                       passes = builder.buildPerModuleDefaultPipeline(level);
                     });
+  for (llvm::Function& f : module) narrow_index_arithmetic(f);
   for (const KernelInfo& k : kernels)
     if (llvm::Function* f = module.getFunction(k.name)) retype_constant_arguments(*f, &build.log);
   lower_atomic_orderings(module, compute_capability(target()));
