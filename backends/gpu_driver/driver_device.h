@@ -224,6 +224,8 @@ class DriverDevice final : public Device {
   void copy_to_host(void* dst, CUdeviceptr src, size_t size, CUstream stream);
 
  private:
+  // `what`, with the cause the stream reports after a failed copy.
+  std::string copy_failure(const char* what, CUstream stream);
   friend class DriverBacking<V>;
   std::shared_ptr<NativeQueue> create_native_queue_impl(bool out_of_order) override;
   void pin(void* host, size_t size);

@@ -390,7 +390,7 @@ void DriverDevice<V>::copy_to_device(CUdeviceptr dst, const void* src, size_t si
     status = DriverStreamApi<V>::copy_to_device_async(dst, src, size, stream);
   else
     status = staging_->to_device(dst, src, size, stream);
-  if (status != CL_SUCCESS) fail(status, "copy to the GPU failed");
+  if (status != CL_SUCCESS) fail(status, copy_failure("copy to the GPU failed", stream));
 }
 
 template <class V>
@@ -401,7 +401,15 @@ void DriverDevice<V>::copy_to_host(void* dst, CUdeviceptr src, size_t size, CUst
     status = DriverStreamApi<V>::copy_to_host_async(dst, src, size, stream);
   else
     status = staging_->to_host(dst, src, size, stream);
-  if (status != CL_SUCCESS) fail(status, "copy from the GPU failed");
+  if (status != CL_SUCCESS) fail(status, copy_failure("copy from the GPU failed", stream));
+}
+
+// A copy's status is a cl_int. A copy usually fails for an earlier fault of the context (a
+// kernel's illegal address), which the stream reports with its cause.
+template <class V>
+std::string DriverDevice<V>::copy_failure(const char* what, CUstream stream) {
+  const CUresult r = api().cuStreamSynchronize(stream);
+  return r == CUDA_SUCCESS ? std::string(what) : std::string(what) + ": " + V::error_text(r);
 }
 
 template <class V>
