@@ -14,22 +14,13 @@
 
 #include "compiler/compiler.h"
 #include "compiler/nvptx_narrow_integers.h"
+#include "nvptx_test_util.h"
 
 namespace {
 
 using namespace manifold::compiler;
-
-std::string ptx_of(const std::string& source) {
-  BuildOutput out = build(source, "", nvptx_target(9, 0));
-  EXPECT_TRUE(out.success) << out.log;
-  if (!out.success) return {};
-  std::string error;
-  auto ptx = nvptx_ptx_of(out.binary, &error);
-  EXPECT_TRUE(ptx.has_value()) << error;
-  return ptx.value_or("");
-}
-
-bool has(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
+using manifold::compiler::nvptx_test::has;
+using manifold::compiler::nvptx_test::ptx_of;
 
 TEST(NvptxNarrowIntegers, ReductionOverTheLocalSizeCountsIn32Bits) {
   const std::string ptx = ptx_of(R"CLC(

@@ -6,22 +6,13 @@
 #include <string>
 
 #include "compiler/compiler.h"
+#include "nvptx_test_util.h"
 
 namespace {
 
 using namespace manifold::compiler;
-
-std::string ptx_of(const std::string& source) {
-  BuildOutput out = build(source, "", nvptx_target(9, 0));
-  EXPECT_TRUE(out.success) << out.log;
-  if (!out.success) return {};
-  std::string error;
-  auto ptx = nvptx_ptx_of(out.binary, &error);
-  EXPECT_TRUE(ptx.has_value()) << error;
-  return ptx.value_or("");
-}
-
-bool has(const std::string& ptx, const char* text) { return ptx.find(text) != std::string::npos; }
+using manifold::compiler::nvptx_test::has;
+using manifold::compiler::nvptx_test::ptx_of;
 
 // A lattice-Boltzmann cell's shape: 19 values in a private array, moments and a relaxation
 // over a table of directions.
