@@ -188,14 +188,13 @@ class Narrower {
     return llvm::IRBuilder<>(at).CreateTrunc(value, i32_);
   }
 
-  // Reachable blocks only, definitions before uses.
   llvm::TargetLibraryInfoImpl library_info_;
   llvm::TargetLibraryInfo library_;
   llvm::AssumptionCache assumptions_;
   llvm::DominatorTree dominators_;
   llvm::LoopInfo loops_;
   llvm::ScalarEvolution evolution_;
-  llvm::SmallVector<llvm::BasicBlock*, 16> blocks_;
+  llvm::SmallVector<llvm::BasicBlock*, 16> blocks_;  // reachable, definitions before uses
   llvm::SmallPtrSet<const llvm::BasicBlock*, 16> reachable_;
   const llvm::DataLayout& layout_;
   llvm::Type* i32_;
@@ -208,7 +207,6 @@ class Narrower {
 
 bool narrow_index_arithmetic(llvm::Function& function) {
   if (function.isDeclaration()) return false;
-  Narrower narrower(function);
   llvm::Type* i64 = llvm::Type::getInt64Ty(function.getContext());
   // The 64-bit phis (loop variables) and the compares that decide loops and branches.
   llvm::SmallVector<llvm::PHINode*, 8> phis;
@@ -221,6 +219,9 @@ bool narrow_index_arithmetic(llvm::Function& function) {
           compare && compare->getOperand(0)->getType() == i64)
         compares.push_back(compare);
     }
+  // The analyses only for functions that have something to narrow.
+  if (phis.empty() && compares.empty()) return false;
+  Narrower narrower(function);
   for (llvm::PHINode* phi : phis) narrower.admit(phi);
   // A compare narrows when both of its sides do.
   llvm::SmallVector<llvm::ICmpInst*, 8> narrowed_compares;
