@@ -26,10 +26,13 @@ void drop_atomic_volatility(llvm::Module& module);
 
 // LLVM's NVPTX backend drops the memory order of atomicrmw (it prints a relaxed atom) and, for
 // GPUs before sm_70, refuses (ends the process on) loads and stores with an order, and drops the
-// order of cmpxchg. Those become relaxed operations between fences of their scope (PTX's
-// fence-based mapping of release and acquire). Fences of one work-item ("singlethread", which the
-// backend also refuses) order nothing on the GPU and go; other single-thread atomics get the
-// block scope. `sm`: the target's compute capability times ten (90 for sm_90).
+// order of cmpxchg. From sm_70 on, an ordered atomicrmw becomes PTX's ordered atom of its scope
+// (seq_cst: a full fence, then an acquire atom), as CUDA's atomics are; before sm_70, and for the
+// operations PTX's atom has no ordered form of, those become relaxed operations between fences of
+// their scope (PTX's fence-based mapping of release and acquire). Fences of one work-item
+// ("singlethread", which the backend also refuses) order nothing on the GPU and go; other
+// single-thread atomics get the block scope. `sm`: the target's compute capability times ten (90
+// for sm_90).
 void lower_atomic_orderings(llvm::Module& module, unsigned sm);
 
 }  // namespace manifold::compiler

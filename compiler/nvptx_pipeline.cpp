@@ -18,6 +18,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Triple.h>
+#include <llvm/Transforms/Scalar/InferAddressSpaces.h>
 
 #include <algorithm>
 #include <cctype>
@@ -299,6 +300,11 @@ bool NvptxPipeline::optimize(Build& build) {
   for (llvm::Function& f : module) narrow_index_arithmetic(f);
   for (const KernelInfo& k : kernels)
     if (llvm::Function* f = module.getFunction(k.name)) retype_constant_arguments(*f, &build.log);
+  // The ordered atoms name their address space, which the optimizer left generic where the
+  // backend would have inferred it only while generating code.
+  run_module_passes(module, &machine(), [](llvm::PassBuilder&, llvm::ModulePassManager& passes) {
+    passes.addPass(llvm::createModuleToFunctionPassAdaptor(llvm::InferAddressSpacesPass()));
+  });
   lower_atomic_orderings(module, compute_capability(target()));
   lower_half_copysign(module);
   use_full_range_division(module, ftz);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <string>
@@ -539,6 +540,23 @@ std::string ptx_for(unsigned sm, const char* source, const char* options = "-cl-
   return nvptx_ptx_of(out.binary, &error).value_or("");
 }
 
+// Whether the first memory operation after `first` in the PTX begins with `second`.
+bool next_memory_operation_is(const std::string& ptx, const std::string& first,
+                              const std::string& second) {
+  size_t at = ptx.find(first);
+  if (at == std::string::npos) return false;
+  at = ptx.find('\n', at);
+  while (at != std::string::npos) {
+    const size_t begin = ptx.find_first_not_of(" \t\n", at);
+    if (begin == std::string::npos) return false;
+    for (const char* memory : {"ld.", "st.", "atom.", "red.", "fence.", "membar."})
+      if (ptx.compare(begin, std::strlen(memory), memory) == 0)
+        return ptx.compare(begin, second.size(), second) == 0;
+    at = ptx.find('\n', begin);
+  }
+  return false;
+}
+
 // Clang's NVPTX target drops OpenCL's scopes and LLVM's NVPTX backend the orders of atomicrmw:
 // the pipeline puts both back (compiler/nvptx_atomics.h).
 TEST(NvptxPipeline, AtomicsKeepTheirScopesAndOrders) {
@@ -557,16 +575,49 @@ TEST(NvptxPipeline, AtomicsKeepTheirScopesAndOrders) {
     })");
   EXPECT_NE(ptx.find("ld.acquire.gpu.global.b32"), std::string::npos) << ptx;
   EXPECT_NE(ptx.find("st.release.cta.global.b32"), std::string::npos) << ptx;
-  // A seq_cst read-modify-write: a full fence before, an acquire fence after, of its scope.
-  EXPECT_NE(ptx.find("fence.sc.cta;\n\tatom.global.add.u32"), std::string::npos) << ptx;
-  EXPECT_NE(ptx.find("atom.shared.add.u32"), std::string::npos) << ptx;  // not generic
-  EXPECT_NE(ptx.find("fence.sc.gpu;\n\tatom.global.or.b32"), std::string::npos) << ptx;
+  // A seq_cst read-modify-write: a full fence of its scope, then an acquire atom (CUDA's mapping).
+  EXPECT_TRUE(next_memory_operation_is(ptx, "fence.sc.cta;", "atom.acquire.cta.global.add.u32"))
+      << ptx;
+  // An acq_rel one is one ordered atom, of __local memory (not generic), with no fence around it.
+  EXPECT_NE(ptx.find("atom.acq_rel.cta.shared.add.u32"), std::string::npos) << ptx;
+  EXPECT_TRUE(next_memory_operation_is(ptx, "fence.sc.gpu;", "atom.acquire.gpu.global.or.b32"))
+      << ptx;
   EXPECT_NE(ptx.find("fence.acq_rel.sys"), std::string::npos) << ptx;
+  EXPECT_EQ(ptx.find("fence.acq_rel.cta"), std::string::npos) << ptx;
+  EXPECT_EQ(ptx.find("fence.acq_rel.gpu"), std::string::npos) << ptx;
   // Nothing else is system-scoped (volatile atomics were, and stayed generic).
   size_t system = 0;
   for (size_t at = ptx.find(".sys"); at != std::string::npos; at = ptx.find(".sys", at + 1))
     ++system;
   EXPECT_EQ(system, 1u) << ptx;
+}
+
+// Every read-modify-write PTX's atom has an ordered form of keeps its operation, width and address
+// space; a relaxed one stays a plain atom, and one PTX has no ordered form of keeps the fences.
+TEST(NvptxPipeline, OrderedReadModifyWritesAreOrderedAtoms) {
+  const std::string ptx = ptx_for(90, R"(
+    #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+    #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+    kernel void k(global atomic_long* g, global atomic_uint* u, global long* out,
+                  local atomic_long* l) {
+      out[0] = atomic_fetch_sub_explicit(g, 3, memory_order_release, memory_scope_device);
+      out[1] = atomic_fetch_min_explicit(g + 1, 3, memory_order_acquire, memory_scope_work_group);
+      out[2] = atomic_fetch_max_explicit(u, 3u, memory_order_acq_rel, memory_scope_device);
+      out[3] = atomic_exchange_explicit(l, 5, memory_order_seq_cst, memory_scope_work_group);
+      out[4] = atomic_fetch_xor_explicit(l + 1, 5, memory_order_relaxed, memory_scope_work_group);
+      out[5] = atomic_fetch_add_explicit(u + 1, 1u, memory_order_seq_cst,
+                                         memory_scope_all_svm_devices);
+    })");
+  for (const char* expected : {"atom.release.gpu.global.add.u64", "atom.acquire.cta.global.min.s64",
+                               "atom.acq_rel.gpu.global.max.u32", "atom.shared.xor.b64"})
+    EXPECT_NE(ptx.find(expected), std::string::npos) << expected << "\n" << ptx;
+  EXPECT_TRUE(next_memory_operation_is(ptx, "fence.sc.cta;", "atom.acquire.cta.shared.exch.b64"))
+      << ptx;
+  EXPECT_TRUE(next_memory_operation_is(ptx, "fence.sc.sys;", "atom.acquire.sys.global.add.u32"))
+      << ptx;
+  // fetch_sub adds the negated operand.
+  EXPECT_NE(ptx.find("-3"), std::string::npos) << ptx;
+  EXPECT_EQ(ptx.find("fence.acq_rel"), std::string::npos) << ptx;
 }
 
 // Before sm_70 PTX has no ordered loads, stores or atomics (LLVM's backend ended the process on
