@@ -31,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/cpu_local_atomics.h"
 #include "compiler/item_lockstep.h"
 #include "compiler/kernel_info.h"
 #include "compiler/stages.h"
@@ -143,6 +144,9 @@ class UnlessKeepingVectors : public llvm::PassInfoMixin<UnlessKeepingVectors> {
 // inserts and extracts grows faster than the body and dominates the build of large unrolled
 // kernels (hash rounds). Such functions above this size skip it; smaller ones keep it.
 constexpr size_t kLockstepSlpInstructionLimit = 2000;
+
+// __local in clang's fake address-space map (-ffake-address-space-map), which the CPU builds use.
+constexpr unsigned kCpuLocalAddressSpace = 3;
 
 bool skips_slp_vectorizer(const llvm::Function& function) {
   if (!function.hasFnAttribute(kItemLockstepAttribute)) return false;
@@ -470,6 +474,7 @@ bool CpuPipeline::optimize(Build& build) {
                                                                 : llvm::OptimizationLevel::O1);
       },
       &tuning, &instrumentation);
+  make_local_atomics_plain(module, kCpuLocalAddressSpace);
   return true;
 }
 

@@ -60,7 +60,9 @@ Function* KernelLowering::build_work_group_function() {
   }
   u.work_dim = load_word(context_word::kWorkDim, i64_, "work.dim");
   u.scratch = load_word(context_word::kScratch, ptr_, "scratch");
-  u.local_memory = load_word(context_word::kLocalMemory, ptr_, "local.memory");
+  // A __local pointer, as the static __local variables placed in it are (see the arguments below).
+  u.local_memory =
+      load_word(context_word::kLocalMemory, llvm::PointerType::get(c, 3), "local.memory");
   u.collective_scratch = load_word(context_word::kCollectiveScratch, ptr_, "collective.scratch");
   Value* items = b.CreateMul(b.CreateMul(u.enqueued[0], u.enqueued[1]), u.enqueued[2], "items");
   // The slot arrays lie one after another, each 64-byte aligned, with a cache line between
@@ -104,8 +106,10 @@ Function* KernelLowering::build_work_group_function() {
       // The work-items only read it (clang copies byval arguments before writing them).
       value = bytes;
     } else if (auto* pointer = llvm::dyn_cast<llvm::PointerType>(arg.getType())) {
-      value = b.CreateLoad(ptr_, bytes, arg.getName());
-      if (pointer->getAddressSpace() != 0) value = b.CreateAddrSpaceCast(value, pointer);
+      // Loaded with its own type (every space is host memory here): a cast would let the
+      // optimizer fold __local pointers into generic ones, and the later passes that know
+      // __local memory (compiler/cpu_local_atomics.h) would lose them.
+      value = b.CreateLoad(pointer, bytes, arg.getName());
     } else {
       value = b.CreateAlignedLoad(arg.getType(), bytes, llvm::Align(1), arg.getName());
     }
@@ -124,8 +128,8 @@ Function* KernelLowering::build_work_group_function() {
     const uint64_t alignment = std::max<uint64_t>(global.getAlign().valueOrOne().value(), 16);
     const uint64_t offset = align_to(local_bytes, alignment);
     local_bytes = offset + layout_.getTypeAllocSize(global.getValueType());
-    Value* address = b.CreateGEP(i8_, u.local_memory, llvm::ConstantInt::get(i64_, offset));
-    base_map[&global] = b.CreateAddrSpaceCast(address, global.getType(), global.getName());
+    base_map[&global] =
+        b.CreateGEP(i8_, u.local_memory, llvm::ConstantInt::get(i64_, offset), global.getName());
   }
   exec_.static_local_size = align_to(local_bytes, 128);
 

@@ -447,6 +447,47 @@ TEST(CpuRun, AtomicsHistogram) {
   EXPECT_EQ(bins, expected);
 }
 
+// The work-items of a group contend on __local atomics (which the CPU runs as plain accesses, one
+// work-item after another): every increment and every exchange counts, in every group size.
+TEST(CpuRun, LocalAtomicsCountInEveryGroupSize) {
+  auto exe = build_and_load(R"(
+    __kernel void count(__global uint* out, __local atomic_uint* slots) {
+      if (get_local_id(0) == 0) {
+        atomic_init(&slots[0], 0);
+        atomic_init(&slots[1], 0);
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (int i = 0; i < 100; ++i) {
+        atomic_fetch_add_explicit(&slots[0], 1, memory_order_relaxed, memory_scope_work_group);
+        uint seen = atomic_load_explicit(&slots[1], memory_order_acquire, memory_scope_work_group);
+        while (!atomic_compare_exchange_weak_explicit(&slots[1], &seen, seen + 2,
+                                                      memory_order_acq_rel, memory_order_acquire,
+                                                      memory_scope_work_group)) {
+        }
+      }
+      atomic_inc((volatile __local uint*)&slots[1]);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (get_local_id(0) == 0) {
+        out[2 * get_group_id(0)] = atomic_load(&slots[0]);
+        out[2 * get_group_id(0) + 1] = atomic_load(&slots[1]);
+      }
+    })",
+                            "-cl-std=CL3.0");
+  ASSERT_NE(exe, nullptr);
+  for (size_t local : {1, 3, 16, 64, 256}) {
+    const size_t groups = 4;
+    std::vector<uint32_t> out(2 * groups, 0);
+    void* po = out.data();
+    const void* args[] = {&po, nullptr};
+    const size_t local_sizes[] = {0, 2 * sizeof(uint32_t)};
+    exe->run("count", range_1d(groups * local, local), args, local_sizes);
+    for (size_t g = 0; g < groups; ++g) {
+      EXPECT_EQ(out[2 * g], 100 * local) << local;
+      EXPECT_EQ(out[2 * g + 1], 201 * local) << local;
+    }
+  }
+}
+
 TEST(CpuRun, C11AtomicsCounter) {
   auto exe = build_and_load(R"(
     __kernel void count(volatile __global atomic_int* counter, __global int* tickets) {
