@@ -82,51 +82,19 @@ std::optional<OrderedAtom> ordered_atom_form(const llvm::AtomicRMWInst& rmw) {
   const bool integer = type->isIntegerTy(32) || type->isIntegerTy(64);
   const bool floating = type->isFloatTy() || type->isDoubleTy();
   if (!integer && !floating) return std::nullopt;
-  const std::string width = std::to_string(bits);
-  std::string operation;
+  // The operation's stem, to which the width is appended; inc and dec exist in 32 bits only.
   using Op = llvm::AtomicRMWInst::BinOp;
-  switch (rmw.getOperation()) {
-    case Op::Xchg:
-      operation = integer ? "exch.b" + width : "";
-      break;
-    case Op::Add:
-    case Op::Sub:
-      operation = "add.u" + width;
-      break;  // Sub adds the negated operand
-    case Op::And:
-      operation = "and.b" + width;
-      break;
-    case Op::Or:
-      operation = "or.b" + width;
-      break;
-    case Op::Xor:
-      operation = "xor.b" + width;
-      break;
-    case Op::Max:
-      operation = "max.s" + width;
-      break;
-    case Op::Min:
-      operation = "min.s" + width;
-      break;
-    case Op::UMax:
-      operation = "max.u" + width;
-      break;
-    case Op::UMin:
-      operation = "min.u" + width;
-      break;
-    case Op::FAdd:
-      operation = "add.f" + width;
-      break;
-    case Op::UIncWrap:
-      operation = bits == 32 ? "inc.u32" : "";
-      break;
-    case Op::UDecWrap:
-      operation = bits == 32 ? "dec.u32" : "";
-      break;
-    default:
-      break;
-  }
-  if (operation.empty()) return std::nullopt;
+  static const std::map<Op, const char*> kStems = {
+      {Op::Xchg, "exch.b"},    {Op::Add, "add.u"},     {Op::Sub, "add.u"},  // Sub adds the negation
+      {Op::And, "and.b"},      {Op::Or, "or.b"},       {Op::Xor, "xor.b"},  {Op::Max, "max.s"},
+      {Op::Min, "min.s"},      {Op::UMax, "max.u"},    {Op::UMin, "min.u"}, {Op::FAdd, "add.f"},
+      {Op::UIncWrap, "inc.u"}, {Op::UDecWrap, "dec.u"}};
+  const auto stem = kStems.find(rmw.getOperation());
+  if (stem == kStems.end()) return std::nullopt;
+  const bool fp_operation = stem->first == Op::FAdd;
+  const bool wraps = stem->first == Op::UIncWrap || stem->first == Op::UDecWrap;
+  if (fp_operation != floating || (wraps && bits != 32)) return std::nullopt;
+  const std::string operation = stem->second + std::to_string(bits);
   std::string space;
   switch (rmw.getPointerAddressSpace()) {
     case 0:
@@ -277,11 +245,13 @@ void lower_atomic_orderings(llvm::Module& module, unsigned sm) {
       if (fence->getSyncScopeID() == llvm::SyncScope::SingleThread) fence->eraseFromParent();
       continue;
     }
+    // Single-thread atomics get the block scope, which PTX names (the backend refuses theirs).
+    if (llvm::getAtomicSyncScopeID(instruction) == llvm::SyncScope::SingleThread)
+      llvm::setAtomicSyncScopeID(instruction, block);
     llvm::AtomicOrdering order = llvm::AtomicOrdering::Monotonic;
     llvm::SyncScope::ID scope = llvm::SyncScope::System;
     bool lower = false;
     const auto relax = [&](auto* atomic, bool needs_fences) {
-      if (atomic->getSyncScopeID() == llvm::SyncScope::SingleThread) atomic->setSyncScopeID(block);
       scope = atomic->getSyncScopeID();
       order = atomic->getOrdering();
       lower = needs_fences && order != llvm::AtomicOrdering::Monotonic &&
@@ -289,7 +259,6 @@ void lower_atomic_orderings(llvm::Module& module, unsigned sm) {
       if (lower) atomic->setOrdering(llvm::AtomicOrdering::Monotonic);
     };
     if (auto* rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(instruction)) {
-      if (rmw->getSyncScopeID() == llvm::SyncScope::SingleThread) rmw->setSyncScopeID(block);
       if (orders_in_hardware && lower_to_ordered_atom(*rmw, module.getDataLayout())) continue;
       relax(rmw, true);
     } else if (auto* load = llvm::dyn_cast<llvm::LoadInst>(instruction)) {
@@ -297,8 +266,6 @@ void lower_atomic_orderings(llvm::Module& module, unsigned sm) {
     } else if (auto* store = llvm::dyn_cast<llvm::StoreInst>(instruction)) {
       relax(store, !orders_in_hardware);
     } else if (auto* cmpxchg = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(instruction)) {
-      if (cmpxchg->getSyncScopeID() == llvm::SyncScope::SingleThread)
-        cmpxchg->setSyncScopeID(block);
       scope = cmpxchg->getSyncScopeID();
       // The stronger of the two orders, as one: acquire on failure needs the trailing fence too.
       order = cmpxchg->getSuccessOrdering();

@@ -7,6 +7,7 @@
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Module.h>
@@ -302,9 +303,16 @@ bool NvptxPipeline::optimize(Build& build) {
     if (llvm::Function* f = module.getFunction(k.name)) retype_constant_arguments(*f, &build.log);
   // The ordered atoms name their address space, which the optimizer left generic where the
   // backend would have inferred it only while generating code.
-  run_module_passes(module, &machine(), [](llvm::PassBuilder&, llvm::ModulePassManager& passes) {
-    passes.addPass(llvm::createModuleToFunctionPassAdaptor(llvm::InferAddressSpacesPass()));
-  });
+  const auto ordered_rmw = [](const llvm::Instruction& i) {
+    const auto* rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(&i);
+    return rmw && llvm::isStrongerThanMonotonic(rmw->getOrdering());
+  };
+  if (std::any_of(module.begin(), module.end(), [&](const llvm::Function& f) {
+        return std::any_of(llvm::inst_begin(f), llvm::inst_end(f), ordered_rmw);
+      }))
+    run_module_passes(module, &machine(), [](llvm::PassBuilder&, llvm::ModulePassManager& passes) {
+      passes.addPass(llvm::createModuleToFunctionPassAdaptor(llvm::InferAddressSpacesPass()));
+    });
   lower_atomic_orderings(module, compute_capability(target()));
   lower_half_copysign(module);
   use_full_range_division(module, ftz);
