@@ -38,7 +38,7 @@ class NativeQueue;
 // The device operations a backend implements, one virtual each, for one native in-order stream
 // (AdaptiveCpp's inorder_queue shape). Each puts its work into the stream after everything put
 // there before; the host may block only where the operation needs host memory finished. The
-// shared executor (core/executor.h, through Job::run) calls them in the order a job needs.
+// shared executor (Job::run in core/executor.cpp) calls them in the order a job needs.
 // A failure throws manifold::Error: the executor maps it to the job's status for every backend.
 // Thread: whichever thread runs the stream's submission (never two at once for one stream).
 class DeviceOps {

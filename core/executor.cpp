@@ -1,6 +1,9 @@
-#include "core/executor.h"
-
+// The one executor of every backend (Job::run, core/job.h): a command's transfers, then its
+// operation, each as the DeviceOps call that carries it out (core/backend.h). Backends call it
+// from their native queues; the scheduler's jobs (commands, the parts of a device group's
+// launch) hand it plain data.
 #include "core/error.h"
+#include "core/job.h"
 
 namespace manifold {
 namespace {
@@ -31,16 +34,15 @@ struct Dispatch {
 
 }  // namespace
 
-cl_int execute(DeviceOps& ops, std::span<const Transfer> transfers, const Operation& op,
-               const char* backend) noexcept {
+cl_int Job::run(DeviceOps& ops) const noexcept {
   try {
     // Buffer bytes current elsewhere come first (their writers have completed or precede this
     // command in the stream: scheduler/migration.h).
-    for (const Transfer& t : transfers) ops.transfer(t);
-    std::visit(Dispatch{ops}, op);
+    for (const Transfer& t : transfers_) ops.transfer(t);
+    std::visit(Dispatch{ops}, op_);
     return CL_SUCCESS;
   } catch (...) {
-    return status_of_current_exception(backend);
+    return status_of_current_exception(backend_name_);
   }
 }
 

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "core/backend.h"
-#include "core/executor.h"
 #include "core/operations.h"
 
 namespace manifold {
@@ -19,9 +18,10 @@ class Job {
   virtual void retain() = 0;
   virtual void release() = 0;
 
-  // Puts the migrations, then the operation, into `ops`' stream. CL_SUCCESS, or the status the
-  // job fails with (nothing after the failing step was put into the stream).
-  cl_int run(DeviceOps& ops) const { return execute(ops, transfers_, op_, backend_name_); }
+  // Puts the migrations, then the operation, into `ops`' stream: the one executor of every
+  // backend (core/executor.cpp). CL_SUCCESS, or the status the job fails with (nothing after the
+  // failing step was put into the stream).
+  cl_int run(DeviceOps& ops) const noexcept;
   // A kernel launch that moves no memory first (it may wait in a GPU launch batch); else null.
   const KernelOp* plain_launch() const {
     return transfers_.empty() ? std::get_if<KernelOp>(&op_) : nullptr;

@@ -1,9 +1,8 @@
 // A command queue: OpenCL's view (properties, context, device) over a Submitter, which the
 // scheduler implements for each mode (in-order or out-of-order) and hands in when the queue is
-// made. Commands are the scheduler's; here they are only passed through.
+// made. Commands are the scheduler's: entry points hand them to the submitter directly.
 #pragma once
 
-#include <atomic>
 #include <memory>
 #include <span>
 #include <vector>
@@ -24,13 +23,17 @@ enum class SyncKind { None, Marker, Barrier };
 class Submitter {
  public:
   virtual ~Submitter() = default;
-  // Adds the command's dependencies and arms it: it runs once they resolve, possibly before
-  // this returns (the direct path). Thread: application.
+  // Puts `command` (one of this queue's, which the caller keeps alive for the call) into the
+  // DAG: it runs once `wait_list` and the queue's own ordering allow, possibly before this
+  // returns (the direct path). Thread: application.
   virtual void enqueue(Command& command, std::span<Event* const> wait_list, SyncKind sync) = 0;
-  // The command of `event` reached a terminal state: the submitter drops what it kept of it.
-  // Events hold their queue, so an event kept here after its command ended would keep the
-  // queue (which owns this submitter) and its context alive for ever. Thread: any.
+  // The command of `event` reached a terminal state (its event's status is final): the
+  // submitter drops what it kept of it, then a clFinish waiting for it may return. Events hold
+  // their queue, so an event kept here after its command ended would keep the queue (which owns
+  // this submitter) and its context alive for ever. Thread: any.
   virtual void retire(Event& event) = 0;
+  // Returns once every command enqueued before the call has ended (clFinish).
+  virtual void finish() = 0;
   virtual NativeQueue& native() = 0;
 };
 
@@ -50,16 +53,12 @@ class CommandQueue
   bool profiling() const { return properties_ & CL_QUEUE_PROFILING_ENABLE; }
   bool out_of_order() const { return properties_ & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE; }
 
-  // Puts `command` (one of this queue's) into the DAG: it runs once `wait_list` and the queue's
-  // own ordering allow. The caller keeps it alive for the call. Thread: application.
-  void enqueue(Command& command, std::span<Event* const> wait_list, SyncKind sync);
+  // Orders the queue's commands: the scheduler's entry for every enqueue.
+  Submitter& submitter() const { return *submitter_; }
   void flush();
-  void finish();
+  void finish() { submitter_->finish(); }
   // Flushes and sleeps until `event` (a command of this queue) ends; returns its status.
   cl_int wait_for(Event& event);
-
-  // Called by Command when it reaches a terminal state (after its event's status is final).
-  void command_done(Event& event);
 
  private:
   void on_last_api_release() override;
@@ -69,8 +68,6 @@ class CommandQueue
   const cl_command_queue_properties properties_;
   const std::vector<cl_queue_properties> property_list_;
   std::unique_ptr<Submitter> submitter_;
-  std::atomic<uint64_t> in_flight_{0};
-  std::atomic<uint32_t> finishing_{0};  // threads inside finish()
 };
 
 }  // namespace manifold

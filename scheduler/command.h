@@ -1,6 +1,7 @@
 // A command node of the event DAG: an operation, its event, and the count of dependencies it
 // still waits for. When the count reaches zero it goes to its native queue, as a Job: the
-// backend runs the job's plain data through its DeviceOps (core/job.h).
+// backend runs the job's plain data through its DeviceOps (core/job.h). Its way down (its
+// dependencies and its submission) is in submitter.cpp; here, its making and its end.
 #pragma once
 
 #include <atomic>
@@ -55,14 +56,7 @@ class Command final : public Job, public EventListener {
   void depend_on(Event& event, bool from_wait_list);
   // Ends the enqueue: from now on the last resolved dependency submits the command. Without
   // dependencies nothing but this thread knows the command: it goes at once (no atomic).
-  void arm() {
-    if (!has_dependencies_) {
-      pending_.store(0, std::memory_order_relaxed);
-      submit(/*direct=*/true);
-      return;
-    }
-    resolve(CL_COMPLETE, nullptr, /*direct=*/true);
-  }
+  void arm();
 
   void dependency_resolved(cl_int status, NativeQueue* source) override {
     resolve(status, source, /*direct=*/false);
@@ -96,12 +90,5 @@ class Command final : public Job, public EventListener {
   std::mutex native_waits_mutex_;  // dependencies may resolve on several threads at once
   std::vector<std::shared_ptr<NativeQueue>> native_waits_;
 };
-
-// An entry point's enqueue: puts `command` into the DAG of its queue (it runs once `wait_list`
-// and the queue's own ordering allow), gives its event to the application if it asked
-// (`event_out`), and waits for it when `blocking` (CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST
-// if it failed). Thread: application.
-void submit_command(Ref<Command> command, std::span<Event* const> wait_list, cl_event* event_out,
-                    bool blocking = false, SyncKind sync = SyncKind::None);
 
 }  // namespace manifold

@@ -94,7 +94,7 @@ Ref<Event> enqueue(CommandQueue& queue, Ref<Command> command, std::span<Event* c
                    bool keep_api_reference) {
   Ref<Event> event = command->event_ref();
   if (!keep_api_reference) event->drop_unpublished_api_reference();
-  queue.enqueue(*command, dependencies, SyncKind::None);
+  queue.submitter().enqueue(*command, dependencies, SyncKind::None);
   return event;
 }
 }  // namespace

@@ -1,6 +1,8 @@
-// How a queue orders its commands. One small class per mode: an in-order queue chains each
-// command to the previous one (a native in-order stream makes that free), an out-of-order
-// queue only honours wait lists, markers and barriers.
+// How a command is submitted: its queue orders it (one small class per mode: an in-order queue
+// chains each command to the previous one, which a native in-order stream makes free; an
+// out-of-order queue only honours wait lists, markers and barriers), its dependencies resolve,
+// and it goes down to its native queue (Command::submit). The whole way from an entry point to
+// the backend is submitter.cpp: nothing on it calls back up.
 #pragma once
 
 #include <atomic>
@@ -18,30 +20,48 @@ namespace manifold {
 
 class Command;
 
-class InOrderSubmitter final : public Submitter {
+// What both modes share: the native queue, and the commands in flight that clFinish waits for.
+class CountingSubmitter : public Submitter {
  public:
-  explicit InOrderSubmitter(std::shared_ptr<NativeQueue> native) : native_(std::move(native)) {}
+  explicit CountingSubmitter(std::shared_ptr<NativeQueue> native) : native_(std::move(native)) {}
+  void finish() final;
+  NativeQueue& native() final { return *native_; }
+
+ protected:
+  // Around a mode's enqueue: the command counts before it can end, and a clFinish on another
+  // thread that already waits gets it flushed.
+  void count_enqueued() { in_flight_.fetch_add(1, std::memory_order_relaxed); }
+  void after_enqueue();
+  // At the end of a mode's retire: a clFinish may return once nothing is in flight.
+  void count_retired();
+
+  std::shared_ptr<NativeQueue> native_;
+
+ private:
+  std::atomic<uint64_t> in_flight_{0};
+  std::atomic<uint32_t> finishing_{0};  // threads inside finish()
+};
+
+class InOrderSubmitter final : public CountingSubmitter {
+ public:
+  using CountingSubmitter::CountingSubmitter;
   ~InOrderSubmitter() override;
   void enqueue(Command& command, std::span<Event* const> wait_list, SyncKind sync) override;
   void retire(Event& event) override;
-  NativeQueue& native() override { return *native_; }
 
  private:
-  std::shared_ptr<NativeQueue> native_;
   // The last command enqueued, while it has not ended; holds a reference to it. Exchanged
   // without a lock: one atomic swap per enqueue, one compare-exchange per retired tail.
   std::atomic<Event*> tail_{nullptr};
 };
 
-class OutOfOrderSubmitter final : public Submitter {
+class OutOfOrderSubmitter final : public CountingSubmitter {
  public:
-  explicit OutOfOrderSubmitter(std::shared_ptr<NativeQueue> native) : native_(std::move(native)) {}
+  using CountingSubmitter::CountingSubmitter;
   void enqueue(Command& command, std::span<Event* const> wait_list, SyncKind sync) override;
   void retire(Event& event) override;
-  NativeQueue& native() override { return *native_; }
 
  private:
-  std::shared_ptr<NativeQueue> native_;
   std::mutex mutex_;
   // The last barrier while it has not ended: every later command waits for it.
   Ref<Event> barrier_;
@@ -52,5 +72,12 @@ class OutOfOrderSubmitter final : public Submitter {
 
 // The submitter of a queue in the mode `out_of_order` names, over the device's native queue.
 std::unique_ptr<Submitter> make_submitter(std::shared_ptr<NativeQueue> native, bool out_of_order);
+
+// An entry point's enqueue: puts `command` into the DAG of its queue (it runs once `wait_list`
+// and the queue's own ordering allow), gives its event to the application if it asked
+// (`event_out`), and waits for it when `blocking` (CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST
+// if it failed). Thread: application.
+void submit_command(Ref<Command> command, std::span<Event* const> wait_list, cl_event* event_out,
+                    bool blocking = false, SyncKind sync = SyncKind::None);
 
 }  // namespace manifold
