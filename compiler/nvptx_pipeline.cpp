@@ -35,6 +35,7 @@
 #include "compiler/nvptx_narrow_integers.h"
 #include "compiler/nvptx_printf.h"
 #include "compiler/nvptx_unroll.h"
+#include "compiler/nvptx_warp_atomics.h"
 #include "compiler/stages.h"
 #include "compiler/target_pipeline.h"
 #include "settings/settings.h"
@@ -313,6 +314,7 @@ bool NvptxPipeline::optimize(Build& build) {
     run_module_passes(module, &machine(), [](llvm::PassBuilder&, llvm::ModulePassManager& passes) {
       passes.addPass(llvm::createModuleToFunctionPassAdaptor(llvm::InferAddressSpacesPass()));
     });
+  aggregate_warp_atomics(module);
   lower_atomic_orderings(module, compute_capability(target()));
   lower_half_copysign(module);
   use_full_range_division(module, ftz);

@@ -139,7 +139,8 @@ endforeach()
 set_source_files_properties(${MANIFOLD_NVPTX_EMBED} PROPERTIES OBJECT_DEPENDS
                                                                "${nvptx_embed_depends}")
 target_sources(manifold_compiler PRIVATE nvptx_pipeline.cpp nvptx_target.cpp nvptx_address_spaces.cpp
-  nvptx_printf.cpp nvptx_atomics.cpp nvptx_math.cpp nvptx_unroll.cpp nvptx_narrow_integers.cpp
+  nvptx_printf.cpp nvptx_atomics.cpp nvptx_warp_atomics.cpp nvptx_math.cpp nvptx_unroll.cpp
+  nvptx_narrow_integers.cpp
   ${MANIFOLD_NVPTX_EMBED})
 add_dependencies(manifold_compiler manifold_nvptx_shim manifold_nvptx_portable_split)
 if(embedded_libclc)

@@ -620,6 +620,41 @@ TEST(NvptxPipeline, OrderedReadModifyWritesAreOrderedAtoms) {
   EXPECT_EQ(ptx.find("fence.acq_rel"), std::string::npos) << ptx;
 }
 
+// A warp's read-modify-writes of one address become one atom when all 32 lanes run them together
+// (compiler/nvptx_warp_atomics.h); each lane's own atom stays beside it. Compare-exchange is not
+// combined, nor an atomic on an address computed from loaded data or from the thread index.
+TEST(NvptxPipeline, WarpWideReadModifyWritesOfOneAddressAreOneAtom) {
+  const std::string ptx = expect_builds_for(90, "warp_atomics", R"(
+    kernel void k(global int* g, global atomic_int* a, global int* out, local uint* l) {
+      size_t id = get_global_id(0);
+      out[id] = atomic_or(g + id / 32, 1 << get_local_id(0) % 32);
+      atomic_inc(l);
+      out[id + 1] = atomic_cmpxchg(g + 1, 0, 1);
+      atomic_inc(l + 1 + g[id] % 8);  // a histogram's bin: the address comes from loaded data
+      atomic_add(g + 64 + id, 2);     // element `id`: a different address in each lane
+      out[id + 2] = atomic_fetch_xor_explicit(a, (int)id, memory_order_acq_rel,
+                                              memory_scope_device);
+    })",
+                                            "-cl-std=CL3.0");
+  const auto count = [&](const std::string& text) {
+    size_t n = 0;
+    for (size_t at = ptx.find(text); at != std::string::npos; at = ptx.find(text, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("activemask.b32"), 3u) << ptx;
+  // The xor's address is a kernel argument: the same in every lane without asking.
+  EXPECT_EQ(count("vote.sync.all.pred"), 2u) << ptx;
+  // The prefix scans of the or's and the xor's operands; the increment's constant needs none.
+  EXPECT_EQ(count("shfl.sync.up.b32"), 12u) << ptx;
+  // An ordered operation's barriers: the other lanes' accesses before lane 0's, and after.
+  EXPECT_EQ(count("bar.warp.sync"), 2u) << ptx;
+  EXPECT_EQ(count("atom.global.or.b32"), 2u) << ptx;
+  EXPECT_EQ(count("atom.acq_rel.gpu.global.xor.b32"), 2u) << ptx;
+  EXPECT_EQ(count(".shared.add.u32"), 3u) << ptx;  // the bin's once
+  EXPECT_EQ(count(".cas.b32"), 1u) << ptx;
+  EXPECT_EQ(count("atom.global.add.u32"), 1u) << ptx;
+}
+
 // Before sm_70 PTX has no ordered loads, stores or atomics (LLVM's backend ended the process on
 // them): relaxed ones between membar fences.
 TEST(NvptxPipeline, AtomicOrdersBeforeVoltaAreFences) {
