@@ -178,6 +178,7 @@ ToolSettings tool_settings() {
   if (const char* v = value_of("MANIFOLD_BENCH_COMMIT")) s.bench_commit = v;
   if (const char* v = value_of("MANIFOLD_BENCH_CUDA_PEER")) s.bench_cuda_peer = v;
   if (const char* v = value_of("MANIFOLD_BENCH_EXTRA_ICDS")) s.bench_extra_icds = v;
+  if (const char* v = value_of("MANIFOLD_BENCH_PLATFORM")) s.bench_platform = v;
   if (const char* v = value_of("OCL_ICD_VENDORS")) {
     s.icd_vendors = v;
     s.icd_vendors_set = true;

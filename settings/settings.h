@@ -127,6 +127,7 @@ struct ToolSettings {
   std::string bench_commit;      // MANIFOLD_BENCH_COMMIT: the commit a report names
   std::string bench_cuda_peer;   // MANIFOLD_BENCH_CUDA_PEER: the native CUDA peer's executable
   std::string bench_extra_icds;  // MANIFOLD_BENCH_EXTRA_ICDS: more ICD libraries, ':'-separated
+  std::string bench_platform;    // MANIFOLD_BENCH_PLATFORM: the cross-backend bench's platform
   // The ICD loader's own variables, which the tool follows to find the same platforms it does.
   std::string icd_vendors;  // OCL_ICD_VENDORS
   bool icd_vendors_set = false;

@@ -38,6 +38,8 @@
 #include <thread>
 #include <vector>
 
+#include "settings/settings.h"
+
 namespace {
 
 bool g_quick = false;
@@ -424,8 +426,8 @@ double manifoldMigration(cl_device_id g0, cl_device_id g1, size_t bytes, int rep
 }
 
 int run() {
-  const char* want = std::getenv("MANIFOLD_BENCH_PLATFORM");
-  const std::string platform_name = want && *want ? want : "Manifold";
+  const std::string want = manifold::tool_settings().bench_platform;
+  const std::string platform_name = want.empty() ? "Manifold" : want;
   cl_uint np = 0;
   clGetPlatformIDs(0, nullptr, &np);
   std::vector<cl_platform_id> platforms(np);
