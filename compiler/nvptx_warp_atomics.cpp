@@ -258,7 +258,6 @@ void aggregate(llvm::AtomicRMWInst& rmw, llvm::Module& module) {
 
   llvm::BasicBlock* head = rmw.getParent();
   llvm::BasicBlock* tail = head->splitBasicBlock(rmw.getIterator(), "warp_atomic.tail");
-  auto* check = llvm::BasicBlock::Create(context, "warp_atomic.check", &function, tail);
   auto* combine = llvm::BasicBlock::Create(context, "warp_atomic.combine", &function, tail);
   auto* leader = llvm::BasicBlock::Create(context, "warp_atomic.leader", &function, tail);
   auto* join = llvm::BasicBlock::Create(context, "warp_atomic.join", &function, tail);
@@ -270,13 +269,14 @@ void aggregate(llvm::AtomicRMWInst& rmw, llvm::Module& module) {
   Warp warp(module, builder);
   llvm::Value* whole_warp = builder.CreateICmpEQ(warp.call(llvm::Intrinsic::nvvm_activemask, {}),
                                                  warp.all_lanes(), "whole_warp");
-  builder.CreateCondBr(whole_warp, check, alone);
 
   // check: on one address? Not asked where every lane's address is the same by construction.
-  builder.SetInsertPoint(check);
   if (same_in_every_lane(*rmw.getPointerOperand())) {
-    builder.CreateBr(combine);
+    builder.CreateCondBr(whole_warp, combine, alone);
   } else {
+    auto* check = llvm::BasicBlock::Create(context, "warp_atomic.check", &function, combine);
+    builder.CreateCondBr(whole_warp, check, alone);
+    builder.SetInsertPoint(check);
     const llvm::DataLayout& layout = module.getDataLayout();
     llvm::Value* address = builder.CreatePtrToInt(
         rmw.getPointerOperand(),
@@ -305,17 +305,15 @@ void aggregate(llvm::AtomicRMWInst& rmw, llvm::Module& module) {
 
   // join: lane 0's old value to every lane, combined with the operands of the lanes before it.
   builder.SetInsertPoint(join);
+  llvm::PHINode* old = result_used ? builder.CreatePHI(type, 2) : nullptr;
+  if (ordered) warp.barrier();  // lane 0's acquire before the other lanes' later accesses
   llvm::Value* warp_result = nullptr;
-  if (result_used) {
-    llvm::PHINode* old = builder.CreatePHI(type, 2);
+  if (old) {
     old->addIncoming(combined, leader);
     old->addIncoming(llvm::PoisonValue::get(type), combine);
-    if (ordered) warp.barrier();  // lane 0's acquire before the other lanes' later accesses
     llvm::Value* shared_old = warp.read_lane(old, 0);
     warp_result = op == Op::Xchg ? builder.CreateSelect(first_lane, shared_old, operands.before)
                                  : apply(builder, op, shared_old, operands.before);
-  } else if (ordered) {
-    warp.barrier();
   }
   builder.CreateBr(tail);
 

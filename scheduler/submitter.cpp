@@ -5,7 +5,13 @@
 
 namespace manifold {
 
-void CountingSubmitter::after_enqueue() {
+void CountingSubmitter::enqueue(Command& command, std::span<Event* const> wait_list,
+                                SyncKind sync) {
+  in_flight_.fetch_add(1, std::memory_order_relaxed);  // counted before it can end
+  command.set_target(native_.get());
+  for (Event* e : wait_list) command.depend_on(*e, /*from_wait_list=*/true);
+  order(command, wait_list, sync);
+  command.arm();
   // clFinish on another thread waits for this command too (in_flight_): it must complete
   // without a wait of this thread's own (a GPU queue may defer completion until one).
   if (finishing_.load(std::memory_order_seq_cst) != 0) native_->flush();
@@ -34,10 +40,7 @@ InOrderSubmitter::~InOrderSubmitter() {
   if (Event* tail = tail_.exchange(nullptr)) tail->release();
 }
 
-void InOrderSubmitter::enqueue(Command& command, std::span<Event* const> wait_list, SyncKind) {
-  count_enqueued();
-  command.set_target(native_.get());
-  for (Event* e : wait_list) command.depend_on(*e, /*from_wait_list=*/true);
+void InOrderSubmitter::order(Command& command, std::span<Event* const>, SyncKind) {
   // The queue's reference to the new tail moves into tail_; the old tail's comes out to here.
   const Ref<Event> previous =
       Ref<Event>::adopt(tail_.exchange(command.event_ref().detach(), std::memory_order_acq_rel));
@@ -46,8 +49,6 @@ void InOrderSubmitter::enqueue(Command& command, std::span<Event* const> wait_li
   // lock). A previous command that has ended was retired: nothing to wait for.
   if (previous && !(native_->orders_submissions() && previous->submitted_to(native_.get())))
     command.depend_on(*previous, /*from_wait_list=*/false);
-  command.arm();
-  after_enqueue();
 }
 
 void InOrderSubmitter::retire(Event& event) {
@@ -61,11 +62,8 @@ void InOrderSubmitter::retire(Event& event) {
   count_retired();
 }
 
-void OutOfOrderSubmitter::enqueue(Command& command, std::span<Event* const> wait_list,
-                                  SyncKind sync) {
-  count_enqueued();
-  command.set_target(native_.get());
-  for (Event* e : wait_list) command.depend_on(*e, /*from_wait_list=*/true);
+void OutOfOrderSubmitter::order(Command& command, std::span<Event* const> wait_list,
+                                SyncKind sync) {
   std::vector<Ref<Event>> before;
   std::vector<Ref<Event>> dropped;  // released after the lock
   {
@@ -90,8 +88,6 @@ void OutOfOrderSubmitter::enqueue(Command& command, std::span<Event* const> wait
     }
   }
   for (const Ref<Event>& e : before) command.depend_on(*e, /*from_wait_list=*/false);
-  command.arm();
-  after_enqueue();
 }
 
 void OutOfOrderSubmitter::retire(Event& event) {

@@ -24,14 +24,14 @@ class Command;
 class CountingSubmitter : public Submitter {
  public:
   explicit CountingSubmitter(std::shared_ptr<NativeQueue> native) : native_(std::move(native)) {}
+  // Counts the command in flight, adds its wait list and the mode's order, and arms it.
+  void enqueue(Command& command, std::span<Event* const> wait_list, SyncKind sync) final;
   void finish() final;
   NativeQueue& native() final { return *native_; }
 
  protected:
-  // Around a mode's enqueue: the command counts before it can end, and a clFinish on another
-  // thread that already waits gets it flushed.
-  void count_enqueued() { in_flight_.fetch_add(1, std::memory_order_relaxed); }
-  void after_enqueue();
+  // The mode's part of an enqueue: the dependencies its order adds (the wait list's are in).
+  virtual void order(Command& command, std::span<Event* const> wait_list, SyncKind sync) = 0;
   // At the end of a mode's retire: a clFinish may return once nothing is in flight.
   void count_retired();
 
@@ -46,10 +46,10 @@ class InOrderSubmitter final : public CountingSubmitter {
  public:
   using CountingSubmitter::CountingSubmitter;
   ~InOrderSubmitter() override;
-  void enqueue(Command& command, std::span<Event* const> wait_list, SyncKind sync) override;
   void retire(Event& event) override;
 
  private:
+  void order(Command& command, std::span<Event* const> wait_list, SyncKind sync) override;
   // The last command enqueued, while it has not ended; holds a reference to it. Exchanged
   // without a lock: one atomic swap per enqueue, one compare-exchange per retired tail.
   std::atomic<Event*> tail_{nullptr};
@@ -58,10 +58,10 @@ class InOrderSubmitter final : public CountingSubmitter {
 class OutOfOrderSubmitter final : public CountingSubmitter {
  public:
   using CountingSubmitter::CountingSubmitter;
-  void enqueue(Command& command, std::span<Event* const> wait_list, SyncKind sync) override;
   void retire(Event& event) override;
 
  private:
+  void order(Command& command, std::span<Event* const> wait_list, SyncKind sync) override;
   std::mutex mutex_;
   // The last barrier while it has not ended: every later command waits for it.
   Ref<Event> barrier_;
