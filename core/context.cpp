@@ -9,12 +9,18 @@ namespace manifold {
 Context::Context(std::vector<Device*> devices, std::vector<cl_context_properties> properties,
                  ContextNotify notify, void* user_data)
     : properties_(std::move(properties)), notify_(notify), notify_user_data_(user_data) {
+  const auto add_executing = [this](Device* d) {
+    if (std::find(executing_devices_.begin(), executing_devices_.end(), d) ==
+        executing_devices_.end())
+      executing_devices_.push_back(d);
+  };
   for (Device* d : devices) {
     devices_.emplace_back(d);
-    tracks_residency_ = tracks_residency_ || d->memory_place() != kHostPlace;
-    for (const Ref<Device>& member : d->members())
-      tracks_residency_ = tracks_residency_ || member->memory_place() != kHostPlace;
+    if (!d->is_group()) add_executing(d);
+    for (const Ref<Device>& member : d->members()) add_executing(member.get());
   }
+  for (Device* d : executing_devices_)
+    tracks_residency_ = tracks_residency_ || d->memory_place() != kHostPlace;
 }
 
 Context::~Context() {

@@ -19,6 +19,9 @@ class Context : public ApiObject<_cl_context, ObjectKind::Context, CL_INVALID_CO
   ~Context() override;
 
   const std::vector<Ref<Device>>& devices() const { return devices_; }
+  // The devices that run the context's commands: its devices with each group replaced by its
+  // members, no device twice. Memory every device must reach in place is mapped on these.
+  const std::vector<Device*>& executing_devices() const { return executing_devices_; }
   const std::vector<cl_context_properties>& properties() const { return properties_; }
   bool has_device(const Device* d) const;
   bool any_device(bool (*predicate)(const DeviceInfo&)) const;
@@ -33,6 +36,7 @@ class Context : public ApiObject<_cl_context, ObjectKind::Context, CL_INVALID_CO
 
  private:
   std::vector<Ref<Device>> devices_;
+  std::vector<Device*> executing_devices_;  // held by devices_ (groups hold their members)
   bool tracks_residency_ = false;
   std::vector<cl_context_properties> properties_;
   ContextNotify notify_;

@@ -43,7 +43,7 @@ MemObject::MemObject(Ref<Context> context, cl_mem_flags flags, size_t size, Impo
       import_keeper_(std::move(import.keeper)),
       residency_(size, Residency::kEverywhere) {  // one range, current for every device
   try {
-    for (const Ref<Device>& device : context_->devices()) {
+    for (Device* device : context_->executing_devices()) {
       if (device->shares_host_memory()) continue;  // uses the range as it is
       imports_.emplace_back(device, device->import_host(import.memory, size));
     }
@@ -66,7 +66,7 @@ MemObject::MemObject(Ref<Context> context, cl_mem_flags flags, size_t size, Svm 
       residency_(size, svm.fine_grain ? Residency::kEverywhere : Residency::bit(kHostPlace)) {
   if (!svm.fine_grain) return;
   try {
-    for (const Ref<Device>& device : context_->devices()) {
+    for (Device* device : context_->executing_devices()) {
       if (device->shares_host_memory()) continue;
       const uint64_t address = device->import_host(svm.address, size);
       imports_.emplace_back(device, address);

@@ -231,12 +231,7 @@ Ref<MemObject> SvmSpace::allocate(Context& context, cl_svm_mem_flags flags, size
     // Each device of the context with memory of its own gets its copy at the same addresses.
     // Sub-devices use their root device's memory: one mapping for the root and all of them. A
     // device group's commands run on its members: they get the copies.
-    std::vector<Device*> users;
-    for (const Ref<Device>& device : context.devices()) {
-      if (!device->is_group()) users.push_back(device.get());
-      for (const Ref<Device>& member : device->members()) users.push_back(member.get());
-    }
-    for (Device* d : users) {
+    for (Device* d : context.executing_devices()) {
       while (d->parent()) d = d->parent();
       if (d->addresses_are_host_addresses() || !d->info().svm_capabilities) continue;
       if (std::any_of(range->devices.begin(), range->devices.end(),

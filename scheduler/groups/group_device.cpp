@@ -109,17 +109,15 @@ DeviceInfo group_info(const std::vector<Ref<Device>>& members) {
   d.name = "Manifold group (" + names + ")";
   d.vendor = Platform::kVendor;
   d.max_compute_units = units;
-  // Coarse grain only: its bytes move between the members' memories with the commands that use
-  // them, as a buffer's do. Fine-grain pages are imported by each device of a context in place
-  // (MemObject's Svm), which a group does not do for its members.
-  d.svm_capabilities &= CL_DEVICE_SVM_COARSE_GRAIN_BUFFER;
-  // Not yet on a group: sub-devices, imported host memory.
+  // SVM and imported memory as every member has them: coarse-grain bytes move between the
+  // members' memories with the commands that use them, as a buffer's do; fine-grain and imported
+  // pages are mapped on each member in place (Context::executing_devices).
+  // Not yet on a group: sub-devices.
   d.partition_max_sub_devices = 0;
   d.partition_properties.clear();
   d.partition_affinity_domain = 0;
   std::erase_if(d.extensions, [](const cl_name_version& e) {
-    return std::string_view(e.name).starts_with("cl_arm_import_memory") ||
-           std::string_view(e.name) == "cl_khr_pci_bus_info";
+    return std::string_view(e.name) == "cl_khr_pci_bus_info";
   });
   if (d.sub_group_size == 0) {
     std::erase_if(d.extensions, [](const cl_name_version& e) {

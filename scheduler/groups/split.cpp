@@ -79,7 +79,9 @@ std::string add_footprint_uses(const KernelOp& op, const GroupDevice& group,
         arg_mem = values[a].svm_allocation.get();
         base = size_t(static_cast<std::byte*>(values[a].svm_pointer) - arg_mem->host_data());
       }
-      if (!arg_mem) continue;
+      // Fine-grain SVM and imported memory: every member uses the same pages in place, so
+      // nothing moves and the parts' writes meet there as a single device's would.
+      if (!arg_mem || arg_mem->imported()) continue;
       MemObject& mem = *arg_mem;
       const compiler::PartFootprint f =
           compiler::evaluate_part(info.footprint, a, part.range, arg_bytes);
@@ -126,16 +128,17 @@ std::string blocker_across_memories(const KernelOp& op) {
   const compiler::KernelFootprint& footprint = op.launch->info.footprint;
   if (!footprint.analyzed) return "the binary has no footprint";
   if (!footprint.whole_reason.empty()) return footprint.whole_reason;
-  // Allocations reached through pointers in memory have no footprint of their own.
-  if (!op.args->svm_allocations.empty()) return "SVM pointers given with clSetKernelExecInfo";
+  // Allocations reached through pointers in memory have no footprint of their own; fine-grain
+  // ones need none (their pages are every member's).
+  if (std::any_of(op.args->svm_allocations.begin(), op.args->svm_allocations.end(),
+                  [](const Ref<MemObject>& a) { return !a->imported(); }))
+    return "coarse-grain SVM pointers given with clSetKernelExecInfo";
   const auto& args = op.launch->info.args;
   for (size_t a = 0; a < args.size() && a < op.args->values.size(); ++a) {
     const KernelArgValue& value = op.args->values[a];
     if (args[a].kind == compiler::ArgKind::Image) return "image arguments";
     // A pointer outside the SVM allocations is host memory, which not every member reaches.
     if (value.svm_pointer && !value.svm_allocation) return "SVM pointers to host memory";
-    // Fine-grain pages are used in place by every device, never migrated.
-    if (value.svm_allocation && value.svm_allocation->imported()) return "fine-grain SVM pointers";
   }
   return {};
 }

@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include <CL/cl_manifold.h>
+
 #include "cl_test.h"
 
 using namespace cltest;
@@ -102,9 +104,18 @@ TEST_F(Svm, CapabilitiesAreReportedPerDevice) {
     cl_device_type type = 0;
     clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, nullptr);
     EXPECT_TRUE(caps & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER);
-    // A device group (MANIFOLD_DEVICE_GROUPS) has coarse-grain buffers only, whatever its members.
-    if (deviceString(d, CL_DEVICE_NAME).rfind("Manifold group", 0) == 0)
-      EXPECT_EQ(caps, cl_device_svm_capabilities(CL_DEVICE_SVM_COARSE_GRAIN_BUFFER));
+    // A device group (MANIFOLD_DEVICE_GROUPS) has what every member has.
+    if (deviceString(d, CL_DEVICE_NAME).rfind("Manifold group", 0) == 0) {
+      size_t size = 0;
+      ASSERT_CL(CL_SUCCESS, clGetDeviceInfo(d, CL_DEVICE_GROUP_MEMBERS_MFLD, 0, nullptr, &size));
+      std::vector<cl_device_id> members(size / sizeof(cl_device_id));
+      ASSERT_FALSE(members.empty());
+      ASSERT_CL(CL_SUCCESS,
+                clGetDeviceInfo(d, CL_DEVICE_GROUP_MEMBERS_MFLD, size, members.data(), nullptr));
+      cl_device_svm_capabilities common = ~cl_device_svm_capabilities(0);
+      for (cl_device_id m : members) common &= svmCaps(m);
+      EXPECT_EQ(caps, common);
+    }
     // The CPU device is the host: every kind of SVM, system pointers and atomics included.
     else if (type == CL_DEVICE_TYPE_CPU)
       EXPECT_EQ(caps, cl_device_svm_capabilities(
