@@ -112,6 +112,7 @@ void enqueue_ndrange(cl_command_queue command_queue, cl_kernel kernel, cl_uint w
   Operation op = ndrange_operation(q.device(), k, work_dim, global_work_offset, global_work_size,
                                    local_work_size, nullptr);
   if (part) restrict_to_part(op, work_dim, *part);
+  if (auto* launch = std::get_if<KernelOp>(&op)) launch->printf_sink = q.printf_sink();
   submit_command(Command::make(q, CL_COMMAND_NDRANGE_KERNEL, std::move(op)), waits, event);
 }
 

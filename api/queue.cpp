@@ -51,7 +51,7 @@ cl_command_queue clCreateCommandQueueWithProperties(cl_context context, cl_devic
   resolve<Context>(context);
   resolve<Device>(device);
   cl_command_queue_properties props = 0;
-  bool seen_props = false, seen_size = false;
+  bool seen_props = false, seen_size = false, seen_printf = false, seen_printf_data = false;
   auto list = read_properties(properties, [&](cl_queue_properties name, cl_queue_properties value) {
     switch (name) {
       case CL_QUEUE_PROPERTIES:
@@ -63,6 +63,15 @@ cl_command_queue clCreateCommandQueueWithProperties(cl_context context, cl_devic
         check(!seen_size, CL_INVALID_VALUE, "CL_QUEUE_SIZE given twice");
         seen_size = true;
         break;
+      case CL_QUEUE_PRINTF_CALLBACK_MFLD:
+        check(!seen_printf, CL_INVALID_VALUE, "CL_QUEUE_PRINTF_CALLBACK_MFLD given twice");
+        check(value != 0, CL_INVALID_VALUE, "CL_QUEUE_PRINTF_CALLBACK_MFLD is NULL");
+        seen_printf = true;
+        break;
+      case CL_QUEUE_PRINTF_USER_DATA_MFLD:
+        check(!seen_printf_data, CL_INVALID_VALUE, "CL_QUEUE_PRINTF_USER_DATA_MFLD given twice");
+        seen_printf_data = true;
+        break;
       default:
         fail(CL_INVALID_VALUE, "unknown queue property");
     }
@@ -70,6 +79,10 @@ cl_command_queue clCreateCommandQueueWithProperties(cl_context context, cl_devic
   // CL_QUEUE_SIZE is only for device queues, which this device does not have.
   check(!seen_size || (props & CL_QUEUE_ON_DEVICE), CL_INVALID_VALUE,
         "CL_QUEUE_SIZE without CL_QUEUE_ON_DEVICE");
+  check(!seen_printf_data || seen_printf, CL_INVALID_VALUE,
+        "CL_QUEUE_PRINTF_USER_DATA_MFLD without CL_QUEUE_PRINTF_CALLBACK_MFLD");
+  check(!seen_printf || resolve<Device>(device)->info().printf_to_sink, CL_INVALID_QUEUE_PROPERTIES,
+        "the device cannot direct its kernels' printf output");
   return make_queue(context, device, props, std::move(list));
 }
 

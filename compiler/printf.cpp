@@ -300,11 +300,7 @@ bool PrintfBuffer::append(std::string_view text) {
 }
 
 void PrintfBuffer::print(std::FILE* out) {
-  std::string text;
-  {
-    std::lock_guard<std::mutex> guard(lock_);
-    text.swap(text_);
-  }
+  const std::string text = take();
   if (text.empty()) return;
   std::fwrite(text.data(), 1, text.size(), out);
   std::fflush(out);

@@ -19,6 +19,13 @@ class PrintfBuffer {
   bool append(std::string_view text);
   // Writes what was kept to `out` and flushes it; the buffer is empty afterwards.
   void print(std::FILE* out);
+  // What was kept; the buffer is empty afterwards.
+  std::string take() {
+    std::string text;
+    std::lock_guard<std::mutex> guard(lock_);
+    text.swap(text_);
+    return text;
+  }
 
  private:
   std::mutex lock_;

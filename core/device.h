@@ -59,6 +59,8 @@ struct DeviceInfo {
   cl_device_exec_capabilities execution_capabilities = CL_EXEC_KERNEL;
   cl_command_queue_properties queue_on_host_properties = 0;
   size_t printf_buffer_size = 1 << 20;
+  // The backend hands each launch's printf output to its queue's PrintfSink.
+  bool printf_to_sink = false;
   // Kernels that call printf may be recorded in command buffers
   // (CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR).
   bool command_buffer_printf = true;

@@ -9,7 +9,7 @@ namespace {
 
 constexpr char kMagic[8] = {'M', 'N', 'F', 'D', 'D', 'E', 'V', '1'};
 // Bumped whenever a field is added, removed or reordered below.
-constexpr uint32_t kFormatVersion = 2;
+constexpr uint32_t kFormatVersion = 3;
 
 // Every field, once, in the format's order. A field added to DeviceInfo or Target must be added
 // here (and kFormatVersion bumped); the sizes below are a reminder that fails the build.
@@ -32,7 +32,7 @@ void visit_info(Info& i, Visit&& v) {
   v(i.error_correction_support), v(i.host_unified_memory), v(i.endian_little), v(i.available);
   v(i.compiler_available), v(i.linker_available), v(i.profiling_timer_resolution);
   v(i.execution_capabilities), v(i.queue_on_host_properties), v(i.printf_buffer_size);
-  v(i.command_buffer_printf), v(i.preferred_interop_user_sync);
+  v(i.command_buffer_printf), v(i.printf_to_sink), v(i.preferred_interop_user_sync);
   v(i.image_support), v(i.max_read_image_args), v(i.max_write_image_args);
   v(i.max_read_write_image_args), v(i.image2d_max_width), v(i.image2d_max_height);
   v(i.image3d_max_width), v(i.image3d_max_height), v(i.image3d_max_depth);

@@ -73,11 +73,18 @@ struct MigrateOp {
   // name ranges of allocations).
   std::vector<std::pair<size_t, size_t>> ranges = {};
 };
+// Where a launch's printf output goes instead of the standard output: its queue's
+// CL_QUEUE_PRINTF_CALLBACK_MFLD (none: the standard output).
+struct PrintfSink {
+  void(CL_CALLBACK* callback)(const char* text, size_t length, void* user_data) = nullptr;
+  void* user_data = nullptr;
+};
 struct KernelOp {
   // Shared with other launches, read only; it holds the kernel, which holds `launch`.
   std::shared_ptr<const KernelArgs> args;
   const KernelLaunchInfo* launch;  // the kernel's, for the queue's device (or its parent)
   compiler::NDRange range;
+  PrintfSink printf_sink = {};
   const LoadedProgram& program() const { return *launch->loaded; }
 };
 struct NativeKernelOp {

@@ -1,5 +1,7 @@
 #include "core/queue.h"
 
+#include <CL/cl_manifold.h>
+
 #include "core/backend.h"
 #include "core/event.h"
 
@@ -13,7 +15,15 @@ CommandQueue::CommandQueue(Ref<Context> context, Device& device,
       device_(&device),
       properties_(properties),
       property_list_(std::move(property_list)),
-      submitter_(std::move(submitter)) {}
+      submitter_(std::move(submitter)) {
+  for (size_t i = 0; i + 1 < property_list_.size(); i += 2) {
+    const cl_queue_properties value = property_list_[i + 1];
+    if (property_list_[i] == CL_QUEUE_PRINTF_CALLBACK_MFLD)
+      printf_sink_.callback = reinterpret_cast<decltype(printf_sink_.callback)>(value);
+    if (property_list_[i] == CL_QUEUE_PRINTF_USER_DATA_MFLD)
+      printf_sink_.user_data = reinterpret_cast<void*>(value);
+  }
+}
 
 CommandQueue::~CommandQueue() = default;
 

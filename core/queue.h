@@ -10,6 +10,7 @@
 #include "core/context.h"
 #include "core/device.h"
 #include "core/object.h"
+#include "core/operations.h"
 
 namespace manifold {
 
@@ -51,6 +52,8 @@ class CommandQueue
   cl_command_queue_properties properties() const { return properties_; }
   const std::vector<cl_queue_properties>& property_list() const { return property_list_; }
   bool profiling() const { return properties_ & CL_QUEUE_PROFILING_ENABLE; }
+  // Where its kernels' printf output goes (CL_QUEUE_PRINTF_CALLBACK_MFLD in the property list).
+  const PrintfSink& printf_sink() const { return printf_sink_; }
   bool out_of_order() const { return properties_ & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE; }
 
   // Orders the queue's commands: the scheduler's entry for every enqueue.
@@ -67,6 +70,7 @@ class CommandQueue
   Ref<Device> device_;
   const cl_command_queue_properties properties_;
   const std::vector<cl_queue_properties> property_list_;
+  PrintfSink printf_sink_;
   std::unique_ptr<Submitter> submitter_;
 };
 

@@ -47,10 +47,16 @@ struct Completion {
   std::vector<std::shared_ptr<const void>> keep;
   std::atomic<size_t> pending{1};  // the marker and the reads whose bytes are not sent yet
   Done done;
+  std::shared_ptr<PrintfOutput> printf_output;  // the queue's
 };
 
 void finished_part(const std::shared_ptr<Completion>& c) {
-  if (c->pending.fetch_sub(1) == 1) c->connection->send(message(Kind::Done, c->done));
+  if (c->pending.fetch_sub(1) != 1) return;
+  // Every kernel of the job has run: what they printed is kept by now.
+  std::string text = c->printf_output ? c->printf_output->take() : std::string();
+  Payload payload;
+  if (!text.empty()) payload = Payload::copy_of(text.data(), text.size());
+  c->connection->send(message(Kind::Done, c->done, std::move(payload)));
 }
 
 struct ReadPart {
@@ -304,7 +310,8 @@ void Session::end_job(Queue& q, uint64_t job_id, uint32_t queue_id) {
   c->profiling = q.profiling;
   c->events = std::move(q.job.events);
   c->keep = std::move(q.job.keep);
-  c->done = Done{queue_id, job_id, q.job.status, std::move(q.job.message), 0, 0};
+  c->done = Done{queue_id, job_id, q.job.status, std::move(q.job.message), 0, 0, {}};
+  c->printf_output = q.printf_output;
   std::vector<Job::PendingRead> reads = std::move(q.job.reads);
   q.job = Job{};
   // Each read sends its bytes when it is done; the bytes of a failed job are not sent.

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "backends/remote/protocol.h"
@@ -25,6 +26,17 @@ namespace manifold::server {
 
 // What sessions report, one line each (connections, refusals, ends).
 using LogLine = std::function<void(const std::string&)>;
+
+// The printf output of a queue's kernels (its CL_QUEUE_PRINTF_CALLBACK_MFLD), kept until the Done
+// of the job that ran them carries it to the client.
+struct PrintfOutput {
+  std::mutex mutex;
+  std::string text;
+  std::string take() {
+    std::lock_guard lock(mutex);
+    return std::exchange(text, {});
+  }
+};
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
@@ -61,7 +73,8 @@ class Session : public std::enable_shared_from_this<Session> {
   struct Queue {
     cl_command_queue queue = nullptr;
     bool profiling = false;
-    Job job;  // the job whose commands are arriving
+    Job job;                                      // the job whose commands are arriving
+    std::shared_ptr<PrintfOutput> printf_output;  // null: the device prints to this stdout
   };
   // Queue `id`'s job, or null (and the job failed) for an unknown queue.
   Queue* queue(uint32_t id);

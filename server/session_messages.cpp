@@ -33,6 +33,30 @@ std::shared_ptr<Staging> bytes_of(IncomingMessage& m, std::shared_ptr<Staging> p
   return bytes;
 }
 
+void CL_CALLBACK keep_printf_output(const char* text, size_t length, void* user_data) {
+  auto& output = *static_cast<PrintfOutput*>(user_data);
+  std::lock_guard lock(output.mutex);
+  output.text.append(text, length);
+}
+
+void CL_CALLBACK drop_printf_output(cl_event, cl_int, void* user_data) {
+  delete static_cast<std::shared_ptr<PrintfOutput>*>(user_data);
+}
+
+// The queue's kernels may still print after its release: their output's keeper lives until
+// what the queue was given has run.
+void keep_until_done(cl_command_queue queue, std::shared_ptr<PrintfOutput> output) {
+  if (!output) return;
+  cl_event marker = nullptr;
+  auto keeper = std::make_unique<std::shared_ptr<PrintfOutput>>(std::move(output));
+  if (clEnqueueMarkerWithWaitList(queue, 0, nullptr, &marker) == CL_SUCCESS &&
+      clSetEventCallback(marker, CL_COMPLETE, drop_printf_output, keeper.get()) == CL_SUCCESS)
+    keeper.release();
+  else
+    clFinish(queue);
+  if (marker) clReleaseEvent(marker);
+}
+
 }  // namespace
 
 void Session::handle(IncomingMessage& m) {
@@ -45,13 +69,28 @@ void Session::handle(IncomingMessage& m) {
   switch (kind) {
     case Kind::CreateQueue:
       if (auto c = header_of<CreateQueue>(m); c && c->device < platform_.devices().size()) {
-        const cl_queue_properties properties[] = {CL_QUEUE_PROPERTIES,
-                                                  c->profiling ? CL_QUEUE_PROFILING_ENABLE : 0u, 0};
         cl_int status = CL_SUCCESS;
         Queue q;
         q.profiling = c->profiling != 0;
-        q.queue = clCreateCommandQueueWithProperties(
-            platform_.context(), platform_.devices()[c->device], properties, &status);
+        q.printf_output = std::make_shared<PrintfOutput>();
+        cl_queue_properties properties[] = {
+            CL_QUEUE_PROPERTIES,
+            c->profiling ? CL_QUEUE_PROFILING_ENABLE : 0u,
+            CL_QUEUE_PRINTF_CALLBACK_MFLD,
+            reinterpret_cast<cl_queue_properties>(&keep_printf_output),
+            CL_QUEUE_PRINTF_USER_DATA_MFLD,
+            reinterpret_cast<cl_queue_properties>(q.printf_output.get()),
+            0};
+        cl_device_id device = platform_.devices()[c->device];
+        q.queue =
+            clCreateCommandQueueWithProperties(platform_.context(), device, properties, &status);
+        if (!q.queue && status == CL_INVALID_QUEUE_PROPERTIES) {
+          // A GPU's driver prints its kernels' output here itself.
+          q.printf_output.reset();
+          properties[2] = 0;
+          q.queue =
+              clCreateCommandQueueWithProperties(platform_.context(), device, properties, &status);
+        }
         if (!q.queue) {
           q.job.status = status;
           q.job.message = "the server could not make the queue";
@@ -62,7 +101,10 @@ void Session::handle(IncomingMessage& m) {
     case Kind::ReleaseQueue:
       if (auto r = header_of<ReleaseQueue>(m))
         if (auto it = queues_.find(r->queue); it != queues_.end()) {
-          if (it->second.queue) clReleaseCommandQueue(it->second.queue);
+          if (it->second.queue) {
+            keep_until_done(it->second.queue, std::move(it->second.printf_output));
+            clReleaseCommandQueue(it->second.queue);
+          }
           queues_.erase(it);
         }
       return;
@@ -240,7 +282,8 @@ void Session::handle(IncomingMessage& m) {
     case Kind::EndJob:
       if (auto e = header_of<EndJob>(m)) {
         if (Queue* q = queue(e->queue); q && q->queue) return end_job(*q, e->job, e->queue);
-        Done done{e->queue, e->job, CL_INVALID_COMMAND_QUEUE, "no such queue on the server"};
+        Done done{e->queue, e->job, CL_INVALID_COMMAND_QUEUE, "no such queue on the server", 0,
+                  0,        {}};
         if (Queue* q = queue(e->queue)) done.status = q->job.status, done.message = q->job.message;
         connection_->send(message(Kind::Done, done));
       }

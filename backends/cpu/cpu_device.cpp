@@ -190,6 +190,9 @@ CpuDevice::CpuDevice() : target_(compiler::host_cpu_target()) {
   d.svm_capabilities = CL_DEVICE_SVM_COARSE_GRAIN_BUFFER | CL_DEVICE_SVM_FINE_GRAIN_BUFFER |
                        CL_DEVICE_SVM_FINE_GRAIN_SYSTEM | CL_DEVICE_SVM_ATOMICS;
 
+  // printf runs on the host: a launch's output can be kept for its queue's callback.
+  d.printf_to_sink = true;
+
   d.partition_max_sub_devices = host.cores;
   d.partition_properties = {CL_DEVICE_PARTITION_EQUALLY, CL_DEVICE_PARTITION_BY_COUNTS};
 

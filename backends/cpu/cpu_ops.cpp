@@ -76,7 +76,14 @@ void run_kernel(CpuDevice& device, const KernelOp& op) {
         break;
     }
   }
-  program.executable().run(info.name, op.range, values.data(), local_sizes.data());
+  if (!op.printf_sink.callback) {
+    program.executable().run(info.name, op.range, values.data(), local_sizes.data());
+    return;
+  }
+  compiler::PrintfBuffer output(device.info().printf_buffer_size);
+  program.executable().run(info.name, op.range, values.data(), local_sizes.data(), &output);
+  const std::string text = output.take();
+  if (!text.empty()) op.printf_sink.callback(text.data(), text.size(), op.printf_sink.user_data);
 }
 
 void run_native_kernel(const NativeKernelOp& op) {

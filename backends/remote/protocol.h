@@ -20,7 +20,7 @@
 
 namespace manifold::remote {
 
-constexpr uint32_t kProtocolVersion = 4;
+constexpr uint32_t kProtocolVersion = 5;
 
 enum class Kind : uint16_t {
   // Client to server.
@@ -375,6 +375,8 @@ struct Done {
   int32_t status = 0;  // CL_COMPLETE or the error the job failed with
   std::string message;
   uint64_t start_ns = 0, end_ns = 0;  // the server's clock; 0 without profiling
+  // The printf output of the job's kernels: the message's payload, not part of the header.
+  std::string printf_output;
   template <class V>
   void visit(V&& v) {
     v(queue), v(job), v(status), v(message), v(start_ns), v(end_ns);

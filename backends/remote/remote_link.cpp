@@ -270,7 +270,10 @@ void ServerLink::received(IncomingMessage&& m) {
         clock_samples_.push_back({c->client_ns, c->server_ns, host_time_ns()});
       break;
     case Kind::Done:
-      if (auto d = decode<Done>(m.header)) dones_.push_back(std::move(*d));
+      if (auto d = decode<Done>(m.header)) {
+        d->printf_output.assign(reinterpret_cast<const char*>(m.payload.data()), m.payload.size());
+        dones_.push_back(std::move(*d));
+      }
       break;
     default:
       break;

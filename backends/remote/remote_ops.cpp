@@ -223,6 +223,7 @@ void RemoteOps::launch(const KernelOp& op) {
     }
     args.args.push_back(a);
   }
+  if (op.printf_sink.callback) job_.printf_sink = op.printf_sink;
   send(message(Kind::Launch, l, Payload::own(encode(std::move(args)))));
 }
 

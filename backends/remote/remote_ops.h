@@ -21,6 +21,7 @@ struct PendingJob {
   std::vector<uint64_t> reads;               // tags of its reads' Data
   std::vector<std::function<void()>> after;  // host steps once its bytes are back (unpacking)
   std::vector<std::shared_ptr<std::vector<std::byte>>> staging;  // packed rectangles
+  PrintfSink printf_sink;  // where its kernels' printf output goes (none: the standard output)
   bool sent = false;
   bool fence = false, fence_done = false;
   cl_int fence_status = CL_COMPLETE;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -42,6 +43,8 @@ struct RemoteQueue::State final : QueueSink {
       in_flight.pop_front();
       if (!in_flight.empty()) next = in_flight.front()->owner;
     }
+    // Before the job ends, as a local kernel's output is there when its event completes.
+    if (!d.printf_output.empty()) print(*p, d.printf_output);
     finish(*p, d.status, d.start_ns, d.end_ns, d.message);
     // The server runs a queue's jobs in order: the next one starts now.
     if (next) next->running();
@@ -61,6 +64,15 @@ struct RemoteQueue::State final : QueueSink {
     for (auto& p : lost) finish(*p, CL_DEVICE_NOT_AVAILABLE, 0, 0, reason);
     changed.notify_all();
     link->detach(id);
+  }
+
+  static void print(const PendingJob& p, const std::string& text) {
+    if (p.printf_sink.callback) {
+      p.printf_sink.callback(text.data(), text.size(), p.printf_sink.user_data);
+      return;
+    }
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
   }
 
   // The queue is gone and nothing of it is in flight: the link may let go of it.

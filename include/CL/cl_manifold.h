@@ -38,6 +38,16 @@ typedef cl_properties cl_device_group_properties_mfld;
  * versioned format private to Manifold builds). */
 #define CL_DEVICE_DESCRIPTION_MFLD 0x4F43
 
+/* clCreateCommandQueueWithProperties: the printf output of each kernel the queue runs goes to
+ * this callback, once per kernel when it has run and before its event is complete, instead of
+ * the standard output; CL_QUEUE_PRINTF_USER_DATA_MFLD is passed to it. Devices that cannot direct
+ * their kernels' printf output (GPUs, whose drivers print it) refuse the property with
+ * CL_INVALID_QUEUE_PROPERTIES. */
+typedef void(CL_CALLBACK* cl_queue_printf_callback_mfld)(const char* text, size_t length,
+                                                         void* user_data);
+#define CL_QUEUE_PRINTF_CALLBACK_MFLD 0x4F44
+#define CL_QUEUE_PRINTF_USER_DATA_MFLD 0x4F45
+
 typedef cl_device_id(CL_API_CALL* clCreateDeviceGroupMFLD_fn)(
     cl_platform_id platform, const cl_device_group_properties_mfld* properties, cl_uint num_devices,
     const cl_device_id* devices, cl_int* errcode_ret);

@@ -82,6 +82,7 @@ DeviceInfo group_info(const std::vector<Ref<Device>>& members) {
     d.queue_on_host_properties &= m.queue_on_host_properties;
     d.printf_buffer_size = std::min(d.printf_buffer_size, m.printf_buffer_size);
     d.command_buffer_printf = d.command_buffer_printf && m.command_buffer_printf;
+    d.printf_to_sink = d.printf_to_sink && m.printf_to_sink;
     d.pipe_support = d.pipe_support && m.pipe_support;
     d.max_pipe_args = std::min(d.max_pipe_args, m.max_pipe_args);
     d.max_global_variable_size = std::min(d.max_global_variable_size, m.max_global_variable_size);

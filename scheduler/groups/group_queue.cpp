@@ -91,7 +91,7 @@ void GroupQueue::plan_kernel(GroupLaunch& launch, const KernelOp& op, bool track
   for (size_t i = 0; i < split.parts.size(); ++i) {
     const KernelPart& p = split.parts[i];
     fractions[p.member] = total_groups ? double(p.groups) / double(total_groups) : 0.0;
-    KernelOp part{op.args, &op.launch->members[p.member], p.range};
+    KernelOp part{op.args, &op.launch->members[p.member], p.range, op.printf_sink};
     launch.parts().push_back({p.member, p.groups,
                               Ref<PartJob>::adopt(new PartJob(
                                   shared, i, members[p.member]->backend_name(), std::move(part)))});
@@ -120,7 +120,8 @@ void GroupQueue::plan_kernel(GroupLaunch& launch, const KernelOp& op, bool track
   }
   // Members of one memory: what the launch needs moves there once, before every part.
   Device& first = *members[parts[0].member];
-  Operation whole = KernelOp{op.args, &op.launch->members[parts[0].member], op.range};
+  Operation whole =
+      KernelOp{op.args, &op.launch->members[parts[0].member], op.range, op.printf_sink};
   auto prologue =
       Ref<PartJob>::adopt(new PartJob(shared, parts.size(), first.backend_name(), NoOp{}));
   make_backings(whole, first, prologue->event());

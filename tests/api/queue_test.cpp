@@ -1,6 +1,13 @@
 // clCreateCommandQueue, clCreateCommandQueueWithProperties (in-order, out-of-order, profiling,
 // property validation), clGetCommandQueueInfo, retain/release, clFlush, clFinish.
+#include <algorithm>
+#include <mutex>
+#include <string>
+#include <vector>
+
 #include "cl_test.h"
+// After cl_test.h, which chooses the OpenCL version of the headers.
+#include <CL/cl_manifold.h>
 
 using namespace cltest;
 
@@ -310,6 +317,93 @@ TEST_F(QueueApi, SetDefaultDeviceQueueWithoutDeviceQueues) {
   EXPECT_CL(CL_INVALID_CONTEXT, clSetDefaultDeviceCommandQueue(nullptr, device_, queue_));
   // CTS api consistency_device_enqueue: whatever the queue, even none.
   EXPECT_CL(CL_INVALID_OPERATION, clSetDefaultDeviceCommandQueue(context_, device_, nullptr));
+}
+
+// A queue's printf callback (CL_QUEUE_PRINTF_CALLBACK_MFLD): each kernel's output reaches it,
+// complete when the kernel's event is, and none of it the standard output. Devices whose driver
+// prints (GPUs) refuse the property.
+struct PrintedText {
+  std::mutex mutex;
+  std::string text;
+  int calls = 0;
+  static void CL_CALLBACK keep(const char* text, size_t length, void* user_data) {
+    auto& self = *static_cast<PrintedText*>(user_data);
+    std::lock_guard lock(self.mutex);
+    self.text.append(text, length);
+    ++self.calls;
+  }
+  std::vector<std::string> lines() {
+    std::lock_guard lock(mutex);
+    std::vector<std::string> out;
+    size_t start = 0;
+    for (size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1)
+      out.push_back(text.substr(start, end - start));
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+};
+
+TEST_F(QueueApi, PrintfCallbackGetsEachKernelsOutput) {
+  PrintedText printed;
+  const cl_queue_properties props[] = {
+      CL_QUEUE_PRINTF_CALLBACK_MFLD, cl_queue_properties(&PrintedText::keep),
+      CL_QUEUE_PRINTF_USER_DATA_MFLD, cl_queue_properties(&printed), 0};
+  cl_int err = -1;
+  Queue q(clCreateCommandQueueWithProperties(context_, device_, props, &err));
+  if (err == CL_INVALID_QUEUE_PROPERTIES && !isCpuDevice(device_))
+    GTEST_SKIP() << "the device's driver prints its kernels' output itself";
+  ASSERT_ERR(CL_SUCCESS, err);
+  cl_queue_properties listed[8] = {};
+  size_t size = 0;
+  ASSERT_CL(CL_SUCCESS,
+            clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES_ARRAY, sizeof listed, listed, &size));
+  EXPECT_EQ(size, sizeof props);
+  EXPECT_EQ(listed[0], cl_queue_properties(CL_QUEUE_PRINTF_CALLBACK_MFLD));
+  const char* source = R"CLC(
+kernel void say(int base) {
+  printf("item %d of %d\n", base + (int)get_global_id(0), (int)get_global_size(0));
+}
+)CLC";
+  Program program(clCreateProgramWithSource(context_, 1, &source, nullptr, &err));
+  ASSERT_ERR(CL_SUCCESS, err);
+  ASSERT_CL(CL_SUCCESS, clBuildProgram(program, 1, &device_, "", nullptr, nullptr));
+  Kernel kernel(clCreateKernel(program, "say", &err));
+  ASSERT_ERR(CL_SUCCESS, err);
+  std::vector<std::string> expected;
+  std::fflush(stdout);
+  CapturedStdout captured;
+  for (int base : {0, 100}) {
+    ASSERT_CL(CL_SUCCESS, clSetKernelArg(kernel, 0, sizeof base, &base));
+    const size_t global = 8, local = 4;
+    Event done;
+    ASSERT_CL(CL_SUCCESS, clEnqueueNDRangeKernel(q, kernel, 1, nullptr, &global, &local, 0, nullptr,
+                                                 done.out()));
+    cl_event wait_for = done;
+    ASSERT_CL(CL_SUCCESS, clWaitForEvents(1, &wait_for));
+    for (int i = 0; i < 8; ++i) expected.push_back("item " + std::to_string(base + i) + " of 8");
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(printed.lines(), expected) << "after the launch of base " << base;
+  }
+  const std::string on_stdout = captured.text();
+  EXPECT_EQ(on_stdout.find("item"), std::string::npos) << on_stdout;
+  EXPECT_GE(printed.calls, 2);
+}
+
+TEST_F(QueueApi, PrintfCallbackPropertyErrors) {
+  PrintedText printed;
+  cl_int err = -1;
+  const cl_queue_properties null_callback[] = {CL_QUEUE_PRINTF_CALLBACK_MFLD, 0, 0};
+  EXPECT_EQ(nullptr, clCreateCommandQueueWithProperties(context_, device_, null_callback, &err));
+  EXPECT_ERR(CL_INVALID_VALUE, err);
+  const cl_queue_properties data_alone[] = {CL_QUEUE_PRINTF_USER_DATA_MFLD,
+                                            cl_queue_properties(&printed), 0};
+  EXPECT_EQ(nullptr, clCreateCommandQueueWithProperties(context_, device_, data_alone, &err));
+  EXPECT_ERR(CL_INVALID_VALUE, err);
+  const cl_queue_properties twice[] = {
+      CL_QUEUE_PRINTF_CALLBACK_MFLD, cl_queue_properties(&PrintedText::keep),
+      CL_QUEUE_PRINTF_CALLBACK_MFLD, cl_queue_properties(&PrintedText::keep), 0};
+  EXPECT_EQ(nullptr, clCreateCommandQueueWithProperties(context_, device_, twice, &err));
+  EXPECT_ERR(CL_INVALID_VALUE, err);
 }
 
 }  // namespace

@@ -8,9 +8,9 @@
 #include <thread>
 #include <vector>
 
-#include <CL/cl_manifold.h>
-
 #include "cl_test.h"
+// After cl_test.h, which chooses the OpenCL version of the headers.
+#include <CL/cl_manifold.h>
 
 using namespace cltest;
 

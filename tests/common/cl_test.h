@@ -35,6 +35,7 @@
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -712,6 +713,42 @@ inline Context makeOtherContext(cl_device_id d) {
 }
 
 // Aligned host allocation, freed with free().
+// What this process writes to its standard output while the object lives (file descriptor 1
+// goes to a temporary file meanwhile).
+class CapturedStdout {
+ public:
+  CapturedStdout() {
+    std::fflush(stdout);
+    file_ = std::tmpfile();
+    saved_ = dup(1);
+    if (file_ && saved_ >= 0) dup2(fileno(file_), 1);
+  }
+  ~CapturedStdout() { restore(); }
+  CapturedStdout(const CapturedStdout&) = delete;
+  CapturedStdout& operator=(const CapturedStdout&) = delete;
+  // Everything written so far; the standard output is restored.
+  std::string text() {
+    restore();
+    std::string out;
+    if (!file_) return out;
+    std::rewind(file_);
+    char chunk[4096];
+    for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, file_)) > 0;) out.append(chunk, n);
+    return out;
+  }
+
+ private:
+  void restore() {
+    if (saved_ < 0) return;
+    std::fflush(stdout);
+    dup2(saved_, 1);
+    close(saved_);
+    saved_ = -1;
+  }
+  std::FILE* file_ = nullptr;
+  int saved_ = -1;
+};
+
 struct AlignedBuf {
   void* p = nullptr;
   AlignedBuf(size_t size, size_t align = 4096) {

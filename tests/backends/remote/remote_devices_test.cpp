@@ -247,6 +247,45 @@ TEST_F(RemoteDevices, RunKernelsOnTheServersDevice) {
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(c[i], a[i] + b[i] * scale) << i;
 }
 
+// A kernel's printf output comes back with its Done: it is on the client's standard output by the
+// time the kernel's event completes, in the order of the work-items' calls within each group.
+TEST_F(RemoteDevices, PrintfOutputAppearsOnTheClient) {
+  make_context({devices_.remote});
+  const char* source = R"CLC(
+kernel void count(int base) {
+  printf("remote item %d\n", base + (int)get_global_id(0));
+}
+)CLC";
+  cl_int err = CL_SUCCESS;
+  cl_program program = clCreateProgramWithSource(context_, 1, &source, nullptr, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  ASSERT_EQ(clBuildProgram(program, 1, &devices_.remote, "", nullptr, nullptr), CL_SUCCESS);
+  cl_kernel k = clCreateKernel(program, "count", &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  cl_command_queue q = queue_on(devices_.remote);
+  std::string printed;
+  {
+    CapturedStdout captured;
+    for (int base : {0, 1000}) {
+      ASSERT_EQ(clSetKernelArg(k, 0, sizeof base, &base), CL_SUCCESS);
+      const size_t global = 16, local = 16;
+      cl_event done = nullptr;
+      ASSERT_EQ(clEnqueueNDRangeKernel(q, k, 1, nullptr, &global, &local, 0, nullptr, &done),
+                CL_SUCCESS);
+      ASSERT_EQ(clWaitForEvents(1, &done), CL_SUCCESS);
+      clReleaseEvent(done);
+    }
+    printed = captured.text();
+  }
+  for (int base : {0, 1000})
+    for (int i = 0; i < 16; ++i) {
+      const std::string line = "remote item " + std::to_string(base + i) + "\n";
+      EXPECT_NE(printed.find(line), std::string::npos) << "missing: " << line << printed;
+    }
+  clReleaseKernel(k);
+  clReleaseProgram(program);
+}
+
 TEST_F(RemoteDevices, PipelineManyCommandsInOrder) {
   make_context({devices_.remote});
   constexpr size_t n = 256;
