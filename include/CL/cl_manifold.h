@@ -39,8 +39,9 @@ typedef cl_properties cl_device_group_properties_mfld;
 #define CL_DEVICE_DESCRIPTION_MFLD 0x4F43
 
 /* clCreateCommandQueueWithProperties: the printf output of each kernel the queue runs goes to
- * this callback, once per kernel when it has run and before its event is complete, instead of
- * the standard output; CL_QUEUE_PRINTF_USER_DATA_MFLD is passed to it. Devices that cannot direct
+ * this callback instead of the standard output, when the kernel has run and before its event is
+ * complete (once per kernel, or once per part where a device group split it), from any thread;
+ * CL_QUEUE_PRINTF_USER_DATA_MFLD is passed to it. Devices that cannot direct
  * their kernels' printf output (GPUs, whose drivers print it) refuse the property with
  * CL_INVALID_QUEUE_PROPERTIES. */
 typedef void(CL_CALLBACK* cl_queue_printf_callback_mfld)(const char* text, size_t length,
