@@ -32,6 +32,10 @@ using LogLine = std::function<void(const std::string&)>;
 struct PrintfOutput {
   std::mutex mutex;
   std::string text;
+  void append(const char* bytes, size_t length) {
+    std::lock_guard lock(mutex);
+    text.append(bytes, length);
+  }
   std::string take() {
     std::lock_guard lock(mutex);
     return std::exchange(text, {});

@@ -34,9 +34,7 @@ std::shared_ptr<Staging> bytes_of(IncomingMessage& m, std::shared_ptr<Staging> p
 }
 
 void CL_CALLBACK keep_printf_output(const char* text, size_t length, void* user_data) {
-  auto& output = *static_cast<PrintfOutput*>(user_data);
-  std::lock_guard lock(output.mutex);
-  output.text.append(text, length);
+  static_cast<PrintfOutput*>(user_data)->append(text, length);
 }
 
 void CL_CALLBACK drop_printf_output(cl_event, cl_int, void* user_data) {
@@ -282,8 +280,9 @@ void Session::handle(IncomingMessage& m) {
     case Kind::EndJob:
       if (auto e = header_of<EndJob>(m)) {
         if (Queue* q = queue(e->queue); q && q->queue) return end_job(*q, e->job, e->queue);
-        Done done{e->queue, e->job, CL_INVALID_COMMAND_QUEUE, "no such queue on the server", 0,
-                  0,        {}};
+        Done done;
+        done.queue = e->queue, done.job = e->job, done.status = CL_INVALID_COMMAND_QUEUE;
+        done.message = "no such queue on the server";
         if (Queue* q = queue(e->queue)) done.status = q->job.status, done.message = q->job.message;
         connection_->send(message(Kind::Done, done));
       }
